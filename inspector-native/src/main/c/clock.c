@@ -1,0 +1,49 @@
+#include "clock.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "inspector_limits.h"
+
+/* All three variables are read with relaxed loads: each is a self-contained value, and the virtual
+ * clock is only driven by a replay that makes its callbacks from the thread that sets the clock,
+ * so no ordering with other memory is needed. */
+static _Atomic int virtual_enabled;
+static _Atomic uint64_t virtual_mono_ns;
+static _Atomic int64_t wall_minus_mono_ns;
+
+static uint64_t read_clock(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t clock_mono_ns(void) {
+  if (INSPECTOR_UNLIKELY(atomic_load_explicit(&virtual_enabled, memory_order_relaxed))) {
+    return atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
+  }
+  return read_clock(CLOCK_MONOTONIC);
+}
+
+uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
+  if (mono_ns == 0) return 0;
+  return (uint64_t)((int64_t)mono_ns + atomic_load_explicit(&wall_minus_mono_ns, memory_order_relaxed));
+}
+
+void clock_refresh_wall_offset(void) {
+  if (atomic_load_explicit(&virtual_enabled, memory_order_relaxed)) return;
+  uint64_t mono = read_clock(CLOCK_MONOTONIC);
+  uint64_t wall = read_clock(CLOCK_REALTIME);
+  atomic_store_explicit(&wall_minus_mono_ns, (int64_t)(wall - mono), memory_order_relaxed);
+}
+
+void clock_set_virtual(int enabled, uint64_t mono_ns, uint64_t wall_ns) {
+  if (!enabled) {
+    atomic_store_explicit(&virtual_enabled, 0, memory_order_relaxed);
+    clock_refresh_wall_offset();
+    return;
+  }
+  atomic_store_explicit(&virtual_mono_ns, mono_ns, memory_order_relaxed);
+  atomic_store_explicit(&wall_minus_mono_ns, (int64_t)(wall_ns - mono_ns), memory_order_relaxed);
+  atomic_store_explicit(&virtual_enabled, 1, memory_order_relaxed);
+}

@@ -1,0 +1,85 @@
+/* The process-wide state of the native core: lifecycle, runtime settings and the tables.
+ *
+ * There is one core per process because NCCL loads one profiler plugin per process. Java enables
+ * it (allocating the tables), closes it (flushing what is in flight) and releases it (freeing the
+ * memory once no communicator can call in any more). Those transitions and communicator
+ * init/finalize take `lifecycle_lock`; event callbacks never do. */
+#ifndef NCCL_INSPECTOR_CORE_STATE_H
+#define NCCL_INSPECTOR_CORE_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "comm_table.h"
+#include "op_table.h"
+#include "record_ring.h"
+
+enum { CORE_OFF = 0, CORE_ENABLED = 1, CORE_PAUSED = 2, CORE_CLOSED = 3 };
+
+/* Result codes of core_enable. */
+enum {
+  ENABLE_OK = 0,
+  ENABLE_OK_SIZES_KEPT = 1, /* tables of an earlier session are still in use by live communicators */
+  ENABLE_ALREADY = -1,
+  ENABLE_BAD_CONFIG = -2,
+  ENABLE_NO_MEMORY = -3
+};
+
+typedef struct core_sizes {
+  uint32_t op_slots;
+  uint32_t comm_slots;
+  uint32_t ring_cells;
+} core_sizes;
+
+typedef struct core_settings {
+  uint64_t min_size_bytes;
+  uint64_t inflight_expiry_ns;
+  int enable_p2p;
+  int verbose;
+  int require_kernel_timing;
+} core_settings;
+
+typedef struct core {
+  _Atomic int state;
+  /* Runtime settings, read with relaxed loads by callbacks: each is an independent value and a
+   * change applies to operations that start afterwards. */
+  _Atomic uint64_t min_size_bytes;
+  _Atomic uint64_t inflight_expiry_ns;
+  _Atomic int enable_p2p;
+  _Atomic int verbose;
+  _Atomic int require_kernel_timing;
+  /* Tables: valid while `allocated`; never freed while a communicator is live. */
+  int allocated;
+  int free_pending;
+  core_sizes sizes;
+  op_table ops;
+  comm_table comms;
+  record_ring ring;
+  pthread_mutex_t lifecycle_lock;
+} core;
+
+extern core g_core;
+
+int core_enable(const core_sizes* sizes, const core_settings* settings);
+/* Stops accepting events and flushes every operation in flight into the ring. */
+void core_close(void);
+/* Frees the tables now if no communicator is live, else when the last one is finalized. */
+void core_release(void);
+void core_set_paused(int paused);
+
+/* Callbacks: 1 if operations may start now. Acquire pairs with the release in core_enable, so
+ * the tables are visible before anybody uses them. */
+static inline int core_accepting(void) {
+  return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
+}
+
+/* Callbacks holding a handle: 1 while the tables exist (they are freed only in state OFF). */
+static inline int core_has_tables(void) {
+  return atomic_load_explicit(&g_core.state, memory_order_acquire) != CORE_OFF;
+}
+
+/* Called under lifecycle_lock by finalize when the last live communicator is gone. */
+void core_free_if_pending_locked(void);
+
+#endif

@@ -1,0 +1,50 @@
+/* Counters of everything the core did not turn into a normal record, by reason.
+ *
+ * "Drops" lost an event or a record; "notes" are outcomes worth knowing that lost nothing
+ * (an operation completed without kernel events, an operation closed early by a flush...).
+ * Names and kinds are exported to Java by index, so adding a counter needs no Java change. */
+#ifndef NCCL_INSPECTOR_EVENT_COUNTERS_H
+#define NCCL_INSPECTOR_EVENT_COUNTERS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef enum {
+  /* drops */
+  CTR_RING_FULL = 0,          /* a completed record found the ring full */
+  CTR_STALE_HANDLE,           /* an event for a handle whose operation was already closed or recycled */
+  CTR_INVALID_HANDLE,         /* a handle that the core never issued */
+  CTR_UNKNOWN_CONTEXT,        /* startEvent with a context that is not a live communicator */
+  CTR_BELOW_MIN_SIZE,         /* an operation smaller than the minimum message size */
+  CTR_NO_GPU_TIMING,          /* a record without kernel_gpu timing while GPU timing is required */
+  CTR_OP_TABLE_FULL,          /* no in-flight slot could be taken or evicted */
+  CTR_COMM_TABLE_FULL,        /* a communicator arrived while the communicator table was full */
+  CTR_UNKNOWN_DATATYPE,       /* an operation whose datatype size is unknown */
+  CTR_TOO_MANY_CHANNELS,      /* a kernel channel beyond INSPECTOR_MAX_CHANNELS for one operation */
+  CTR_DUPLICATE_STOP,         /* a second stop for an operation or channel */
+  CTR_CONTROL_RECORD_LOST,    /* a communicator created/destroyed record found the ring full */
+  CTR_EVENT_WHILE_INACTIVE,   /* an operation started while the inspector was paused or closed */
+  /* notes */
+  CTR_UINT8_AS_UNKNOWN,       /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */
+  CTR_COMPLETED_WITHOUT_KERNEL, /* self send/recv or zero channels: complete at stop, CPU timing */
+  CTR_EXPIRED_NO_KERNEL,      /* no kernel channel arrived within the in-flight expiry */
+  CTR_EVICTED_TABLE_FULL,     /* closed early to make room in the in-flight table */
+  CTR_FLUSHED_AT_FINALIZE,    /* still in flight when its communicator was finalized */
+  CTR_FLUSHED_AT_CLOSE,       /* still in flight when the inspector was closed */
+  CTR_EXTRA_CHANNELS,         /* more kernel channels started than the operation announced */
+  CTR_COUNT
+} counter_id;
+
+extern _Atomic uint64_t g_counters[CTR_COUNT];
+
+/* Relaxed: counters are statistics, read by Java without ordering against other data. */
+static inline void counter_add(counter_id id, uint64_t n) {
+  atomic_fetch_add_explicit(&g_counters[id], n, memory_order_relaxed);
+}
+
+uint64_t counter_read(int id);
+const char* counter_name(int id);
+int counter_is_drop(int id);
+void counters_reset(void);
+
+#endif

@@ -1,0 +1,124 @@
+#include "inspector_native.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core_state.h"
+#include "event_counters.h"
+#include "names.h"
+#include "nccl_profiler_abi.h"
+#include "op_reclaim.h"
+#include "record_format.h"
+
+extern ncclProfiler_v5_t ncclProfiler_v5;
+extern ncclProfiler_v4_t ncclProfiler_v4;
+
+int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
+                          int enable_p2p, int verbose, int require_kernel_timing,
+                          long long inflight_expiry_ns) {
+  if (op_slots <= 0 || comm_slots <= 0 || ring_cells <= 0 || min_size_bytes < 0 ||
+      inflight_expiry_ns < 0) {
+    return ENABLE_BAD_CONFIG;
+  }
+  core_sizes sizes = {(uint32_t)op_slots, (uint32_t)comm_slots, (uint32_t)ring_cells};
+  core_settings settings = {(uint64_t)min_size_bytes, (uint64_t)inflight_expiry_ns, enable_p2p != 0,
+                            verbose != 0, require_kernel_timing != 0};
+  return core_enable(&sizes, &settings);
+}
+
+void nccl_inspector_close(void) { core_close(); }
+void nccl_inspector_release(void) { core_release(); }
+
+int nccl_inspector_state(void) { return atomic_load_explicit(&g_core.state, memory_order_acquire); }
+
+void nccl_inspector_set_paused(int paused) { core_set_paused(paused); }
+
+void nccl_inspector_set_min_size(long long min_size_bytes) {
+  if (min_size_bytes < 0) return;
+  /* Relaxed: applies to operations that start after callbacks observe it. */
+  atomic_store_explicit(&g_core.min_size_bytes, (uint64_t)min_size_bytes, memory_order_relaxed);
+}
+
+long long nccl_inspector_drain(void* buffer, long long capacity) {
+  if (buffer == NULL || capacity <= 0) return 0;
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  long long n = g_core.allocated ? (long long)ring_drain(&g_core.ring, buffer, (size_t)capacity) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+int nccl_inspector_sweep(void) {
+  clock_refresh_wall_offset();
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  int n = g_core.allocated ? (int)reclaim_sweep(clock_mono_ns()) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+long long nccl_inspector_ring_used_cells(void) {
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  long long n = g_core.allocated ? (long long)ring_used_cells(&g_core.ring) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+int nccl_inspector_live_comms(void) {
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  int n = g_core.allocated ? (int)atomic_load_explicit(&g_core.comms.live, memory_order_relaxed) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+int nccl_inspector_counter_count(void) { return CTR_COUNT; }
+const char* nccl_inspector_counter_name(int id) { return counter_name(id); }
+int nccl_inspector_counter_is_drop(int id) { return counter_is_drop(id); }
+long long nccl_inspector_counter(int id) { return (long long)counter_read(id); }
+
+int nccl_inspector_name_count(int table) { return names_count(table); }
+const char* nccl_inspector_name(int table, int id) { return names_lookup(table, id); }
+int nccl_inspector_layout_offset(int field) { return record_layout_offset(field); }
+int nccl_inspector_layout_field_count(void) { return LAYOUT_FIELD_COUNT; }
+
+const char* nccl_inspector_library_path(void) {
+  static char path[PATH_MAX];
+  Dl_info info;
+  if (dladdr((void*)&ncclProfiler_v5, &info) == 0 || info.dli_fname == NULL) return NULL;
+  if (realpath(info.dli_fname, path) == NULL) return NULL;
+  return path;
+}
+
+long long nccl_inspector_profiler_table(int version) {
+  switch (version) {
+    case 5: return (long long)(uintptr_t)&ncclProfiler_v5;
+    case 4: return (long long)(uintptr_t)&ncclProfiler_v4;
+    default: return 0;
+  }
+}
+
+static int find_nccl(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  (void)data;
+  const char* name = info->dlpi_name;
+  if (name == NULL) return 0;
+  const char* base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  return strncmp(base, "libnccl.so", 10) == 0;
+}
+
+int nccl_inspector_nccl_loaded(void) { return dl_iterate_phdr(find_nccl, NULL) != 0; }
+
+const char* nccl_inspector_getenv(const char* name) { return name ? getenv(name) : NULL; }
+
+int nccl_inspector_setenv(const char* name, const char* value) {
+  if (name == NULL || value == NULL) return -1;
+  return setenv(name, value, 1);
+}
+
+INSPECTOR_EXPORT void nccl_inspector_set_virtual_clock(int enabled, unsigned long long mono_ns,
+                                                      unsigned long long wall_ns) {
+  clock_set_virtual(enabled, mono_ns, wall_ns);
+}

@@ -1,0 +1,64 @@
+/* The functions Java calls (through the JavaCPP mapping in InspectorNative.java).
+ *
+ * Plain C types only, so that JavaCPP's generated C++ can include this header. None of these is
+ * called by NCCL; all of them may take locks or allocate. */
+#ifndef NCCL_INSPECTOR_NATIVE_H
+#define NCCL_INSPECTOR_NATIVE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Allocates the tables and starts accepting communicators. Returns 0, 1 (tables of an earlier
+ * session kept because communicators still use them), or a negative error code. */
+int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
+                          int enable_p2p, int verbose, int require_kernel_timing,
+                          long long inflight_expiry_ns);
+/* Stops accepting operations and flushes those in flight into the ring. */
+void nccl_inspector_close(void);
+/* Frees the tables (now, or when the last live communicator is finalized). */
+void nccl_inspector_release(void);
+/* 0 off, 1 enabled, 2 paused, 3 closed. */
+int nccl_inspector_state(void);
+void nccl_inspector_set_paused(int paused);
+void nccl_inspector_set_min_size(long long min_size_bytes);
+
+/* Copies whole records into buffer (at most capacity bytes); returns the bytes copied. */
+long long nccl_inspector_drain(void* buffer, long long capacity);
+/* Expires old in-flight operations and refreshes the wall-clock offset; returns how many closed. */
+int nccl_inspector_sweep(void);
+long long nccl_inspector_ring_used_cells(void);
+int nccl_inspector_live_comms(void);
+
+int nccl_inspector_counter_count(void);
+const char* nccl_inspector_counter_name(int id);
+int nccl_inspector_counter_is_drop(int id);
+long long nccl_inspector_counter(int id);
+
+int nccl_inspector_name_count(int table);
+const char* nccl_inspector_name(int table, int id);
+int nccl_inspector_layout_offset(int field);
+int nccl_inspector_layout_field_count(void);
+
+/* Absolute path of the shared object this code lives in (what NCCL must dlopen), or NULL. */
+const char* nccl_inspector_library_path(void);
+/* Address of the exported ncclProfiler_vN table (0 if this build has no such version). */
+long long nccl_inspector_profiler_table(int version);
+/* 1 if a libnccl shared object is mapped into this process already. */
+int nccl_inspector_nccl_loaded(void);
+
+/* Process environment through libc (Java's own view of the environment is a copy taken at JVM
+ * start). get returns NULL when unset; set returns 0 on success. */
+const char* nccl_inspector_getenv(const char* name);
+int nccl_inspector_setenv(const char* name, const char* value);
+
+/* Exported for replays (looked up with dlsym by the table driver, and called from Java after a
+ * replay): with enabled != 0 the core's clock reads mono_ns / wall_ns instead of the system. */
+void nccl_inspector_set_virtual_clock(int enabled, unsigned long long mono_ns,
+                                      unsigned long long wall_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * Our own declarations of NCCL's profiler-plugin ABI (interface versions 4 and 5).
+ *
+ * Written from the layout facts in shared/docs/nccl-profiler-facts.md section 2 (x86-64 offsets,
+ * verified there against NCCL's headers). Every offset that the core depends on is pinned with a
+ * static assertion at the end of this file, so a wrong declaration fails the build, not a run.
+ *
+ * This header is C11 and is included only by the C core and the table driver; Java never sees it.
+ */
+#ifndef NCCL_INSPECTOR_PROFILER_ABI_H
+#define NCCL_INSPECTOR_PROFILER_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum {
+  ncclSuccess = 0,
+  ncclUnhandledCudaError = 1,
+  ncclSystemError = 2,
+  ncclInternalError = 3,
+  ncclInvalidArgument = 4,
+  ncclInvalidUsage = 5,
+  ncclRemoteError = 6
+} ncclResult_t;
+
+typedef enum {
+  NCCL_LOG_NONE = 0,
+  NCCL_LOG_VERSION = 1,
+  NCCL_LOG_WARN = 2,
+  NCCL_LOG_INFO = 3,
+  NCCL_LOG_ABORT = 4,
+  NCCL_LOG_TRACE = 5
+} ncclDebugLogLevel;
+
+/* Subsystem flag NCCL uses for profiler messages. */
+#define NCCL_LOG_SUBSYS_PROFILE 16384UL
+
+typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags, const char* file,
+                                  int line, const char* fmt, ...);
+
+/* Event type bits: the descriptor's type field holds exactly one of them. */
+enum {
+  ncclProfileGroup = 1 << 0,
+  ncclProfileColl = 1 << 1,
+  ncclProfileP2p = 1 << 2,
+  ncclProfileProxyOp = 1 << 3,
+  ncclProfileProxyStep = 1 << 4,
+  ncclProfileProxyCtrl = 1 << 5,
+  ncclProfileKernelCh = 1 << 6,
+  ncclProfileNetPlugin = 1 << 7,
+  ncclProfileGroupApi = 1 << 8,
+  ncclProfileCollApi = 1 << 9,
+  ncclProfileP2pApi = 1 << 10,
+  ncclProfileKernelLaunch = 1 << 11
+};
+
+/* Event states: one C enum shared by every interface version (4 bytes). */
+typedef enum {
+  ncclProfilerProxyOpInProgress_v4 = 19,
+  ncclProfilerProxyStepSendPeerWait_v4 = 20,
+  ncclProfilerNetPluginUpdate = 21,
+  ncclProfilerKernelChStop = 22,
+  ncclProfilerGroupStartApiStop = 23,
+  ncclProfilerGroupEndApiStart = 24
+} ncclProfilerEventState_t;
+
+/* ---- interface version 5 (NCCL 2.28; also served by 2.29/2.30 through their v5 adapter) ---- */
+
+typedef struct {
+  uint64_t type;   /* @0 */
+  void* parentObj; /* @8 */
+  int rank;        /* @16 */
+  union {          /* @24 */
+    struct {
+      bool graphCaptured;
+      int groupDepth;
+    } groupApi;
+    struct {
+      const char* func;
+      size_t count;
+      const char* datatype;
+      int root;
+      void* stream;
+      bool graphCaptured;
+    } collApi;
+    struct {
+      const char* func;
+      size_t count;
+      const char* datatype;
+      void* stream;
+      bool graphCaptured;
+    } p2pApi;
+    struct {
+      void* stream;
+    } kernelLaunch;
+    struct {
+      uint64_t seqNumber;
+      const char* func;
+      const void* sendBuff;
+      void* recvBuff;
+      size_t count;
+      int root;
+      const char* datatype;
+      uint8_t nChannels;
+      uint8_t nWarps;
+      const char* algo;
+      const char* proto;
+      void* parentGroup;
+    } coll;
+    struct {
+      const char* func;
+      void* buff;
+      const char* datatype;
+      size_t count;
+      int peer;
+      uint8_t nChannels;
+      void* parentGroup;
+    } p2p;
+    struct {
+      pid_t pid;
+      uint8_t channelId;
+      int peer;
+      int nSteps;
+      int chunkSize;
+      int isSend;
+    } proxyOp;
+    struct {
+      int step;
+    } proxyStep;
+    struct {
+      uint8_t channelId;
+      uint64_t pTimer;
+    } kernelCh;
+    struct {
+      int64_t id;
+      void* data;
+    } netPlugin;
+  };
+} ncclProfilerEventDescr_v5_t;
+
+/* State arguments of v4, v5 and v6: an 8-byte union, every member at offset 0. */
+typedef union {
+  struct {
+    size_t transSize;
+  } proxyStep;
+  struct {
+    int appendedProxyOps;
+  } proxyCtrl;
+  struct {
+    void* data;
+  } netPlugin;
+  struct {
+    uint64_t pTimer;
+  } kernelCh;
+} ncclProfilerEventStateArgs_v5_t;
+
+typedef ncclProfilerEventState_t ncclProfilerEventState_v5_t;
+
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** context, uint64_t commId, int* eActivationMask, const char* commName,
+                       int nNodes, int nranks, int rank, ncclDebugLogger_t logfn);
+  ncclResult_t (*startEvent)(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* eDescr);
+  ncclResult_t (*stopEvent)(void* eHandle);
+  ncclResult_t (*recordEventState)(void* eHandle, ncclProfilerEventState_v5_t eState,
+                                   ncclProfilerEventStateArgs_v5_t* eStateArgs);
+  ncclResult_t (*finalize)(void* context);
+} ncclProfiler_v5_t;
+
+/* ---- interface version 4 (NCCL 2.27) ---- */
+
+typedef struct {
+  uint8_t type;    /* @0, then 7 bytes of padding */
+  void* parentObj; /* @8: for Coll and P2p this is the Group event (v4 has no API events) */
+  int rank;        /* @16 */
+  union {          /* @24 */
+    struct {
+      uint64_t seqNumber;
+      const char* func;
+      const void* sendBuff;
+      void* recvBuff;
+      size_t count;
+      int root;
+      const char* datatype;
+      uint8_t nChannels;
+      uint8_t nWarps;
+      const char* algo;
+      const char* proto;
+    } coll;
+    struct {
+      const char* func;
+      void* buff;
+      const char* datatype;
+      size_t count;
+      int peer;
+      uint8_t nChannels;
+    } p2p;
+    struct {
+      pid_t pid;
+      uint8_t channelId;
+      int peer;
+      int nSteps;
+      int chunkSize;
+      int isSend;
+    } proxyOp;
+    struct {
+      int step;
+    } proxyStep;
+    struct {
+      uint8_t channelId;
+      uint64_t pTimer;
+    } kernelCh;
+    struct {
+      int64_t id;
+      void* data;
+    } netPlugin;
+  };
+} ncclProfilerEventDescr_v4_t;
+
+typedef ncclProfilerEventStateArgs_v5_t ncclProfilerEventStateArgs_v4_t;
+typedef ncclProfilerEventState_t ncclProfilerEventState_v4_t;
+
+typedef struct {
+  const char* name;
+  ncclResult_t (*init)(void** context, int* eActivationMask, const char* commName, uint64_t commHash,
+                       int nNodes, int nranks, int rank, ncclDebugLogger_t logfn);
+  ncclResult_t (*startEvent)(void* context, void** eHandle, ncclProfilerEventDescr_v4_t* eDescr);
+  ncclResult_t (*stopEvent)(void* eHandle);
+  ncclResult_t (*recordEventState)(void* eHandle, ncclProfilerEventState_v4_t eState,
+                                   ncclProfilerEventStateArgs_v4_t* eStateArgs);
+  ncclResult_t (*finalize)(void* context);
+} ncclProfiler_v4_t;
+
+/* ---- layout pins (facts doc section 2.5, x86-64) ---- */
+#if defined(__x86_64__) || defined(__aarch64__)
+_Static_assert(sizeof(ncclProfilerEventDescr_v5_t) == 112, "v5 descriptor size");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, parentObj) == 8, "v5 parentObj");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, rank) == 16, "v5 rank");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.seqNumber) == 24, "v5 coll.seqNumber");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.func) == 32, "v5 coll.func");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.count) == 56, "v5 coll.count");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.root) == 64, "v5 coll.root");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.datatype) == 72, "v5 coll.datatype");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.nChannels) == 80, "v5 coll.nChannels");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.nWarps) == 81, "v5 coll.nWarps");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.algo) == 88, "v5 coll.algo");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.proto) == 96, "v5 coll.proto");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, coll.parentGroup) == 104, "v5 coll.parentGroup");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, p2p.datatype) == 40, "v5 p2p.datatype");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, p2p.count) == 48, "v5 p2p.count");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, p2p.peer) == 56, "v5 p2p.peer");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, p2p.nChannels) == 60, "v5 p2p.nChannels");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, p2p.parentGroup) == 64, "v5 p2p.parentGroup");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, kernelCh.channelId) == 24, "v5 kernelCh.channelId");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, kernelCh.pTimer) == 32, "v5 kernelCh.pTimer");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, proxyOp.pid) == 24, "v5 proxyOp.pid");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, proxyOp.isSend) == 44, "v5 proxyOp.isSend");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, collApi.graphCaptured) == 64, "v5 collApi.graphCaptured");
+_Static_assert(offsetof(ncclProfilerEventDescr_v5_t, groupApi.groupDepth) == 28, "v5 groupApi.groupDepth");
+_Static_assert(sizeof(ncclProfilerEventDescr_v4_t) == 104, "v4 descriptor size");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, parentObj) == 8, "v4 parentObj");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, coll.nChannels) == 80, "v4 coll.nChannels");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, coll.proto) == 96, "v4 coll.proto");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, p2p.peer) == 56, "v4 p2p.peer");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, p2p.nChannels) == 60, "v4 p2p.nChannels");
+_Static_assert(offsetof(ncclProfilerEventDescr_v4_t, kernelCh.pTimer) == 32, "v4 kernelCh.pTimer");
+_Static_assert(sizeof(ncclProfilerEventStateArgs_v5_t) == 8, "state args size");
+_Static_assert(sizeof(ncclProfiler_v5_t) == 48, "v5 table size");
+_Static_assert(sizeof(ncclProfiler_v4_t) == 48, "v4 table size");
+#endif
+
+#endif

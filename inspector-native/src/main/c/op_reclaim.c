@@ -1,0 +1,101 @@
+#include "op_reclaim.h"
+
+#include <sched.h>
+
+#include "core_state.h"
+#include "event_counters.h"
+#include "record_emit.h"
+#include "record_format.h"
+
+/* How many slots past the oldest allocation an eviction may try. */
+#define EVICTION_CANDIDATES 8
+/* How often a flush retries a slot that an event is inside of before giving up on it. */
+#define FLUSH_RETRIES 10000
+
+void reclaim_flush_all(int when, uint64_t comm_serial) {
+  op_table* t = &g_core.ops;
+  for (uint32_t i = 0; i < t->capacity; i++) {
+    op_slot* s = &t->slots[i];
+    for (int attempt = 0; attempt < FLUSH_RETRIES; attempt++) {
+      if (!op_enter_any(s)) break;
+      if (comm_serial != 0 && s->comm_serial != comm_serial) {
+        if (op_leave(s, 0, 0)) finish_op(s, 0);
+        break;
+      }
+      bool completed;
+      if (op_leave_and_close(s, &completed)) {
+        if (completed) {
+          finish_op(s, 0);
+        } else {
+          counter_add(when == RECLAIM_AT_CLOSE ? CTR_FLUSHED_AT_CLOSE : CTR_FLUSHED_AT_FINALIZE, 1);
+          finish_op(s, RECORD_FLAG_INCOMPLETE | RECORD_FLAG_FLUSHED);
+        }
+        break;
+      }
+      sched_yield(); /* an event is inside this slot right now; it will leave shortly */
+    }
+  }
+}
+
+uint32_t reclaim_sweep(uint64_t now_ns) {
+  uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);
+  if (expiry == 0) return 0;
+  op_table* t = &g_core.ops;
+  uint32_t closed = 0;
+  for (uint32_t i = 0; i < t->capacity; i++) {
+    op_slot* s = &t->slots[i];
+    if (!op_enter_any(s)) continue;
+    uint32_t flags = ctl_flags(atomic_load_explicit(&s->ctl, memory_order_relaxed));
+    /* Relaxed: a channel that starts concurrently makes the slot busy, and the close below then
+     * fails; the count only decides whether to try. */
+    uint32_t started = atomic_load_explicit(&s->channels_started, memory_order_relaxed);
+    bool expired = (flags & OP_FLAG_STOPPED) && started == 0 && s->stop_ns != 0 &&
+                   now_ns > s->stop_ns && now_ns - s->stop_ns > expiry;
+    if (!expired) {
+      if (op_leave(s, 0, 0)) finish_op(s, 0);
+      continue;
+    }
+    bool completed;
+    if (op_leave_and_close(s, &completed)) {
+      if (completed) {
+        finish_op(s, 0);
+      } else {
+        counter_add(CTR_EXPIRED_NO_KERNEL, 1);
+        finish_op(s, RECORD_FLAG_INCOMPLETE | RECORD_FLAG_EXPIRED);
+        closed++;
+      }
+    }
+  }
+  return closed;
+}
+
+int64_t reclaim_evict_for(uint32_t first_probe) {
+  op_table* t = &g_core.ops;
+  for (uint32_t k = 0; k < EVICTION_CANDIDATES && k < t->capacity; k++) {
+    uint32_t index = (first_probe + k) % t->capacity;
+    op_slot* s = &t->slots[index];
+    if (!op_enter_any(s)) continue;
+    bool completed;
+    if (op_leave_and_close(s, &completed)) {
+      if (completed) {
+        emit_op_record(s, 0);
+      } else {
+        counter_add(CTR_EVICTED_TABLE_FULL, 1);
+        emit_op_record(s, RECORD_FLAG_INCOMPLETE | RECORD_FLAG_EVICTED);
+      }
+      op_recycle_owned(s);
+      return index;
+    }
+  }
+  return -1;
+}
+
+void reclaim_announce_live_comms(void) {
+  comm_table* t = &g_core.comms;
+  for (uint32_t i = 0; i < t->capacity; i++) {
+    comm_slot* c = &t->slots[i];
+    /* Acquire: pairs with the release in comm_table_publish. */
+    uint64_t ctl = atomic_load_explicit(&c->ctl, memory_order_acquire);
+    if ((ctl & 0xff) == COMM_LIVE) emit_comm_record(c, RECORD_KIND_COMM_CREATED);
+  }
+}

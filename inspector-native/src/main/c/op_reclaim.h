@@ -1,0 +1,30 @@
+/* Closing operations that will not complete by themselves, so memory stays bounded:
+ *  - expiry: stopped operations that no kernel channel ever joined (intra-node traffic without
+ *    kernel events, CUDA paths NCCL does not instrument) are closed after the in-flight expiry;
+ *  - eviction: when every probed slot is taken, the oldest allocation is closed early;
+ *  - flush: at communicator finalize and inspector close, whatever is left is closed.
+ * Each early close writes a record marked with why (or counts the drop) and never waits for
+ * NCCL: a slot that an event is inside of is retried, not forced. */
+#ifndef NCCL_INSPECTOR_OP_RECLAIM_H
+#define NCCL_INSPECTOR_OP_RECLAIM_H
+
+#include <stdint.h>
+
+#include "op_table.h"
+
+enum { RECLAIM_AT_FINALIZE = 0, RECLAIM_AT_CLOSE = 1 };
+
+/* Flushes the operations of one communicator (comm_serial != 0) or of all (comm_serial == 0). */
+void reclaim_flush_all(int when, uint64_t comm_serial);
+
+/* Expires operations older than the in-flight expiry; returns how many were closed. */
+uint32_t reclaim_sweep(uint64_t now_ns);
+
+/* Frees room for a new operation by closing one of the slots from first_probe on. Returns the
+ * index of a slot now in INIT (owned by the caller), or -1. */
+int64_t reclaim_evict_for(uint32_t first_probe);
+
+/* Emits a communicator-created record for every live communicator (used at re-enable). */
+void reclaim_announce_live_comms(void);
+
+#endif

@@ -1,0 +1,150 @@
+/* The fixed-size table of operations in flight (collectives and P2P operations between their
+ * start event and the record they produce).
+ *
+ * Lifetime of a slot, driven by one atomic control word per slot:
+ *
+ *   FREE --alloc--> INIT --publish--> OPEN --(stop, channels done / forced)--> CLOSING --release--> FREE
+ *
+ * Every event on an operation "enters" the slot (checks the generation of its handle, counts
+ * itself as busy) and "leaves" it. The completion condition is checked atomically at every leave;
+ * the thread whose leave makes it true (with nobody else inside) wins CLOSING and becomes the only
+ * owner: it builds the record and releases the slot with a new generation. Closing from outside
+ * (expiry, eviction, flush) enters like any event and only closes when it is alone inside. So a
+ * late child event either finds the old generation and is counted stale, or runs to its end
+ * before anybody may recycle the slot: freed or reused memory is never read or written.
+ *
+ *   control word: generation (32) | flags (8) | channels done (8) | busy (16)
+ */
+#ifndef NCCL_INSPECTOR_OP_TABLE_H
+#define NCCL_INSPECTOR_OP_TABLE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "handles.h"
+#include "inspector_limits.h"
+
+enum {
+  OP_FLAG_INIT = 1u << 0,    /* being filled by its allocator */
+  OP_FLAG_OPEN = 1u << 1,    /* accepting events */
+  OP_FLAG_STOPPED = 1u << 2, /* NCCL's stopEvent arrived (enqueue done) */
+  OP_FLAG_CLOSING = 1u << 3  /* owned by the thread that builds its record */
+};
+
+enum { CHANNEL_EMPTY = 0, CHANNEL_STARTED = 1, CHANNEL_RECORDED = 2, CHANNEL_STOPPED = 3 };
+
+typedef struct channel_slot {
+  _Atomic uint8_t state;
+  uint8_t channel_id;
+  uint16_t start_sn, record_sn, stop_sn;
+  uint64_t gpu_start_ns, gpu_stop_ns;
+  uint64_t cpu_start_ns, cpu_record_ns, cpu_stop_ns; /* monotonic */
+} channel_slot;
+
+typedef struct op_slot {
+  _Atomic uint64_t ctl;
+  _Atomic uint32_t channels_started; /* index allocator for kernel channels */
+  _Atomic uint32_t callback_sn;      /* per-operation callback sequence (verbose trace) */
+  /* Written by the allocator before the slot is published, immutable while OPEN. */
+  uint8_t kind;         /* RECORD_KIND_COLL or RECORD_KIND_P2P */
+  uint8_t func, datatype, algo, proto;
+  uint8_t n_channels;   /* as announced by NCCL */
+  uint8_t n_warps;
+  uint8_t expected_channels; /* channels whose stop completes the operation (0: complete at stop) */
+  uint32_t static_flags;     /* RECORD_FLAG_* known at start */
+  int32_t peer_or_root;
+  uint32_t abi_version;
+  uint64_t comm_serial, comm_id;
+  int32_t rank, nranks, nnodes;
+  uint64_t seq, count, bytes;
+  uint64_t start_ns;         /* monotonic */
+  /* Written by the stop event (inside enter/leave). */
+  uint64_t stop_ns;
+  uint16_t start_sn, stop_sn;
+  channel_slot ch[INSPECTOR_MAX_CHANNELS];
+} __attribute__((aligned(64))) op_slot;
+
+typedef struct op_table {
+  op_slot* slots;
+  uint32_t capacity;
+  _Alignas(64) _Atomic uint64_t cursor; /* allocation position, slots are taken round-robin */
+} op_table;
+
+static inline uint64_t ctl_make(uint32_t gen, uint32_t flags, uint32_t done, uint32_t busy) {
+  return ((uint64_t)gen << 32) | ((uint64_t)(flags & 0xff) << 24) | ((uint64_t)(done & 0xff) << 16) |
+         (busy & 0xffff);
+}
+static inline uint32_t ctl_gen(uint64_t c) { return (uint32_t)(c >> 32); }
+static inline uint32_t ctl_flags(uint64_t c) { return (uint32_t)((c >> 24) & 0xff); }
+static inline uint32_t ctl_done(uint64_t c) { return (uint32_t)((c >> 16) & 0xff); }
+static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xffff); }
+
+int op_table_init(op_table* t, uint32_t capacity);
+void op_table_destroy(op_table* t);
+
+/* Takes a FREE slot into INIT, trying `probes` consecutive allocation positions. Returns the slot
+ * index or -1, and in *first_probe the first position tried (the oldest allocation: the eviction
+ * candidate when every probed slot is taken). */
+int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe);
+
+/* Publishes a slot filled in INIT: from now on events may enter it. Returns its handle. */
+void* op_publish(op_table* t, uint32_t index);
+
+/* Enters the slot a handle names. NULL if the handle is stale (old generation, closing, free). */
+static inline op_slot* op_enter(op_table* t, const void* handle) {
+  uint32_t index = handle_index(handle);
+  if (index >= t->capacity) return NULL;
+  op_slot* s = &t->slots[index];
+  uint32_t gen = handle_gen(handle);
+  uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
+  for (;;) {
+    uint32_t f = ctl_flags(c);
+    if (ctl_gen(c) != gen || !(f & OP_FLAG_OPEN) || (f & OP_FLAG_CLOSING) || ctl_busy(c) == 0xffff) {
+      return NULL;
+    }
+    /* Acquire: pairs with the release of op_publish and of every earlier leave, so the slot's
+     * immutable fields and other events' writes are visible. */
+    if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, c + 1, memory_order_acquire,
+                                              memory_order_relaxed)) {
+      return s;
+    }
+  }
+}
+
+/* Leaves a slot entered with op_enter, adding flags and finished channels. Returns true when this
+ * leave completed the operation: the caller then owns the slot (CLOSING) and must build its
+ * record and call op_release. */
+static inline bool op_leave(op_slot* s, uint32_t add_flags, uint32_t add_done) {
+  uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
+  for (;;) {
+    uint32_t flags = ctl_flags(c) | add_flags;
+    uint32_t done = ctl_done(c) + add_done;
+    if (done > 0xff) done = 0xff;
+    uint32_t busy = ctl_busy(c) - 1;
+    bool complete = busy == 0 && (flags & OP_FLAG_STOPPED) && !(flags & OP_FLAG_CLOSING) &&
+                    done >= s->expected_channels;
+    if (complete) flags |= OP_FLAG_CLOSING;
+    uint64_t n = ctl_make(ctl_gen(c), flags, done, busy);
+    /* Release: publishes what this event wrote into the slot. Acquire (when we complete): makes
+     * every other event's writes visible to us before we read the slot to build its record. */
+    if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acq_rel,
+                                              memory_order_relaxed)) {
+      return complete;
+    }
+  }
+}
+
+/* Enters any OPEN slot regardless of generation (for sweeps and flushes). */
+bool op_enter_any(op_slot* s);
+/* Leaves a slot entered with op_enter_any and closes it if nobody else is inside. Returns true
+ * when the caller now owns it (CLOSING). If others are inside it simply leaves, which may still
+ * complete the operation normally: *completed tells that case, and the caller owns it then too. */
+bool op_leave_and_close(op_slot* s, bool* completed);
+/* Ends an owned (CLOSING) slot: a new generation makes every handle to it stale. */
+void op_release(op_slot* s);
+/* Turns an owned (CLOSING) slot directly into INIT for a new operation. */
+void op_recycle_owned(op_slot* s);
+
+#endif

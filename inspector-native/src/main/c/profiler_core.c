@@ -1,0 +1,280 @@
+#include "profiler_core.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core_state.h"
+#include "event_counters.h"
+#include "handles.h"
+#include "names.h"
+#include "op_reclaim.h"
+#include "record_emit.h"
+#include "record_format.h"
+
+/* Free slots tried at consecutive allocation positions before evicting the oldest. */
+#define ALLOC_PROBES 8
+
+int core_activation_mask(void) {
+  int mask = ncclProfileColl | ncclProfileKernelCh;
+  if (atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) mask |= ncclProfileP2p;
+  return mask;
+}
+
+void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
+                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version) {
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  if (atomic_load_explicit(&g_core.state, memory_order_relaxed) != CORE_ENABLED) {
+    pthread_mutex_unlock(&g_core.lifecycle_lock);
+    return NULL;
+  }
+  int64_t index = comm_table_claim(&g_core.comms);
+  if (index < 0) {
+    counter_add(CTR_COMM_TABLE_FULL, 1);
+    pthread_mutex_unlock(&g_core.lifecycle_lock);
+    if (logfn) {
+      logfn(NCCL_LOG_WARN, NCCL_LOG_SUBSYS_PROFILE, __FILE__, __LINE__,
+            "NCCL Inspector (JVM): communicator table full, communicator 0x%" PRIx64 " not profiled",
+            comm_id);
+    }
+    return NULL;
+  }
+  comm_slot* c = &g_core.comms.slots[index];
+  c->comm_id = comm_id;
+  c->nnodes = nnodes;
+  c->nranks = nranks;
+  c->rank = rank;
+  c->abi_version = abi_version;
+  c->created_ns = clock_mono_ns();
+  memset(c->name, 0, sizeof(c->name));
+  if (comm_name != NULL) strncpy(c->name, comm_name, sizeof(c->name) - 1);
+  void* context = comm_table_publish(&g_core.comms, (uint32_t)index);
+  emit_comm_record(c, RECORD_KIND_COMM_CREATED);
+  if (activation_mask != NULL) *activation_mask = core_activation_mask();
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  if (logfn) {
+    logfn(NCCL_LOG_INFO, NCCL_LOG_SUBSYS_PROFILE, __FILE__, __LINE__,
+          "NCCL Inspector (JVM): profiling communicator 0x%" PRIx64 " rank %d of %d (interface v%u)",
+          comm_id, rank, nranks, abi_version);
+  }
+  return context;
+}
+
+void core_comm_finalize(void* context) {
+  if (context == NULL) return;
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  if (!g_core.allocated) {
+    pthread_mutex_unlock(&g_core.lifecycle_lock);
+    return;
+  }
+  comm_slot* c = comm_table_begin_close(&g_core.comms, context);
+  if (c == NULL) {
+    counter_add(CTR_UNKNOWN_CONTEXT, 1);
+    pthread_mutex_unlock(&g_core.lifecycle_lock);
+    return;
+  }
+  reclaim_flush_all(RECLAIM_AT_FINALIZE, c->serial);
+  emit_comm_record(c, RECORD_KIND_COMM_DESTROYED);
+  comm_table_release(&g_core.comms, c);
+  core_free_if_pending_locked();
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+}
+
+static int64_t take_slot(void) {
+  uint32_t first_probe = 0;
+  int64_t index = op_table_claim_free(&g_core.ops, ALLOC_PROBES, &first_probe);
+  if (index < 0) index = reclaim_evict_for(first_probe);
+  return index;
+}
+
+void* core_op_start(void* context, const core_op_event* ev) {
+  if (!core_accepting()) {
+    counter_add(CTR_EVENT_WHILE_INACTIVE, 1);
+    return NULL;
+  }
+  comm_slot* c = comm_table_lookup(&g_core.comms, context);
+  if (c == NULL) {
+    if (context != NULL) counter_add(CTR_UNKNOWN_CONTEXT, 1);
+    return NULL;
+  }
+  if (ev->kind == RECORD_KIND_P2P &&
+      !atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) {
+    return NULL; /* not requested: NCCL only sends these because another mask asked for them */
+  }
+  uint8_t datatype = names_datatype_id(ev->datatype);
+  uint32_t size = names_datatype_size(datatype);
+  if (size == 0 || ev->count > UINT64_MAX / size) {
+    counter_add(CTR_UNKNOWN_DATATYPE, 1);
+    return NULL;
+  }
+  uint64_t bytes = ev->count * size;
+  if (ev->count == 0 || bytes < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed)) {
+    counter_add(CTR_BELOW_MIN_SIZE, 1);
+    return NULL;
+  }
+  int64_t index = take_slot();
+  if (index < 0) {
+    counter_add(CTR_OP_TABLE_FULL, 1);
+    return NULL;
+  }
+  op_slot* s = &g_core.ops.slots[index];
+  uint32_t static_flags = 0;
+  if (datatype == DATATYPE_UNKNOWN_AS_UINT8) {
+    static_flags |= RECORD_FLAG_UINT8_AS_UNKNOWN;
+    counter_add(CTR_UINT8_AS_UNKNOWN, 1);
+  }
+  uint8_t expected = ev->n_channels;
+  if (ev->kind == RECORD_KIND_P2P && ev->peer_or_root == c->rank) {
+    /* NCCL schedules no proxy or profiler op for a send/recv to itself: no channel will come. */
+    static_flags |= RECORD_FLAG_SELF_P2P;
+    expected = 0;
+  }
+  if (expected == 0) counter_add(CTR_COMPLETED_WITHOUT_KERNEL, 1);
+  atomic_store_explicit(&s->channels_started, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->callback_sn, 1, memory_order_relaxed);
+  s->kind = ev->kind;
+  s->func = names_func_id(ev->func);
+  s->datatype = datatype;
+  s->algo = names_algo_id(ev->algo);
+  s->proto = names_proto_id(ev->proto);
+  s->n_channels = ev->n_channels;
+  s->n_warps = ev->n_warps;
+  s->expected_channels = expected;
+  s->static_flags = static_flags;
+  s->peer_or_root = ev->peer_or_root;
+  s->abi_version = c->abi_version;
+  s->comm_serial = c->serial;
+  s->comm_id = c->comm_id;
+  s->rank = c->rank;
+  s->nranks = c->nranks;
+  s->nnodes = c->nnodes;
+  /* Relaxed: a per-communicator counter; only uniqueness and order per thread matter. */
+  s->seq = ev->kind == RECORD_KIND_P2P
+               ? atomic_fetch_add_explicit(&c->p2p_seq, 1, memory_order_relaxed)
+               : ev->seq;
+  s->count = ev->count;
+  s->bytes = bytes;
+  s->start_ns = clock_mono_ns();
+  s->stop_ns = 0;
+  s->start_sn = 1;
+  s->stop_sn = 0;
+  return op_publish(&g_core.ops, (uint32_t)index);
+}
+
+static inline uint16_t next_sn(op_slot* s) {
+  /* Relaxed: numbers callbacks of one operation; the control word orders the data. */
+  return (uint16_t)(atomic_fetch_add_explicit(&s->callback_sn, 1, memory_order_relaxed) + 1);
+}
+
+void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns) {
+  if (parent == NULL) return NULL; /* the operation was not tracked (filtered or dropped) */
+  if (handle_tag(parent) != HANDLE_TAG_OP || !core_has_tables()) {
+    counter_add(CTR_INVALID_HANDLE, 1);
+    return NULL;
+  }
+  op_slot* s = op_enter(&g_core.ops, parent);
+  if (s == NULL) {
+    counter_add(CTR_STALE_HANDLE, 1);
+    return NULL;
+  }
+  /* Relaxed: an index allocator; the channel's data is published by op_leave. */
+  uint32_t idx = atomic_fetch_add_explicit(&s->channels_started, 1, memory_order_relaxed);
+  void* handle = NULL;
+  if (idx < INSPECTOR_MAX_CHANNELS) {
+    channel_slot* ch = &s->ch[idx];
+    ch->channel_id = channel_id;
+    ch->gpu_start_ns = gpu_start_ns;
+    ch->gpu_stop_ns = 0;
+    ch->cpu_start_ns = clock_mono_ns();
+    ch->cpu_record_ns = 0;
+    ch->cpu_stop_ns = 0;
+    ch->start_sn = next_sn(s);
+    ch->record_sn = 0;
+    ch->stop_sn = 0;
+    atomic_store_explicit(&ch->state, CHANNEL_STARTED, memory_order_relaxed);
+    handle = handle_make(HANDLE_TAG_CHANNEL, handle_index(parent), idx, handle_gen(parent));
+  } else {
+    counter_add(CTR_TOO_MANY_CHANNELS, 1);
+  }
+  if (op_leave(s, 0, 0)) finish_op(s, 0);
+  return handle;
+}
+
+void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns) {
+  if (handle == NULL) return;
+  if (handle_tag(handle) != HANDLE_TAG_CHANNEL || !core_has_tables()) {
+    counter_add(CTR_INVALID_HANDLE, 1);
+    return;
+  }
+  op_slot* s = op_enter(&g_core.ops, handle);
+  if (s == NULL) {
+    counter_add(CTR_STALE_HANDLE, 1);
+    return;
+  }
+  channel_slot* ch = &s->ch[handle_channel(handle)];
+  if (atomic_load_explicit(&ch->state, memory_order_relaxed) == CHANNEL_STARTED) {
+    ch->gpu_stop_ns = gpu_stop_ns;
+    ch->cpu_record_ns = clock_mono_ns();
+    ch->record_sn = next_sn(s);
+    atomic_store_explicit(&ch->state, CHANNEL_RECORDED, memory_order_relaxed);
+  } else {
+    counter_add(CTR_DUPLICATE_STOP, 1);
+  }
+  if (op_leave(s, 0, 0)) finish_op(s, 0);
+}
+
+static void channel_stop(void* handle) {
+  op_slot* s = op_enter(&g_core.ops, handle);
+  if (s == NULL) {
+    counter_add(CTR_STALE_HANDLE, 1);
+    return;
+  }
+  channel_slot* ch = &s->ch[handle_channel(handle)];
+  uint8_t state = atomic_load_explicit(&ch->state, memory_order_relaxed);
+  uint32_t done = 0;
+  if (state == CHANNEL_STARTED || state == CHANNEL_RECORDED) {
+    ch->cpu_stop_ns = clock_mono_ns();
+    ch->stop_sn = next_sn(s);
+    atomic_store_explicit(&ch->state, CHANNEL_STOPPED, memory_order_relaxed);
+    done = 1;
+  } else {
+    counter_add(CTR_DUPLICATE_STOP, 1);
+  }
+  if (op_leave(s, 0, done)) finish_op(s, 0);
+}
+
+static void op_stop(void* handle) {
+  op_slot* s = op_enter(&g_core.ops, handle);
+  if (s == NULL) {
+    counter_add(CTR_STALE_HANDLE, 1);
+    return;
+  }
+  uint32_t flags = ctl_flags(atomic_load_explicit(&s->ctl, memory_order_relaxed));
+  uint32_t add = 0;
+  if (flags & OP_FLAG_STOPPED) {
+    counter_add(CTR_DUPLICATE_STOP, 1);
+  } else {
+    s->stop_ns = clock_mono_ns();
+    s->stop_sn = next_sn(s);
+    add = OP_FLAG_STOPPED;
+  }
+  if (op_leave(s, add, 0)) finish_op(s, 0);
+}
+
+void* core_event_start(void* context, const core_event* ev) {
+  switch (ev->kind) {
+    case CORE_EVENT_OP: return core_op_start(context, &ev->op);
+    case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
+    default: return NULL; /* API, group, proxy and network events: no handle, so no children */
+  }
+}
+
+void core_stop(void* handle) {
+  if (handle == NULL) return;
+  if (!core_has_tables()) return;
+  switch (handle_tag(handle)) {
+    case HANDLE_TAG_OP: op_stop(handle); break;
+    case HANDLE_TAG_CHANNEL: channel_stop(handle); break;
+    default: counter_add(CTR_INVALID_HANDLE, 1); break;
+  }
+}

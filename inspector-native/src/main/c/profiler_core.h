@@ -1,0 +1,56 @@
+/* The version-independent event handling. Each interface version's adapter (abi_v*.c) translates
+ * NCCL's descriptor into a core_op_event and calls these functions; nothing below this line
+ * branches on the interface version. */
+#ifndef NCCL_INSPECTOR_PROFILER_CORE_H
+#define NCCL_INSPECTOR_PROFILER_CORE_H
+
+#include <stdint.h>
+
+#include "nccl_profiler_abi.h"
+
+typedef struct core_op_event {
+  uint8_t kind; /* RECORD_KIND_COLL or RECORD_KIND_P2P */
+  const char* func;
+  const char* datatype;
+  const char* algo;  /* collectives only */
+  const char* proto; /* collectives only */
+  uint64_t seq;      /* collectives only: NCCL's seqNumber */
+  uint64_t count;
+  int32_t peer_or_root;
+  uint8_t n_channels;
+  uint8_t n_warps;
+} core_op_event;
+
+/* One NCCL start event in the core's form: what each adapter translates its descriptor into. */
+typedef enum { CORE_EVENT_IGNORED = 0, CORE_EVENT_OP = 1, CORE_EVENT_CHANNEL = 2 } core_event_kind;
+
+typedef struct core_event {
+  core_event_kind kind;
+  core_op_event op;      /* CORE_EVENT_OP */
+  void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
+  uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
+  uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
+} core_event;
+
+/* Dispatches a translated start event; returns the handle for NCCL (NULL: untracked). */
+void* core_event_start(void* context, const core_event* ev);
+
+/* init: returns the context for NCCL (NULL when the inspector is not enabled or full) and sets
+ * the activation mask. Never fails towards NCCL (facts doc 1.4: a failing init misbehaves). */
+void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
+                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version);
+void core_comm_finalize(void* context);
+
+/* Start of a collective or P2P operation; returns its handle or NULL. */
+void* core_op_start(void* context, const core_op_event* ev);
+/* Start of a kernel channel under `parent` (an operation handle); returns its handle or NULL. */
+void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns);
+/* recordEventState(KernelChStop): the channel's GPU stop time. */
+void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
+/* stopEvent for any handle the core issued (or NULL). */
+void core_stop(void* handle);
+
+/* The activation mask the core asks NCCL for. */
+int core_activation_mask(void);
+
+#endif

@@ -1,0 +1,128 @@
+#include "record_emit.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "core_state.h"
+#include "event_counters.h"
+#include "names.h"
+#include "op_timing.h"
+#include "record_format.h"
+
+static void fill_channels(const op_slot* s, uint32_t seen, channel_record* out) {
+  for (uint32_t i = 0; i < seen; i++) {
+    const channel_slot* ch = &s->ch[i];
+    channel_record* c = &out[i];
+    memset(c, 0, sizeof(*c));
+    c->channel_id = ch->channel_id;
+    c->state = atomic_load_explicit(&((channel_slot*)ch)->state, memory_order_relaxed);
+    c->start_sn = ch->start_sn;
+    c->record_sn = ch->record_sn;
+    c->stop_sn = ch->stop_sn;
+    c->start_wall_ns = clock_mono_to_wall_ns(ch->cpu_start_ns);
+    c->record_wall_ns = clock_mono_to_wall_ns(ch->cpu_record_ns);
+    c->stop_wall_ns = clock_mono_to_wall_ns(ch->cpu_stop_ns);
+    c->gpu_start_ns = ch->gpu_start_ns;
+    c->gpu_stop_ns = ch->gpu_stop_ns;
+  }
+}
+
+void emit_op_record(op_slot* s, uint32_t close_flags) {
+  /* Relaxed: the caller owns the slot (acquired through the control word). */
+  uint32_t started = atomic_load_explicit(&s->channels_started, memory_order_relaxed);
+  uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
+  bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
+  op_timing timing = op_timing_compute(s, seen, complete);
+
+  if (timing.source != TIMING_KERNEL_GPU &&
+      atomic_load_explicit(&g_core.require_kernel_timing, memory_order_relaxed)) {
+    counter_add(CTR_NO_GPU_TIMING, 1);
+    return;
+  }
+
+  uint32_t flags = s->static_flags | close_flags;
+  if (seen == 0) flags |= RECORD_FLAG_NO_KERNEL_EVENTS;
+  if (started > s->n_channels) {
+    flags |= RECORD_FLAG_EXTRA_CHANNELS;
+    counter_add(CTR_EXTRA_CHANNELS, 1);
+  }
+
+  struct {
+    op_record head;
+    channel_record channels[INSPECTOR_MAX_CHANNELS];
+  } rec;
+  op_record* r = &rec.head;
+  memset(r, 0, sizeof(*r));
+  uint32_t channel_cells = 0;
+  if (atomic_load_explicit(&g_core.verbose, memory_order_relaxed) && seen > 0) {
+    channel_cells = seen;
+    fill_channels(s, seen, rec.channels);
+    if (started > seen) flags |= RECORD_FLAG_CHANNELS_TRUNCATED;
+  }
+  r->kind = s->kind;
+  r->cells = (uint16_t)(OP_RECORD_CELLS + channel_cells);
+  r->func = s->func;
+  r->datatype = s->datatype;
+  r->algo = s->algo;
+  r->proto = s->proto;
+  r->timing_source = timing.source;
+  r->n_channels = s->n_channels;
+  r->channels_seen = (uint8_t)seen;
+  r->n_warps = s->n_warps;
+  r->flags = flags;
+  r->comm_serial = s->comm_serial;
+  r->comm_id = s->comm_id;
+  r->rank = s->rank;
+  r->nranks = s->nranks;
+  r->nnodes = s->nnodes;
+  r->peer_or_root = s->peer_or_root;
+  r->seq = s->seq;
+  r->count = s->count;
+  r->bytes = s->bytes;
+  r->exec_ns = timing.exec_ns;
+  r->start_wall_ns = clock_mono_to_wall_ns(s->start_ns);
+  r->stop_wall_ns = clock_mono_to_wall_ns(s->stop_ns);
+  r->complete_wall_ns = clock_mono_to_wall_ns(clock_mono_ns());
+  r->gpu_start_ns = timing.gpu_start_ns;
+  r->gpu_span_ns = timing.gpu_span_ns;
+  r->start_sn = s->start_sn;
+  r->stop_sn = s->stop_sn;
+  r->abi_version = s->abi_version;
+
+  uint64_t pos;
+  if (!ring_reserve(&g_core.ring, r->cells, 0, &pos)) {
+    counter_add(CTR_RING_FULL, 1);
+    return;
+  }
+  ring_write(&g_core.ring, pos, 0, &rec, r->cells);
+  ring_publish(&g_core.ring, pos);
+}
+
+void finish_op(op_slot* s, uint32_t close_flags) {
+  emit_op_record(s, close_flags);
+  op_release(s);
+}
+
+void emit_comm_record(const comm_slot* c, uint16_t kind) {
+  comm_record r;
+  memset(&r, 0, sizeof(r));
+  r.kind = kind;
+  r.cells = COMM_RECORD_CELLS;
+  r.abi_version = c->abi_version;
+  r.comm_serial = c->serial;
+  r.comm_id = c->comm_id;
+  r.rank = c->rank;
+  r.nranks = c->nranks;
+  r.nnodes = c->nnodes;
+  r.event_wall_ns = clock_mono_to_wall_ns(clock_mono_ns());
+  size_t len = strnlen(c->name, INSPECTOR_COMM_NAME_MAX - 1);
+  memcpy(r.name, c->name, len);
+  r.name_length = (uint32_t)len;
+  uint64_t pos;
+  if (!ring_reserve(&g_core.ring, COMM_RECORD_CELLS, 1, &pos)) {
+    counter_add(CTR_CONTROL_RECORD_LOST, 1);
+    return;
+  }
+  ring_write(&g_core.ring, pos, 0, &r, COMM_RECORD_CELLS);
+  ring_publish(&g_core.ring, pos);
+}

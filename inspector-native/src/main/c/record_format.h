@@ -1,0 +1,127 @@
+/* The layout of the records that travel through the ring to Java.
+ *
+ * A record is a whole number of 64-byte cells, little-endian, fixed offsets. Java decodes it from a
+ * direct ByteBuffer; it does not hard-code the offsets but checks them against
+ * record_layout_offset() at load time, so the two sides cannot drift apart silently.
+ *
+ *   operation record: 2 header cells, then (verbose mode only) one cell per kernel channel
+ *   communicator record: 2 header cells, then the name (INSPECTOR_COMM_NAME_MAX bytes, 2 cells)
+ */
+#ifndef NCCL_INSPECTOR_RECORD_FORMAT_H
+#define NCCL_INSPECTOR_RECORD_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inspector_limits.h"
+
+enum {
+  RECORD_KIND_COLL = 1,
+  RECORD_KIND_P2P = 2,
+  RECORD_KIND_COMM_CREATED = 3,
+  RECORD_KIND_COMM_DESTROYED = 4
+};
+
+/* Bits of op_record.flags. */
+enum {
+  RECORD_FLAG_INCOMPLETE = 1u << 0,       /* closed before every announced channel stopped */
+  RECORD_FLAG_NO_KERNEL_EVENTS = 1u << 1, /* no kernel channel ever started */
+  RECORD_FLAG_EXPIRED = 1u << 2,          /* closed by the in-flight expiry */
+  RECORD_FLAG_EVICTED = 1u << 3,          /* closed to make room in the in-flight table */
+  RECORD_FLAG_FLUSHED = 1u << 4,          /* closed by communicator finalize or inspector close */
+  RECORD_FLAG_SELF_P2P = 1u << 5,         /* send/recv to the own rank (NCCL emits no channels) */
+  RECORD_FLAG_EXTRA_CHANNELS = 1u << 6,   /* more channels started than announced */
+  RECORD_FLAG_UINT8_AS_UNKNOWN = 1u << 7, /* datatype "Unknown" counted as one byte */
+  RECORD_FLAG_CHANNELS_TRUNCATED = 1u << 8 /* verbose channel list shorter than the channels seen */
+};
+
+typedef struct op_record {
+  uint16_t kind;          /* 0 */
+  uint16_t cells;         /* 2: cells of this record, header included */
+  uint8_t func;           /* 4 */
+  uint8_t datatype;       /* 5 */
+  uint8_t algo;           /* 6 */
+  uint8_t proto;          /* 7 */
+  uint8_t timing_source;  /* 8 */
+  uint8_t n_channels;     /* 9: announced by NCCL */
+  uint8_t channels_seen;  /* 10: kernel channels that started */
+  uint8_t n_warps;        /* 11 */
+  uint32_t flags;         /* 12 */
+  uint64_t comm_serial;   /* 16: unique per communicator init in this process */
+  uint64_t comm_id;       /* 24: NCCL's 64-bit communicator hash */
+  int32_t rank;           /* 32 */
+  int32_t nranks;         /* 36 */
+  int32_t nnodes;         /* 40 */
+  int32_t peer_or_root;   /* 44: P2P peer, collective root */
+  uint64_t seq;           /* 48: NCCL seqNumber (collectives), per-communicator counter (P2P) */
+  uint64_t count;         /* 56: elements as NCCL gave them */
+  uint64_t bytes;         /* 64: count x element size */
+  uint64_t exec_ns;       /* 72: longest single channel (the reference's execution time) */
+  uint64_t start_wall_ns; /* 80: CPU time of the operation's start event */
+  uint64_t stop_wall_ns;  /* 88: CPU time of its stop event (enqueue done) */
+  uint64_t complete_wall_ns; /* 96: CPU time the record was completed */
+  uint64_t gpu_start_ns;  /* 104: earliest channel GPU start, 0 if none */
+  uint64_t gpu_span_ns;   /* 112: latest channel GPU stop - earliest GPU start, 0 if none */
+  uint16_t start_sn;      /* 120: callback sequence numbers of this operation (verbose trace) */
+  uint16_t stop_sn;       /* 122 */
+  uint32_t abi_version;   /* 124: profiler interface version NCCL used for this communicator */
+} op_record;
+
+typedef struct channel_record {
+  uint8_t channel_id;     /* 0 */
+  uint8_t state;          /* 1: 1 started, 2 GPU stop recorded, 3 stopped */
+  uint16_t start_sn;      /* 2 */
+  uint16_t record_sn;     /* 4 */
+  uint16_t stop_sn;       /* 6 */
+  uint64_t start_wall_ns; /* 8 */
+  uint64_t record_wall_ns;/* 16 */
+  uint64_t stop_wall_ns;  /* 24 */
+  uint64_t gpu_start_ns;  /* 32 */
+  uint64_t gpu_stop_ns;   /* 40 */
+  uint8_t reserved[16];   /* 48 */
+} channel_record;
+
+typedef struct comm_record {
+  uint16_t kind;          /* 0 */
+  uint16_t cells;         /* 2 */
+  uint32_t name_length;   /* 4 */
+  uint32_t abi_version;   /* 8 */
+  uint32_t reserved0;     /* 12 */
+  uint64_t comm_serial;   /* 16 */
+  uint64_t comm_id;       /* 24 */
+  int32_t rank;           /* 32 */
+  int32_t nranks;         /* 36 */
+  int32_t nnodes;         /* 40 */
+  int32_t reserved1;      /* 44 */
+  uint64_t event_wall_ns; /* 48 */
+  uint8_t reserved2[72];  /* 56 */
+  char name[INSPECTOR_COMM_NAME_MAX]; /* 128 */
+} comm_record;
+
+_Static_assert(sizeof(op_record) == 2 * INSPECTOR_CELL_BYTES, "op record is two cells");
+_Static_assert(sizeof(channel_record) == INSPECTOR_CELL_BYTES, "channel record is one cell");
+_Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is four cells");
+
+#define OP_RECORD_CELLS 2
+#define COMM_RECORD_CELLS 4
+#define MAX_RECORD_CELLS (OP_RECORD_CELLS + INSPECTOR_MAX_CHANNELS)
+
+/* Field ids for record_layout_offset(), in the order Java asks for them. */
+typedef enum {
+  LAYOUT_KIND, LAYOUT_CELLS, LAYOUT_FUNC, LAYOUT_DATATYPE, LAYOUT_ALGO, LAYOUT_PROTO,
+  LAYOUT_TIMING_SOURCE, LAYOUT_N_CHANNELS, LAYOUT_CHANNELS_SEEN, LAYOUT_N_WARPS, LAYOUT_FLAGS,
+  LAYOUT_COMM_SERIAL, LAYOUT_COMM_ID, LAYOUT_RANK, LAYOUT_NRANKS, LAYOUT_NNODES,
+  LAYOUT_PEER_OR_ROOT, LAYOUT_SEQ, LAYOUT_COUNT, LAYOUT_BYTES, LAYOUT_EXEC_NS,
+  LAYOUT_START_WALL_NS, LAYOUT_STOP_WALL_NS, LAYOUT_COMPLETE_WALL_NS, LAYOUT_GPU_START_NS,
+  LAYOUT_GPU_SPAN_NS, LAYOUT_START_SN, LAYOUT_STOP_SN, LAYOUT_ABI_VERSION,
+  LAYOUT_CH_CHANNEL_ID, LAYOUT_CH_STATE, LAYOUT_CH_START_SN, LAYOUT_CH_RECORD_SN, LAYOUT_CH_STOP_SN,
+  LAYOUT_CH_START_WALL_NS, LAYOUT_CH_RECORD_WALL_NS, LAYOUT_CH_STOP_WALL_NS,
+  LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
+  LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
+  LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX,
+  LAYOUT_FIELD_COUNT
+} layout_field;
+
+int record_layout_offset(int field);
+
+#endif

@@ -1,0 +1,116 @@
+#include "harness.h"
+
+#include <string.h>
+
+int test_failures;
+
+test_config test_defaults(void) {
+  test_config c = {1024, 64, 1 << 16, 0, 1, 0, 0, 0};
+  return c;
+}
+
+void test_enable(test_config c) {
+  int rc = nccl_inspector_enable(c.op_slots, c.comm_slots, c.ring_cells, c.min_size, c.p2p,
+                                 c.verbose, c.require_gpu, c.expiry_ns);
+  if (rc < 0) {
+    fprintf(stderr, "enable failed: %d\n", rc);
+    exit(2);
+  }
+}
+
+void test_shutdown(void) {
+  nccl_inspector_close();
+  (void)test_drain();
+  nccl_inspector_release();
+}
+
+void* test_comm(uint64_t id, int rank, int nranks) {
+  void* ctx = NULL;
+  int mask = 0;
+  ncclProfiler_v5.init(&ctx, id, &mask, "test", nranks, nranks, rank, NULL);
+  return ctx;
+}
+
+void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const char* datatype,
+                int n_channels) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileColl;
+  d.coll.seqNumber = seq;
+  d.coll.func = func;
+  d.coll.count = count;
+  d.coll.datatype = datatype;
+  d.coll.nChannels = (uint8_t)n_channels;
+  d.coll.algo = "RING";
+  d.coll.proto = "SIMPLE";
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  return h;
+}
+
+void* test_p2p(void* ctx, const char* func, int peer, uint64_t count, int n_channels) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileP2p;
+  d.p2p.func = func;
+  d.p2p.count = count;
+  d.p2p.datatype = "ncclInt8";
+  d.p2p.peer = peer;
+  d.p2p.nChannels = (uint8_t)n_channels;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  return h;
+}
+
+void* test_channel(void* parent, int channel_id, uint64_t gpu_start) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelCh;
+  d.parentObj = parent;
+  d.kernelCh.channelId = (uint8_t)channel_id;
+  d.kernelCh.pTimer = gpu_start;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(NULL, &h, &d);
+  return h;
+}
+
+void test_channel_done(void* ch, uint64_t gpu_stop) {
+  ncclProfilerEventStateArgs_v5_t a;
+  a.kernelCh.pTimer = gpu_stop;
+  ncclProfiler_v5.recordEventState(ch, ncclProfilerKernelChStop, &a);
+  ncclProfiler_v5.stopEvent(ch);
+}
+
+void test_stop(void* h) { ncclProfiler_v5.stopEvent(h); }
+
+decoded test_drain(void) {
+  static uint8_t buf[1 << 20];
+  decoded d;
+  memset(&d, 0, sizeof(d));
+  for (;;) {
+    long long n = nccl_inspector_drain(buf, sizeof(buf));
+    if (n <= 0) break;
+    for (long long off = 0; off < n;) {
+      const op_record* r = (const op_record*)(buf + off);
+      if (r->kind == RECORD_KIND_COLL || r->kind == RECORD_KIND_P2P) {
+        d.ops++;
+        if (r->kind == RECORD_KIND_COLL) d.colls++; else d.p2ps++;
+        memcpy(&d.last, r, sizeof(*r));
+      } else if (r->kind == RECORD_KIND_COMM_CREATED) {
+        d.comms_created++;
+      } else if (r->kind == RECORD_KIND_COMM_DESTROYED) {
+        d.comms_destroyed++;
+      }
+      off += (long long)r->cells * INSPECTOR_CELL_BYTES;
+    }
+  }
+  return d;
+}
+
+long long test_counter(const char* name) {
+  for (int i = 0; i < nccl_inspector_counter_count(); i++) {
+    if (strcmp(nccl_inspector_counter_name(i), name) == 0) return nccl_inspector_counter(i);
+  }
+  fprintf(stderr, "no counter %s\n", name);
+  exit(2);
+}

@@ -1,0 +1,71 @@
+/* A small harness for the native tests: checks, and helpers that act as NCCL would through the
+ * exported ncclProfiler_v5 table, plus a drain that decodes the ring's records. */
+#ifndef NCCL_INSPECTOR_TEST_HARNESS_H
+#define NCCL_INSPECTOR_TEST_HARNESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "inspector_native.h"
+#include "nccl_profiler_abi.h"
+#include "record_format.h"
+
+extern ncclProfiler_v5_t ncclProfiler_v5;
+extern int test_failures;
+
+#define CHECK(cond)                                                                  \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
+      test_failures++;                                                               \
+    }                                                                                \
+  } while (0)
+
+#define CHECK_EQ(a, b)                                                               \
+  do {                                                                               \
+    long long _a = (long long)(a), _b = (long long)(b);                              \
+    if (_a != _b) {                                                                  \
+      fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %lld, %s == %lld\n", __FILE__,  \
+              __LINE__, #a, _a, #b, _b);                                             \
+      test_failures++;                                                               \
+    }                                                                                \
+  } while (0)
+
+#define RUN(test)                                   \
+  do {                                              \
+    int _before = test_failures;                    \
+    test();                                         \
+    printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #test); \
+  } while (0)
+
+typedef struct test_config {
+  int op_slots, comm_slots, ring_cells;
+  long long min_size;
+  int p2p, verbose, require_gpu;
+  long long expiry_ns;
+} test_config;
+
+test_config test_defaults(void);
+void test_enable(test_config c);
+/* Closes, drains what is left into `sink` (may be NULL) and releases. */
+void test_shutdown(void);
+
+void* test_comm(uint64_t id, int rank, int nranks);
+void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const char* datatype,
+                int n_channels);
+void* test_p2p(void* ctx, const char* func, int peer, uint64_t count, int n_channels);
+void* test_channel(void* parent, int channel_id, uint64_t gpu_start);
+void test_channel_done(void* ch, uint64_t gpu_stop);
+void test_stop(void* h);
+
+typedef struct decoded {
+  int ops, colls, p2ps, comms_created, comms_destroyed;
+  op_record last;
+} decoded;
+
+/* Drains the ring completely and tallies the records; `last` is the last operation record. */
+decoded test_drain(void);
+long long test_counter(const char* name);
+
+#endif
