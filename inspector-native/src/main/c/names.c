@@ -23,6 +23,12 @@ static const char* const proto_names[PROTO_COUNT] = {"None", "LL", "LL128", "SIM
 static const char* const timing_names[TIMING_COUNT] = {"none", "kernel_gpu", "kernel_cpu",
                                                        "collective_cpu"};
 
+/* Must follow the RECORD_FLAG_* bits of record_format.h, bit 0 first. */
+static const char* const flag_names[] = {"incomplete", "no_kernel_events", "expired", "evicted",
+                                         "flushed", "self_p2p", "extra_channels",
+                                         "uint8_named_unknown", "channels_truncated"};
+#define FLAG_NAME_COUNT ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
+
 /* A few spellings NCCL versions have used for the same operation. */
 static uint8_t func_alias(const char* s) {
   if (strcmp(s, "AllToAll") == 0 || strcmp(s, "Alltoall") == 0) return FUNC_ALL_TO_ALL;
@@ -84,6 +90,7 @@ const char* names_lookup(int table, int id) {
     case NAME_TABLE_ALGO: return algo_names[id];
     case NAME_TABLE_PROTO: return proto_names[id];
     case NAME_TABLE_TIMING_SOURCE: return timing_names[id];
+    case NAME_TABLE_RECORD_FLAG: return flag_names[id];
     default: return NULL;
   }
 }
@@ -95,6 +102,7 @@ int names_count(int table) {
     case NAME_TABLE_ALGO: return ALGO_COUNT;
     case NAME_TABLE_PROTO: return PROTO_COUNT;
     case NAME_TABLE_TIMING_SOURCE: return TIMING_COUNT;
+    case NAME_TABLE_RECORD_FLAG: return FLAG_NAME_COUNT;
     default: return 0;
   }
 }

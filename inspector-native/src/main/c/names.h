@@ -14,7 +14,8 @@ typedef enum {
   NAME_TABLE_ALGO = 2,
   NAME_TABLE_PROTO = 3,
   NAME_TABLE_TIMING_SOURCE = 4,
-  NAME_TABLE_COUNT = 5
+  NAME_TABLE_RECORD_FLAG = 5, /* name of bit i of a record's flags (record_format.h) */
+  NAME_TABLE_COUNT = 6
 } name_table;
 
 /* Id 0 of every table means "absent" (NULL string); the last id means "not recognised". */

@@ -1,0 +1,299 @@
+package io.ncclinspector;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * How an inspector runs. Build one with {@link #builder()}; {@link Builder#fromEnvironment()}
+ * reads the reference Inspector's environment variables, so a job configured for NVIDIA's plugin
+ * behaves the same here.
+ *
+ * @param enabled master switch; {@code NCCL_INSPECTOR_ENABLE=0} turns {@code enable()} into a
+ *     no-op inspector (the reference defaults to off because loading the plugin is the opt-in;
+ *     here calling {@code enable()} is the opt-in, so the default is on)
+ * @param jsonOutput write JSON Lines files ({@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}
+ *     below 0 turns it off, as it stops the reference's dump thread)
+ * @param dumpInterval how often written records are flushed to the file
+ *     ({@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}; the reference's default −1 means "no
+ *     output", ours is 1 s because {@code enable()} is an explicit request for output)
+ * @param dumpDirectory output directory ({@code NCCL_INSPECTOR_DUMP_DIR}; default
+ *     {@code nccl-inspector-<SLURM_JOBID>} or {@code nccl-inspector-unknown-jobid}, as the reference)
+ * @param verbose add the per-channel {@code event_trace_*} blocks ({@code NCCL_INSPECTOR_DUMP_VERBOSE})
+ * @param trackP2p track Send/Recv ({@code NCCL_INSPECTOR_ENABLE_P2P}, default on)
+ * @param minMessageBytes smallest message tracked ({@code NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES}, 8192)
+ * @param requireKernelTiming keep only GPU-timed records
+ *     ({@code NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING}, default on)
+ * @param overridePlugin replace a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names
+ *     ({@code NCCL_INSPECTOR_OVERRIDE_PLUGIN}, default off: {@code enable()} fails instead)
+ * @param inflightOperations operations that can be in flight at once (native memory: about 3.2 KB
+ *     each; {@code NCCL_INSPECTOR_INFLIGHT_OPS}, 2048)
+ * @param maxCommunicators communicators that can be live at once ({@code NCCL_INSPECTOR_MAX_COMMS}, 1024)
+ * @param ringCells capacity of the native record ring in 64-byte cells, a power of two
+ *     ({@code NCCL_INSPECTOR_RING_CELLS}, 65536 = 4 MiB, about 32k records)
+ * @param inflightExpiry how long a stopped operation may wait for its first kernel channel before
+ *     it is closed with CPU timing ({@code NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS}, 10 s; 0 never)
+ * @param processIdentity host name and pid for the output file name and metadata
+ */
+public record InspectorConfig(
+    boolean enabled,
+    boolean jsonOutput,
+    Duration dumpInterval,
+    Path dumpDirectory,
+    boolean verbose,
+    boolean trackP2p,
+    long minMessageBytes,
+    boolean requireKernelTiming,
+    boolean overridePlugin,
+    int inflightOperations,
+    int maxCommunicators,
+    int ringCells,
+    Duration inflightExpiry,
+    ProcessIdentity processIdentity) {
+
+  public InspectorConfig {
+    Objects.requireNonNull(dumpInterval, "dumpInterval");
+    Objects.requireNonNull(dumpDirectory, "dumpDirectory");
+    Objects.requireNonNull(inflightExpiry, "inflightExpiry");
+    Objects.requireNonNull(processIdentity, "processIdentity");
+    if (dumpInterval.isNegative()) {
+      throw new IllegalArgumentException("dumpInterval must not be negative: " + dumpInterval);
+    }
+    if (minMessageBytes < 0) {
+      throw new IllegalArgumentException("minMessageBytes must not be negative: " + minMessageBytes);
+    }
+    if (inflightOperations < 16 || inflightOperations > (1 << 22)) {
+      throw new IllegalArgumentException("inflightOperations must be in [16, 4194304]: " + inflightOperations);
+    }
+    if (maxCommunicators < 1 || maxCommunicators > (1 << 16)) {
+      throw new IllegalArgumentException("maxCommunicators must be in [1, 65536]: " + maxCommunicators);
+    }
+    if (ringCells < 1024 || ringCells > (1 << 26) || Integer.bitCount(ringCells) != 1) {
+      throw new IllegalArgumentException("ringCells must be a power of two in [1024, 2^26]: " + ringCells);
+    }
+    if (inflightExpiry.isNegative()) {
+      throw new IllegalArgumentException("inflightExpiry must not be negative: " + inflightExpiry);
+    }
+  }
+
+  /** The defaults, with nothing read from the environment. */
+  public static InspectorConfig defaults() {
+    return builder().build();
+  }
+
+  /** The defaults overridden by this process's environment variables. */
+  public static InspectorConfig fromEnvironment() {
+    return builder().fromEnvironment().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder initialised from this configuration. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** The JSON Lines file this configuration writes to. */
+  public Path outputFile() {
+    return dumpDirectory.resolve(processIdentity.hostname() + "-pid" + processIdentity.pid() + ".log");
+  }
+
+  /** Mutable builder of {@link InspectorConfig}. */
+  public static final class Builder {
+    private boolean enabled = true;
+    private boolean jsonOutput = true;
+    private Duration dumpInterval = Duration.ofSeconds(1);
+    private Path dumpDirectory;
+    private boolean verbose;
+    private boolean trackP2p = true;
+    private long minMessageBytes = 8192;
+    private boolean requireKernelTiming = true;
+    private boolean overridePlugin;
+    private int inflightOperations = 2048;
+    private int maxCommunicators = 1024;
+    private int ringCells = 1 << 16;
+    private Duration inflightExpiry = Duration.ofSeconds(10);
+    private ProcessIdentity processIdentity;
+
+    private Builder() {}
+
+    private Builder(InspectorConfig c) {
+      enabled = c.enabled;
+      jsonOutput = c.jsonOutput;
+      dumpInterval = c.dumpInterval;
+      dumpDirectory = c.dumpDirectory;
+      verbose = c.verbose;
+      trackP2p = c.trackP2p;
+      minMessageBytes = c.minMessageBytes;
+      requireKernelTiming = c.requireKernelTiming;
+      overridePlugin = c.overridePlugin;
+      inflightOperations = c.inflightOperations;
+      maxCommunicators = c.maxCommunicators;
+      ringCells = c.ringCells;
+      inflightExpiry = c.inflightExpiry;
+      processIdentity = c.processIdentity;
+    }
+
+    public Builder enabled(boolean v) {
+      enabled = v;
+      return this;
+    }
+
+    public Builder jsonOutput(boolean v) {
+      jsonOutput = v;
+      return this;
+    }
+
+    public Builder dumpInterval(Duration v) {
+      dumpInterval = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder dumpDirectory(Path v) {
+      dumpDirectory = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder verbose(boolean v) {
+      verbose = v;
+      return this;
+    }
+
+    public Builder trackP2p(boolean v) {
+      trackP2p = v;
+      return this;
+    }
+
+    public Builder minMessageBytes(long v) {
+      minMessageBytes = v;
+      return this;
+    }
+
+    public Builder requireKernelTiming(boolean v) {
+      requireKernelTiming = v;
+      return this;
+    }
+
+    public Builder overridePlugin(boolean v) {
+      overridePlugin = v;
+      return this;
+    }
+
+    public Builder inflightOperations(int v) {
+      inflightOperations = v;
+      return this;
+    }
+
+    public Builder maxCommunicators(int v) {
+      maxCommunicators = v;
+      return this;
+    }
+
+    public Builder ringCells(int v) {
+      ringCells = v;
+      return this;
+    }
+
+    public Builder inflightExpiry(Duration v) {
+      inflightExpiry = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder processIdentity(ProcessIdentity v) {
+      processIdentity = Objects.requireNonNull(v);
+      return this;
+    }
+
+    /** Applies this process's environment variables (see the record's documentation). */
+    public Builder fromEnvironment() {
+      return fromEnvironment(System.getenv());
+    }
+
+    /**
+     * Applies the given environment. A variable that is set but malformed fails with an
+     * {@link IllegalArgumentException} naming it, rather than being silently ignored.
+     */
+    public Builder fromEnvironment(Map<String, String> env) {
+      EnvReader r = new EnvReader(env);
+      r.bool("NCCL_INSPECTOR_ENABLE", this::enabled);
+      r.number("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", Long::parseLong, us -> {
+        jsonOutput(us >= 0);
+        if (us >= 0) {
+          dumpInterval(Duration.ofNanos(Math.multiplyExact(us, 1000L)));
+        }
+      });
+      r.string("NCCL_INSPECTOR_DUMP_DIR", dir -> dumpDirectory(Path.of(dir)));
+      r.bool("NCCL_INSPECTOR_DUMP_VERBOSE", this::verbose);
+      r.bool("NCCL_INSPECTOR_ENABLE_P2P", this::trackP2p);
+      r.number("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", Long::parseLong, this::minMessageBytes);
+      r.bool("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", this::requireKernelTiming);
+      r.bool("NCCL_INSPECTOR_OVERRIDE_PLUGIN", this::overridePlugin);
+      r.number("NCCL_INSPECTOR_INFLIGHT_OPS", Integer::parseInt, this::inflightOperations);
+      r.number("NCCL_INSPECTOR_MAX_COMMS", Integer::parseInt, this::maxCommunicators);
+      r.number("NCCL_INSPECTOR_RING_CELLS", Integer::parseInt, this::ringCells);
+      r.number("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", Long::parseLong,
+          ms -> inflightExpiry(Duration.ofMillis(ms)));
+      if (dumpDirectory == null) {
+        dumpDirectory = defaultDumpDirectory(env);
+      }
+      return this;
+    }
+
+    public InspectorConfig build() {
+      Path dir = dumpDirectory != null ? dumpDirectory : defaultDumpDirectory(System.getenv());
+      ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
+      return new InspectorConfig(enabled, jsonOutput, dumpInterval, dir, verbose, trackP2p,
+          minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
+          maxCommunicators, ringCells, inflightExpiry, id);
+    }
+
+    /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */
+    static Path defaultDumpDirectory(Map<String, String> env) {
+      String job = env.get("SLURM_JOBID");
+      if (job != null && !job.isBlank()) {
+        try {
+          return Path.of("nccl-inspector-" + Long.parseLong(job.trim()));
+        } catch (NumberFormatException e) {
+          return Path.of("nccl-inspector-unknown-jobid");
+        }
+      }
+      return Path.of("nccl-inspector-unknown-jobid");
+    }
+  }
+
+  /** Reads typed values from an environment map, naming the variable when one is malformed. */
+  private record EnvReader(Map<String, String> env) {
+    void string(String name, java.util.function.Consumer<String> sink) {
+      String v = env.get(name);
+      if (v != null && !v.isBlank()) {
+        sink.accept(v.trim());
+      }
+    }
+
+    void bool(String name, java.util.function.Consumer<Boolean> sink) {
+      number(name, Long::parseLong, v -> sink.accept(v != 0));
+    }
+
+    <T> void number(String name, Function<String, T> parse, java.util.function.Consumer<T> sink) {
+      String v = env.get(name);
+      if (v == null || v.isBlank()) {
+        return;
+      }
+      T parsed;
+      try {
+        parsed = parse.apply(v.trim());
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'", e);
+      }
+      try {
+        sink.accept(parsed);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(name + "=" + v + ": " + e.getMessage(), e);
+      }
+    }
+  }
+}

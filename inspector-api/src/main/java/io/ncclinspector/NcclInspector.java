@@ -1,0 +1,223 @@
+package io.ncclinspector;
+
+import io.ncclinspector.internal.CommunicatorRegistry;
+import io.ncclinspector.internal.DumpThread;
+import io.ncclinspector.internal.JsonFileSink;
+import io.ncclinspector.internal.NativeCore;
+import io.ncclinspector.internal.PluginEnvironment;
+import io.ncclinspector.internal.RecordDecoder;
+import io.ncclinspector.internal.RecordSink;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In-process NCCL collective observability.
+ *
+ * <pre>{@code
+ * try (NcclInspector inspector = NcclInspector.enable()) {
+ *   // create NCCL communicators and train; every communicator of the process is profiled
+ * }
+ * }</pre>
+ *
+ * <p>{@link #enable()} loads the native core, points NCCL at it ({@code NCCL_PROFILER_PLUGIN})
+ * and starts the dump thread. Call it before the first NCCL communicator of the process is
+ * created: NCCL looks for its profiler plugin once, at the first communicator init (and again only
+ * after all communicators are destroyed).
+ *
+ * <p>One inspector is active per process at a time, because NCCL has one profiler slot per
+ * process. Enabling a second one while the first is open fails with an
+ * {@link IllegalStateException}; use {@link #current()} to share the active one. {@link #close()}
+ * (also run at JVM shutdown) flushes operations still in flight and writes every completed record
+ * before returning; closing twice is harmless.
+ */
+public final class NcclInspector implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NcclInspector.class);
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+  private static final Object LOCK = new Object();
+  private static NcclInspector active;
+
+  private final InspectorConfig config;
+  private final NativeCore core;
+  private final CommunicatorRegistry communicators;
+  private final JsonFileSink jsonSink;
+  private final DumpThread dumpThread;
+  private final Thread shutdownHook;
+  private volatile boolean closed;
+
+  private NcclInspector(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
+      JsonFileSink jsonSink, DumpThread dumpThread) {
+    this.config = config;
+    this.core = core;
+    this.communicators = communicators;
+    this.jsonSink = jsonSink;
+    this.dumpThread = dumpThread;
+    this.shutdownHook = core == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
+  }
+
+  /** Enables the inspector configured from the environment ({@link InspectorConfig#fromEnvironment()}). */
+  public static NcclInspector enable() {
+    return enable(InspectorConfig.fromEnvironment());
+  }
+
+  /**
+   * Enables the inspector with the given configuration.
+   *
+   * @throws IllegalStateException if an inspector is already active in this process, or if
+   *     {@code NCCL_PROFILER_PLUGIN} names another plugin and the configuration does not override it
+   */
+  public static NcclInspector enable(InspectorConfig config) {
+    synchronized (LOCK) {
+      if (active != null && !active.closed) {
+        throw new IllegalStateException("an NCCL Inspector is already enabled in this process (output "
+            + active.config.outputFile() + "); close it first, or share it through NcclInspector.current()");
+      }
+      if (!config.enabled()) {
+        log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
+        return new NcclInspector(config, null, null, null, null);
+      }
+      NativeCore core = NativeCore.get();
+      PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
+      int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
+          config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
+          config.inflightExpiry().toNanos());
+      if (rc < 0) {
+        throw new IllegalStateException("the native NCCL Inspector core refused to start (code " + rc + ")");
+      }
+      if (rc == 1) {
+        log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
+            + "table sizes of that session are kept");
+      }
+      CommunicatorRegistry communicators = new CommunicatorRegistry();
+      List<RecordSink> sinks = new ArrayList<>();
+      JsonFileSink json = null;
+      if (config.jsonOutput()) {
+        json = JsonFileSink.open(config, gitRevision());
+        sinks.add(json);
+      }
+      DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
+          config.dumpInterval());
+      NcclInspector inspector = new NcclInspector(config, core, communicators, json, thread);
+      thread.start();
+      Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
+      active = inspector;
+      log.info("NCCL Inspector enabled: {}={}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
+          json != null ? ", output " + json.file() : "");
+      return inspector;
+    }
+  }
+
+  /** The inspector active in this process, if one is. */
+  public static Optional<NcclInspector> current() {
+    synchronized (LOCK) {
+      return active != null && !active.closed ? Optional.of(active) : Optional.empty();
+    }
+  }
+
+  public InspectorConfig config() {
+    return config;
+  }
+
+  /** False for an inspector disabled by configuration, and after close. */
+  public boolean isActive() {
+    return core != null && !closed;
+  }
+
+  /** The shared object NCCL is pointed at (empty when disabled). */
+  public Optional<Path> libraryPath() {
+    return Optional.ofNullable(core).map(NativeCore::libraryPath);
+  }
+
+  /** The JSON Lines file (empty when JSON output is off or the inspector is disabled). */
+  public Optional<Path> outputFile() {
+    return Optional.ofNullable(jsonSink).map(JsonFileSink::file);
+  }
+
+  /** Why JSON output stopped, if it did (for example an unwritable dump directory). */
+  public Optional<String> outputError() {
+    return Optional.ofNullable(jsonSink).flatMap(JsonFileSink::error);
+  }
+
+  /** Records written to the JSON file so far. */
+  public long recordsWritten() {
+    return jsonSink == null ? 0 : jsonSink.linesWritten();
+  }
+
+  /** Records the dump thread has received from the native core so far. */
+  public long recordsReceived() {
+    return dumpThread == null ? 0 : dumpThread.recordsDelivered();
+  }
+
+  /** Drop and note counters of the native core since this inspector was enabled. */
+  public EventCounters counters() {
+    return core == null ? new EventCounters(java.util.Map.of(), java.util.Map.of()) : core.counters();
+  }
+
+  /** Communicators currently live (as far as the dump thread has seen). */
+  public Collection<CommunicatorInfo> communicators() {
+    return communicators == null ? List.of() : communicators.live();
+  }
+
+  /** Asks the dump thread to drain and flush the output soon. */
+  public void flush() {
+    if (dumpThread != null && !closed) {
+      dumpThread.requestFlush();
+    }
+  }
+
+  /**
+   * Stops profiling: operations still in flight are closed (with the timing they have), every
+   * completed record is written, the output is closed and native memory is released (or, if NCCL
+   * communicators are still alive, released when the last of them is destroyed).
+   */
+  @Override
+  public void close() {
+    closeInternal(false);
+  }
+
+  private void closeAtShutdown() {
+    closeInternal(true);
+  }
+
+  private void closeInternal(boolean atShutdown) {
+    synchronized (LOCK) {
+      if (closed || core == null) {
+        closed = true;
+        return;
+      }
+      closed = true;
+      core.close();
+      try {
+        if (!dumpThread.finish(CLOSE_TIMEOUT)) {
+          log.error("NCCL Inspector: the dump thread did not finish within {}", CLOSE_TIMEOUT);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        log.warn("NCCL Inspector: interrupted while writing the last records");
+      }
+      core.release();
+      if (!atShutdown) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+          // the JVM is already shutting down; the hook will find the inspector closed
+        }
+      }
+      if (active == this) {
+        active = null;
+      }
+      log.info("NCCL Inspector closed: {} records written{}", recordsWritten(),
+          outputFile().map(p -> " to " + p).orElse(""));
+    }
+  }
+
+  private static String gitRevision() {
+    String v = NcclInspector.class.getPackage().getImplementationVersion();
+    return "nccl-inspector-jvm-" + (v != null ? v : "dev");
+  }
+}

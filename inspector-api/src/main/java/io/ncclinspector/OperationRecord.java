@@ -1,0 +1,64 @@
+package io.ncclinspector;
+
+import java.util.List;
+import java.util.Set;
+
+/** A completed collective or point-to-point operation. */
+public sealed interface OperationRecord permits CollectiveRecord, P2pRecord {
+
+  CommunicatorInfo communicator();
+
+  /** Operation name as NCCL spells it: AllReduce, AllGather, ..., Send, Recv. */
+  String operation();
+
+  /** NCCL's sequence number for collectives; a per-communicator counter for P2P operations. */
+  long sequence();
+
+  /** Message size: element count times element size. */
+  long messageBytes();
+
+  /** Execution time in nanoseconds: the longest single kernel channel (see {@link #timingSource()}). */
+  long executionNanos();
+
+  TimingSource timingSource();
+
+  /** Algorithm bandwidth in GB/s (1e9 bytes per second). */
+  double algorithmBandwidthGbs();
+
+  /** Bus bandwidth in GB/s, by the nccl-tests factors. */
+  double busBandwidthGbs();
+
+  /** Earliest GPU start among the channels (global-timer ns), 0 without GPU timing. */
+  long gpuStartNanos();
+
+  /** Latest GPU stop minus earliest GPU start over the channels, 0 without GPU timing. */
+  long gpuSpanNanos();
+
+  /** Wall-clock nanoseconds of the operation's start event (NCCL begins enqueueing it). */
+  long startWallNanos();
+
+  /** Wall-clock nanoseconds of its stop event (enqueue done; not completion), 0 if none came. */
+  long stopWallNanos();
+
+  /** Callback sequence number of the start event within the operation (1). */
+  int startSequence();
+
+  /** Callback sequence number of the stop event within the operation, 0 if none came. */
+  int stopSequence();
+
+  Set<RecordFlag> flags();
+
+  /** The kernel channels (verbose mode only; empty otherwise). */
+  List<KernelChannelTrace> channelTraces();
+
+  /** Channels NCCL announced for the operation. */
+  int announcedChannels();
+
+  /** Kernel channels that started. */
+  int channelsSeen();
+
+  /** Execution time in whole microseconds, as the reference Inspector reports it. */
+  default long executionMicros() {
+    return executionNanos() / 1000;
+  }
+}

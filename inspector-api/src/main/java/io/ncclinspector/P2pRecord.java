@@ -1,0 +1,44 @@
+package io.ncclinspector;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A completed point-to-point operation (Send or Recv).
+ *
+ * @param peer the other rank
+ * @param announcedChannels channels NCCL announced
+ * @param channelsSeen kernel channels that started
+ * @param channelTraces the kernel channels (verbose mode only; empty otherwise)
+ * @param startSequence callback sequence number of the start event (verbose trace)
+ * @param stopSequence callback sequence number of the stop event (verbose trace)
+ */
+public record P2pRecord(
+    CommunicatorInfo communicator,
+    String operation,
+    long sequence,
+    int peer,
+    long count,
+    String datatype,
+    long messageBytes,
+    int announcedChannels,
+    int channelsSeen,
+    long executionNanos,
+    TimingSource timingSource,
+    double algorithmBandwidthGbs,
+    double busBandwidthGbs,
+    long gpuStartNanos,
+    long gpuSpanNanos,
+    long startWallNanos,
+    long stopWallNanos,
+    Set<RecordFlag> flags,
+    List<KernelChannelTrace> channelTraces,
+    int startSequence,
+    int stopSequence)
+    implements OperationRecord {
+
+  public P2pRecord {
+    flags = Set.copyOf(flags);
+    channelTraces = List.copyOf(channelTraces);
+  }
+}

@@ -1,0 +1,28 @@
+package io.ncclinspector;
+
+/** Facts about how a record came about, beyond its timing source. */
+public enum RecordFlag {
+  /** Closed before every announced kernel channel stopped. */
+  INCOMPLETE,
+  /** No kernel channel ever started for it. */
+  NO_KERNEL_EVENTS,
+  /** Closed by the in-flight expiry (no kernel channel joined in time). */
+  EXPIRED,
+  /** Closed early to make room in the in-flight table. */
+  EVICTED,
+  /** Closed by communicator finalize or inspector close. */
+  FLUSHED,
+  /** A send or receive to the own rank (NCCL runs no kernel channel for it). */
+  SELF_P2P,
+  /** More kernel channels started than NCCL announced. */
+  EXTRA_CHANNELS,
+  /** Datatype "Unknown" (NCCL 2.28's name for uint8), counted as one byte per element. */
+  UINT8_NAMED_UNKNOWN,
+  /** Verbose channel list shorter than the channels seen. */
+  CHANNELS_TRUNCATED;
+
+  /** The flag's name in JSON output. */
+  public String jsonName() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

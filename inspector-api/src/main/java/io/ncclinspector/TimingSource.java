@@ -1,0 +1,22 @@
+package io.ncclinspector;
+
+/** Which clock an operation's execution time comes from (the reference Inspector's names). */
+public enum TimingSource {
+  /** GPU timestamps of every kernel channel (the precise case). */
+  KERNEL_GPU("kernel_gpu"),
+  /** CPU times of the kernel-channel callbacks, for channels without usable GPU timestamps. */
+  KERNEL_CPU("kernel_cpu"),
+  /** CPU times of the operation's own events: no usable kernel channel timing. */
+  COLLECTIVE_CPU("collective_cpu");
+
+  private final String jsonName;
+
+  TimingSource(String jsonName) {
+    this.jsonName = jsonName;
+  }
+
+  /** The name used in JSON output, e.g. {@code kernel_gpu}. */
+  public String jsonName() {
+    return jsonName;
+  }
+}

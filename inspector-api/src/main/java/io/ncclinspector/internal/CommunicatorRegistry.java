@@ -1,0 +1,40 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.CommunicatorInfo;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The communicators the drain thread has heard of, by serial. Written by the drain thread only;
+ * readable from any thread. Records are self-describing (id, rank, ranks, nodes), so a record of
+ * a communicator whose creation record was lost still gets everything but its name.
+ */
+public final class CommunicatorRegistry {
+  private final ConcurrentMap<Long, CommunicatorInfo> live = new ConcurrentHashMap<>();
+
+  void created(CommunicatorInfo info) {
+    live.put(info.serial(), info);
+  }
+
+  void destroyed(long serial) {
+    live.remove(serial);
+  }
+
+  CommunicatorInfo resolve(long serial, long id, int rank, int ranks, int nodes, int abiVersion) {
+    CommunicatorInfo known = live.get(serial);
+    if (known != null) {
+      return known;
+    }
+    CommunicatorInfo made =
+        new CommunicatorInfo(serial, id, CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
+    live.put(serial, made);
+    return made;
+  }
+
+  /** Communicators currently live, in no particular order. */
+  public Collection<CommunicatorInfo> live() {
+    return List.copyOf(live.values());
+  }
+}

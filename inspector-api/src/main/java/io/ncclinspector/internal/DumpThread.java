@@ -1,0 +1,154 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.OperationRecord;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JVM thread that drains the native ring in batches, decodes the records and hands them to
+ * the sinks; it also runs the native sweep (in-flight expiry, wall-clock offset) and flushes the
+ * sinks at the dump interval. Nothing here runs on NCCL's threads.
+ *
+ * <p>It drains without pause while records keep coming and parks briefly when the ring is empty.
+ * A failure in one iteration is logged and the loop goes on: the thread only ends at
+ * {@link #finish}, after a last drain that leaves nothing behind in the ring.
+ */
+public final class DumpThread {
+  private static final Logger log = LoggerFactory.getLogger(DumpThread.class);
+  private static final long IDLE_PARK_NANOS = Duration.ofMillis(1).toNanos();
+  private static final long SWEEP_INTERVAL_NANOS = Duration.ofMillis(100).toNanos();
+  private static final int BUFFER_BYTES = 1 << 20;
+
+  private final NativeCore core;
+  private final RecordDecoder decoder;
+  private final List<RecordSink> sinks;
+  private final long flushIntervalNanos;
+  private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final Thread thread;
+  private final AtomicLong records = new AtomicLong();
+  private volatile boolean finishing;
+  private volatile boolean flushRequested;
+
+  public DumpThread(NativeCore core, RecordDecoder decoder, List<RecordSink> sinks, Duration flushInterval) {
+    this.core = core;
+    this.decoder = decoder;
+    this.sinks = List.copyOf(sinks);
+    this.flushIntervalNanos = Math.max(flushInterval.toNanos(), 0);
+    this.thread = new Thread(this::run, "nccl-inspector-dump");
+    this.thread.setDaemon(true);
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  /** Records handed to the sinks so far. */
+  public long recordsDelivered() {
+    return records.get();
+  }
+
+  /** Asks for a drain and a flush of the sinks soon (without waiting). */
+  public void requestFlush() {
+    flushRequested = true;
+    LockSupport.unpark(thread);
+  }
+
+  /**
+   * Stops the thread after it has drained the ring empty, flushed and closed the sinks. Call
+   * after the native core was closed (so nothing new arrives). Returns false if it did not end
+   * within the timeout.
+   */
+  public boolean finish(Duration timeout) throws InterruptedException {
+    finishing = true;
+    LockSupport.unpark(thread);
+    thread.join(Math.max(timeout.toMillis(), 1));
+    return !thread.isAlive();
+  }
+
+  private void run() {
+    long lastFlush = System.nanoTime();
+    long lastSweep = lastFlush;
+    while (true) {
+      boolean last = finishing;
+      int drained = 0;
+      try {
+        drained = drainOnce();
+        long now = System.nanoTime();
+        if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
+          core.sweep();
+          lastSweep = now;
+        }
+        if (flushRequested || now - lastFlush >= flushIntervalNanos) {
+          flushRequested = false;
+          flushSinks();
+          lastFlush = now;
+        }
+      } catch (RuntimeException | Error e) {
+        log.error("NCCL Inspector dump thread: iteration failed, continuing", e);
+      }
+      if (last && drained == 0) {
+        break;
+      }
+      if (drained == 0) {
+        LockSupport.parkNanos(IDLE_PARK_NANOS);
+      }
+    }
+    flushSinks();
+    for (RecordSink s : sinks) {
+      try {
+        s.close();
+      } catch (RuntimeException e) {
+        log.error("NCCL Inspector: closing a record sink failed", e);
+      }
+    }
+  }
+
+  private int drainOnce() {
+    buffer.clear();
+    int bytes = core.drain(buffer);
+    int offset = 0;
+    while (offset < bytes) {
+      Object decoded = decoder.decode(buffer, offset);
+      offset += decoder.recordBytes(buffer, offset);
+      if (decoded instanceof OperationRecord r) {
+        records.incrementAndGet();
+        for (RecordSink s : sinks) {
+          deliver(s, r);
+        }
+      } else if (decoded instanceof CommunicatorEvent e) {
+        for (RecordSink s : sinks) {
+          try {
+            s.communicator(e);
+          } catch (RuntimeException ex) {
+            log.error("NCCL Inspector: a record sink failed on a communicator event", ex);
+          }
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private static void deliver(RecordSink s, OperationRecord r) {
+    try {
+      s.record(r);
+    } catch (RuntimeException e) {
+      log.error("NCCL Inspector: a record sink failed", e);
+    }
+  }
+
+  private void flushSinks() {
+    for (RecordSink s : sinks) {
+      try {
+        s.flush();
+      } catch (RuntimeException e) {
+        log.error("NCCL Inspector: flushing a record sink failed", e);
+      }
+    }
+  }
+}

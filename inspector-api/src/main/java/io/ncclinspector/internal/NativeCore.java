@@ -1,0 +1,156 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.EventCounters;
+import io.ncclinspector.nativecore.InspectorNative;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Java's view of the native core: loads the shared object once per JVM, reads its name tables
+ * and record layout, and wraps its calls. All of the core's state is process-wide, like NCCL's
+ * profiler plugin slot.
+ */
+public final class NativeCore {
+  /** Name tables, in the order of {@code name_table} in names.h. */
+  static final int TABLE_FUNC = 0;
+  static final int TABLE_DATATYPE = 1;
+  static final int TABLE_ALGO = 2;
+  static final int TABLE_PROTO = 3;
+  static final int TABLE_TIMING_SOURCE = 4;
+  static final int TABLE_RECORD_FLAG = 5;
+
+  /** States of the core (core_state.h). */
+  public static final int STATE_OFF = 0;
+  public static final int STATE_ENABLED = 1;
+  public static final int STATE_PAUSED = 2;
+  public static final int STATE_CLOSED = 3;
+
+  private static volatile NativeCore instance;
+
+  private final Path libraryPath;
+  private final RecordLayout layout;
+  private final String[][] names = new String[6][];
+  private final String[] counterNames;
+  private final boolean[] counterIsDrop;
+
+  private NativeCore() {
+    String loadedFrom = InspectorNative.load();
+    String self = InspectorNative.libraryPath();
+    this.libraryPath = Path.of(self != null ? self : loadedFrom).toAbsolutePath();
+    this.layout = RecordLayout.readFromNative();
+    for (int t = 0; t < names.length; t++) {
+      int n = InspectorNative.nameCount(t);
+      names[t] = new String[n];
+      for (int i = 0; i < n; i++) {
+        names[t][i] = InspectorNative.name(t, i);
+      }
+    }
+    int counters = InspectorNative.counterCount();
+    counterNames = new String[counters];
+    counterIsDrop = new boolean[counters];
+    for (int i = 0; i < counters; i++) {
+      counterNames[i] = InspectorNative.counterName(i);
+      counterIsDrop[i] = InspectorNative.counterIsDrop(i) != 0;
+    }
+  }
+
+  /** The process's core, loading the shared object on first use. */
+  public static NativeCore get() {
+    NativeCore c = instance;
+    if (c == null) {
+      synchronized (NativeCore.class) {
+        c = instance;
+        if (c == null) {
+          c = new NativeCore();
+          instance = c;
+        }
+      }
+    }
+    return c;
+  }
+
+  /** Absolute path of the loaded shared object: the path NCCL must {@code dlopen}. */
+  public Path libraryPath() {
+    return libraryPath;
+  }
+
+  public RecordLayout layout() {
+    return layout;
+  }
+
+  int nameCount(int table) {
+    return names[table].length;
+  }
+
+  String name(int table, int id) {
+    String[] t = names[table];
+    return id >= 0 && id < t.length ? t[id] : "Unknown";
+  }
+
+  public int state() {
+    return InspectorNative.state();
+  }
+
+  public int enable(int opSlots, int commSlots, int ringCells, long minSizeBytes, boolean p2p,
+      boolean verbose, boolean requireKernelTiming, long expiryNanos) {
+    return InspectorNative.enable(opSlots, commSlots, ringCells, minSizeBytes, p2p ? 1 : 0,
+        verbose ? 1 : 0, requireKernelTiming ? 1 : 0, expiryNanos);
+  }
+
+  public void close() {
+    InspectorNative.close();
+  }
+
+  public void release() {
+    InspectorNative.release();
+  }
+
+  public void setPaused(boolean paused) {
+    InspectorNative.setPaused(paused ? 1 : 0);
+  }
+
+  public void setMinMessageBytes(long bytes) {
+    InspectorNative.setMinSize(bytes);
+  }
+
+  /** Copies whole records into the direct buffer from position 0; returns the bytes copied. */
+  public int drain(ByteBuffer direct) {
+    return (int) InspectorNative.drain(direct, direct.capacity());
+  }
+
+  public int sweep() {
+    return InspectorNative.sweep();
+  }
+
+  public int liveCommunicators() {
+    return InspectorNative.liveCommunicators();
+  }
+
+  public boolean ncclAlreadyLoaded() {
+    return InspectorNative.ncclLoaded() != 0;
+  }
+
+  public String getenv(String name) {
+    return InspectorNative.getenv(name);
+  }
+
+  public boolean setenv(String name, String value) {
+    return InspectorNative.setenv(name, value) == 0;
+  }
+
+  public void setVirtualClock(boolean enabled, long monoNanos, long wallNanos) {
+    InspectorNative.setVirtualClock(enabled ? 1 : 0, monoNanos, wallNanos);
+  }
+
+  public EventCounters counters() {
+    Map<String, Long> drops = new LinkedHashMap<>();
+    Map<String, Long> notes = new LinkedHashMap<>();
+    for (int i = 0; i < counterNames.length; i++) {
+      long v = InspectorNative.counter(i);
+      (counterIsDrop[i] ? drops : notes).put(counterNames[i], v);
+    }
+    return new EventCounters(drops, notes);
+  }
+}

@@ -1,0 +1,176 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.P2pRecord;
+import io.ncclinspector.RecordFlag;
+import io.ncclinspector.TimingSource;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Decodes ring records (record_format.h) from a drained direct buffer into immutable Java
+ * records. Runs on the drain thread.
+ */
+public final class RecordDecoder {
+  static final int KIND_COLL = 1;
+  static final int KIND_P2P = 2;
+  static final int KIND_COMM_CREATED = 3;
+  static final int KIND_COMM_DESTROYED = 4;
+  /** An operation record's header spans two cells (static assertion in record_format.h). */
+  static final int HEADER_CELLS = 2;
+
+  private final NativeCore core;
+  private final RecordLayout l;
+  private final CommunicatorRegistry communicators;
+  private final TimingSource[] timingSources;
+  /** Flag of bit i, by the native core's own names (null for a bit this version does not know). */
+  private final RecordFlag[] flagBits;
+
+  public RecordDecoder(NativeCore core, CommunicatorRegistry communicators) {
+    this.core = core;
+    this.l = core.layout();
+    this.communicators = communicators;
+    timingSources = new TimingSource[core.nameCount(NativeCore.TABLE_TIMING_SOURCE)];
+    for (int i = 0; i < timingSources.length; i++) {
+      timingSources[i] = timingSourceNamed(core.name(NativeCore.TABLE_TIMING_SOURCE, i));
+    }
+    flagBits = new RecordFlag[core.nameCount(NativeCore.TABLE_RECORD_FLAG)];
+    for (int i = 0; i < flagBits.length; i++) {
+      String name = core.name(NativeCore.TABLE_RECORD_FLAG, i);
+      for (RecordFlag f : RecordFlag.values()) {
+        if (f.jsonName().equals(name)) {
+          flagBits[i] = f;
+        }
+      }
+    }
+  }
+
+  private static TimingSource timingSourceNamed(String name) {
+    for (TimingSource t : TimingSource.values()) {
+      if (t.jsonName().equals(name)) {
+        return t;
+      }
+    }
+    return TimingSource.COLLECTIVE_CPU;
+  }
+
+  /** Bytes taken by the record at {@code offset}. */
+  public int recordBytes(ByteBuffer buf, int offset) {
+    int cells = Short.toUnsignedInt(buf.getShort(offset + l.cells));
+    return Math.max(cells, 1) * l.cellBytes;
+  }
+
+  /**
+   * Decodes the record at {@code offset}: an {@link io.ncclinspector.OperationRecord}, a
+   * {@link CommunicatorEvent}, or null for a kind this version does not know.
+   */
+  public Object decode(ByteBuffer buf, int offset) {
+    buf.order(ByteOrder.LITTLE_ENDIAN);
+    int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
+    return switch (kind) {
+      case KIND_COLL, KIND_P2P -> decodeOperation(buf, offset, kind);
+      case KIND_COMM_CREATED, KIND_COMM_DESTROYED -> decodeCommunicator(buf, offset, kind);
+      default -> null;
+    };
+  }
+
+  private CommunicatorEvent decodeCommunicator(ByteBuffer b, int o, int kind) {
+    int nameLength = Math.min(b.getInt(o + l.commNameLength), l.commNameMax - 1);
+    byte[] name = new byte[Math.max(nameLength, 0)];
+    b.get(o + l.commName, name);
+    String text = new String(name, StandardCharsets.UTF_8);
+    CommunicatorInfo info = new CommunicatorInfo(
+        b.getLong(o + l.commSerial),
+        b.getLong(o + l.commId),
+        text.isEmpty() ? CommunicatorInfo.UNKNOWN_NAME : text,
+        b.getInt(o + l.rank),
+        b.getInt(o + l.nranks),
+        b.getInt(o + l.nnodes),
+        b.getInt(o + l.commAbiVersion));
+    boolean created = kind == KIND_COMM_CREATED;
+    if (created) {
+      communicators.created(info);
+    } else {
+      communicators.destroyed(info.serial());
+    }
+    return new CommunicatorEvent(created, info, b.getLong(o + l.commEventWallNs));
+  }
+
+  private Object decodeOperation(ByteBuffer b, int o, int kind) {
+    CommunicatorInfo comm = communicators.resolve(
+        b.getLong(o + l.commSerial), b.getLong(o + l.commId), b.getInt(o + l.rank),
+        b.getInt(o + l.nranks), b.getInt(o + l.nnodes), b.getInt(o + l.abiVersion));
+    String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
+    String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
+    int source = u8(b, o + l.timingSource);
+    TimingSource timing = source < timingSources.length ? timingSources[source] : TimingSource.COLLECTIVE_CPU;
+    Set<RecordFlag> flags = flags(b.getInt(o + l.flags));
+    long bytes = b.getLong(o + l.bytes);
+    long execNanos = b.getLong(o + l.execNs);
+    int peerOrRoot = b.getInt(o + l.peerOrRoot);
+    boolean crossesNoLink = flags.contains(RecordFlag.SELF_P2P);
+    Bandwidth.Figures bw = Bandwidth.of(op, bytes, execNanos, comm.ranks(), crossesNoLink);
+    List<KernelChannelTrace> channels = channels(b, o);
+    int startSn = Short.toUnsignedInt(b.getShort(o + l.startSn));
+    int stopSn = Short.toUnsignedInt(b.getShort(o + l.stopSn));
+    if (kind == KIND_COLL) {
+      return new CollectiveRecord(comm, op, b.getLong(o + l.seq), b.getLong(o + l.count), datatype,
+          bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
+          core.name(NativeCore.TABLE_PROTO, u8(b, o + l.proto)), u8(b, o + l.nChannels),
+          u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
+          bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs),
+          b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
+          stopSn);
+    }
+    return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
+        datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
+        bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs),
+        b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn);
+  }
+
+  private List<KernelChannelTrace> channels(ByteBuffer b, int o) {
+    int cells = Short.toUnsignedInt(b.getShort(o + l.cells));
+    if (cells <= HEADER_CELLS) {
+      return List.of();
+    }
+    List<KernelChannelTrace> out = new ArrayList<>(cells - HEADER_CELLS);
+    for (int i = HEADER_CELLS; i < cells; i++) {
+      int c = o + i * l.cellBytes;
+      out.add(new KernelChannelTrace(
+          u8(b, c + l.chChannelId),
+          Short.toUnsignedInt(b.getShort(c + l.chStartSn)),
+          Short.toUnsignedInt(b.getShort(c + l.chRecordSn)),
+          Short.toUnsignedInt(b.getShort(c + l.chStopSn)),
+          b.getLong(c + l.chStartWallNs),
+          b.getLong(c + l.chRecordWallNs),
+          b.getLong(c + l.chStopWallNs),
+          b.getLong(c + l.chGpuStartNs),
+          b.getLong(c + l.chGpuStopNs)));
+    }
+    return out;
+  }
+
+  private Set<RecordFlag> flags(int bits) {
+    if (bits == 0) {
+      return Set.of();
+    }
+    EnumSet<RecordFlag> set = EnumSet.noneOf(RecordFlag.class);
+    for (int i = 0; i < flagBits.length; i++) {
+      if ((bits & (1 << i)) != 0 && flagBits[i] != null) {
+        set.add(flagBits[i]);
+      }
+    }
+    return set;
+  }
+
+  private static int u8(ByteBuffer b, int offset) {
+    return Byte.toUnsignedInt(b.get(offset));
+  }
+}

@@ -1,0 +1,16 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.OperationRecord;
+
+/** Where the dump thread delivers what it drains. Called on the dump thread only. */
+public interface RecordSink {
+  void record(OperationRecord record);
+
+  default void communicator(CommunicatorEvent event) {}
+
+  /** Called at the flush interval and before close. */
+  default void flush() {}
+
+  /** Called once, after the last record. */
+  default void close() {}
+}

@@ -1,0 +1,34 @@
+package io.ncclinspector.replay;
+
+import io.ncclinspector.EventCounters;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a replay did.
+ *
+ * @param trace the trace replayed
+ * @param outputFile the JSON Lines file written (empty if JSON output was off)
+ * @param traceEvents callbacks in the trace
+ * @param callsMade callbacks made into the plugin (the trace's, minus those NCCL would not make
+ *     for the plugin's activation mask)
+ * @param recordsWritten records the inspector wrote
+ * @param counters the inspector's drop and note counters at the end
+ * @param problems trace lines that could not be used
+ * @param complete whether the trace ends with a communicator finalize
+ */
+public record ReplayResult(
+    Path trace,
+    Optional<Path> outputFile,
+    int traceEvents,
+    long callsMade,
+    long recordsWritten,
+    EventCounters counters,
+    List<String> problems,
+    boolean complete) {
+
+  public ReplayResult {
+    problems = List.copyOf(problems);
+  }
+}

@@ -1,0 +1,30 @@
+package io.ncclinspector.replay;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * A recorded trace, packed for the profiler-table driver: one 128-byte {@code driver_event} per
+ * callback (layout in driver/profiler_table_driver.h), in the order NCCL made them.
+ *
+ * @param events direct buffer holding {@code count} packed events
+ * @param maxHandleId largest handle id used by the trace
+ * @param maxContextId largest context id used by the trace
+ * @param recordedPid process id of the recorded process, from the trace file name, if present
+ * @param problems lines that could not be used, each with its file and line number
+ * @param endsWithFinalize whether the last event finalizes a communicator (a complete run)
+ */
+public record TraceEvents(
+    ByteBuffer events,
+    int count,
+    int maxHandleId,
+    int maxContextId,
+    OptionalLong recordedPid,
+    List<String> problems,
+    boolean endsWithFinalize) {
+
+  public TraceEvents {
+    problems = List.copyOf(problems);
+  }
+}

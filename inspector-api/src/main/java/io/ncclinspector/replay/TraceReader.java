@@ -1,0 +1,261 @@
+package io.ncclinspector.replay;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.ncclinspector.nativecore.ProfilerTableDriver;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads a recorded NCCL profiler trace (shared/traces/FORMAT.md; plain or gzip JSON Lines) into
+ * packed driver events. A line that is not valid JSON (a run that crashed mid-line) or lacks a
+ * field it needs is reported with its file and line number and skipped, never fatal.
+ */
+public final class TraceReader {
+  /** Offsets of {@code driver_event} (driver/profiler_table_driver.h). */
+  private static final int OP = 0, N_CHANNELS = 1, N_WARPS = 2, CHANNEL_ID = 3, TYPE = 4, CTX = 8,
+      HANDLE = 12, PARENT = 16, PARENT_GROUP = 20, RANK = 24, PEER_OR_ROOT = 28, T_MONO = 32,
+      T_WALL = 40, A = 48, COUNT = 56, FUNC = 64, DATATYPE = 66, ALGO = 68, PROTO = 70, STATE = 72,
+      NNODES = 76, NRANKS = 80, I0 = 84, I1 = 88, I2 = 92, I3 = 96, GRAPH_CAPTURED = 100;
+  private static final int OP_INIT = 0, OP_START = 1, OP_STOP = 2, OP_STATE = 3, OP_FINI = 4;
+  private static final Pattern PID_IN_NAME = Pattern.compile("pid(\\d+)");
+  private static final Map<String, Integer> TYPE_BITS = Map.ofEntries(
+      Map.entry("Group", 1), Map.entry("Coll", 1 << 1), Map.entry("P2p", 1 << 2),
+      Map.entry("ProxyOp", 1 << 3), Map.entry("ProxyStep", 1 << 4), Map.entry("ProxyCtrl", 1 << 5),
+      Map.entry("KernelCh", 1 << 6), Map.entry("NetPlugin", 1 << 7), Map.entry("GroupApi", 1 << 8),
+      Map.entry("CollApi", 1 << 9), Map.entry("P2pApi", 1 << 10), Map.entry("KernelLaunch", 1 << 11),
+      Map.entry("CeColl", 1 << 12), Map.entry("CeSync", 1 << 13), Map.entry("CeBatch", 1 << 14));
+
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final Map<String, Integer> interned = new HashMap<>();
+
+  /** Reads a whole trace file. */
+  public TraceEvents read(Path trace) throws IOException {
+    List<String> problems = new ArrayList<>();
+    ByteBuffer out = ByteBuffer.allocateDirect(ProfilerTableDriver.EVENT_BYTES * 4096)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    int count = 0, maxHandle = 0, maxCtx = 0;
+    boolean lastIsFini = false;
+    try (BufferedReader in = open(trace)) {
+      String line;
+      int lineNo = 0;
+      Map<String, Object> fields = new HashMap<>();
+      while ((line = in.readLine()) != null) {
+        lineNo++;
+        if (line.isBlank()) {
+          continue;
+        }
+        fields.clear();
+        try {
+          parseFlat(line, fields);
+        } catch (IOException | RuntimeException e) {
+          problems.add(trace + ":" + lineNo + ": not a JSON object (" + firstLine(e) + "), skipped");
+          continue;
+        }
+        if (out.remaining() < ProfilerTableDriver.EVENT_BYTES) {
+          out = grow(out);
+        }
+        int base = out.position();
+        try {
+          encode(fields, out, base);
+        } catch (RuntimeException e) {
+          problems.add(trace + ":" + lineNo + ": " + e.getMessage() + ", skipped");
+          continue;
+        }
+        out.position(base + ProfilerTableDriver.EVENT_BYTES);
+        count++;
+        maxHandle = Math.max(maxHandle, Math.max(out.getInt(base + HANDLE),
+            Math.max(out.getInt(base + PARENT), out.getInt(base + PARENT_GROUP))));
+        maxCtx = Math.max(maxCtx, out.getInt(base + CTX));
+        lastIsFini = out.get(base + OP) == OP_FINI;
+      }
+    }
+    out.flip();
+    return new TraceEvents(out, count, maxHandle, maxCtx, pidOf(trace), problems, lastIsFini);
+  }
+
+  private static BufferedReader open(Path trace) throws IOException {
+    InputStream raw = Files.newInputStream(trace);
+    InputStream in = trace.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+    return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+  }
+
+  private static OptionalLong pidOf(Path trace) {
+    Matcher m = PID_IN_NAME.matcher(trace.getFileName().toString());
+    return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+  }
+
+  private static String firstLine(Exception e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  private static ByteBuffer grow(ByteBuffer old) {
+    ByteBuffer bigger = ByteBuffer.allocateDirect(old.capacity() * 2).order(ByteOrder.LITTLE_ENDIAN);
+    old.flip();
+    bigger.put(old);
+    return bigger;
+  }
+
+  /** A trace line is a flat object of strings and numbers. */
+  private static void parseFlat(String line, Map<String, Object> fields) throws IOException {
+    try (JsonParser p = JSON.createParser(line)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException("line does not start an object");
+      }
+      JsonToken t;
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (v) {
+          case VALUE_STRING -> fields.put(name, p.getText());
+          case VALUE_NUMBER_INT -> fields.put(name, p.getBigIntegerValue().longValue());
+          case VALUE_NUMBER_FLOAT -> fields.put(name, (long) p.getDoubleValue());
+          case VALUE_TRUE -> fields.put(name, 1L);
+          case VALUE_FALSE, VALUE_NULL -> fields.put(name, 0L);
+          default -> p.skipChildren();
+        }
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw new IOException("object not closed");
+      }
+    }
+  }
+
+  private void encode(Map<String, Object> f, ByteBuffer b, int o) {
+    for (int i = 0; i < ProfilerTableDriver.EVENT_BYTES; i++) {
+      b.put(o + i, (byte) 0);
+    }
+    String ev = str(f, "ev");
+    if (ev == null) {
+      throw new IllegalArgumentException("no \"ev\" field");
+    }
+    b.putLong(o + T_MONO, num(f, "t", 0));
+    b.putLong(o + T_WALL, num(f, "wall", 0));
+    switch (ev) {
+      case "init" -> {
+        b.put(o + OP, (byte) OP_INIT);
+        b.putInt(o + CTX, (int) required(f, "ctx"));
+        b.putLong(o + A, commId(str(f, "commId")));
+        b.putShort(o + FUNC, (short) intern(str(f, "commName")));
+        b.putInt(o + NNODES, (int) num(f, "nNodes", 0));
+        b.putInt(o + NRANKS, (int) num(f, "nranks", 0));
+        b.putInt(o + RANK, (int) num(f, "rank", 0));
+      }
+      case "start" -> encodeStart(f, b, o);
+      case "stop" -> {
+        b.put(o + OP, (byte) OP_STOP);
+        b.putInt(o + HANDLE, (int) required(f, "h"));
+      }
+      case "state" -> {
+        b.put(o + OP, (byte) OP_STATE);
+        b.putInt(o + HANDLE, (int) required(f, "h"));
+        b.putInt(o + STATE, (int) required(f, "state"));
+        long arg = num(f, "pTimer", num(f, "transSize", num(f, "appendedProxyOps", 0)));
+        b.putLong(o + A, arg);
+      }
+      case "fini" -> {
+        b.put(o + OP, (byte) OP_FINI);
+        b.putInt(o + CTX, (int) required(f, "ctx"));
+      }
+      default -> throw new IllegalArgumentException("unknown event \"" + ev + "\"");
+    }
+  }
+
+  private void encodeStart(Map<String, Object> f, ByteBuffer b, int o) {
+    String type = str(f, "type");
+    Integer bit = type == null ? null : TYPE_BITS.get(type);
+    if (bit == null) {
+      throw new IllegalArgumentException("unknown event type \"" + type + "\"");
+    }
+    b.put(o + OP, (byte) OP_START);
+    b.putInt(o + TYPE, bit);
+    b.putInt(o + CTX, (int) num(f, "ctx", 0));
+    b.putInt(o + HANDLE, (int) required(f, "h"));
+    b.putInt(o + PARENT, (int) num(f, "parent", 0));
+    b.putInt(o + PARENT_GROUP, (int) num(f, "parentGroup", 0));
+    b.putInt(o + RANK, (int) num(f, "rank", 0));
+    b.putShort(o + FUNC, (short) intern(str(f, "func")));
+    b.putShort(o + DATATYPE, (short) intern(str(f, "datatype")));
+    b.putShort(o + ALGO, (short) intern(str(f, "algo")));
+    b.putShort(o + PROTO, (short) intern(str(f, "proto")));
+    b.putLong(o + COUNT, num(f, "count", 0));
+    b.put(o + N_CHANNELS, (byte) num(f, "nChannels", 0));
+    b.put(o + N_WARPS, (byte) num(f, "nWarps", 0));
+    b.put(o + CHANNEL_ID, (byte) num(f, "channelId", 0));
+    b.put(o + GRAPH_CAPTURED, (byte) num(f, "graphCaptured", 0));
+    switch (type) {
+      case "Coll" -> {
+        b.putLong(o + A, num(f, "seq", 0));
+        b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+      }
+      case "CollApi" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+      case "P2p", "ProxyOp" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "peer", 0));
+      case "KernelCh" -> b.putLong(o + A, num(f, "pTimer", 0));
+      default -> { }
+    }
+    b.putInt(o + I0, (int) num(f, "pid", num(f, "groupDepth", num(f, "step", 0))));
+    b.putInt(o + I1, (int) num(f, "nSteps", 0));
+    b.putInt(o + I2, (int) num(f, "chunkSize", 0));
+    b.putInt(o + I3, (int) num(f, "isSend", 0));
+  }
+
+  private int intern(String s) {
+    if (s == null) {
+      return 0;
+    }
+    Integer id = interned.get(s);
+    if (id == null) {
+      id = ProfilerTableDriver.intern(s);
+      if (id <= 0 || id > 0xffff) {
+        throw new IllegalStateException("too many distinct strings in the trace");
+      }
+      interned.put(s, id);
+    }
+    return id;
+  }
+
+  private static long commId(String hex) {
+    if (hex == null) {
+      throw new IllegalArgumentException("init without commId");
+    }
+    String digits = hex.startsWith("0x") || hex.startsWith("0X") ? hex.substring(2) : hex;
+    return Long.parseUnsignedLong(digits, 16);
+  }
+
+  private static String str(Map<String, Object> f, String key) {
+    Object v = f.get(key);
+    return v instanceof String s ? s : null;
+  }
+
+  private static long num(Map<String, Object> f, String key, long otherwise) {
+    Object v = f.get(key);
+    return v instanceof Long l ? l : otherwise;
+  }
+
+  private static long required(Map<String, Object> f, String key) {
+    Object v = f.get(key);
+    if (!(v instanceof Long l)) {
+      throw new IllegalArgumentException("missing numeric field \"" + key + "\"");
+    }
+    return l;
+  }
+}

@@ -1,0 +1,41 @@
+package io.ncclinspector;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** Locates ../shared (recorded traces and reference outputs) for tests. */
+public final class SharedData {
+  private SharedData() {}
+
+  public static Path root() {
+    String prop = System.getProperty("nccl.inspector.shared.dir");
+    for (Path candidate : new Path[] {
+        prop == null ? null : Path.of(prop), Path.of("../shared"), Path.of("../../shared")}) {
+      if (candidate != null && Files.isDirectory(candidate.resolve("traces"))) {
+        return candidate.toAbsolutePath().normalize();
+      }
+    }
+    throw new IllegalStateException("shared data not found (set -Dnccl.inspector.shared.dir)");
+  }
+
+  public static Path traces() {
+    return root().resolve("traces");
+  }
+
+  /** Trace files of a scenario, sorted. */
+  public static List<Path> traceFiles(String scenario) throws IOException {
+    try (Stream<Path> s = Files.list(traces().resolve(scenario).resolve("trace"))) {
+      return s.filter(p -> p.getFileName().toString().endsWith(".jsonl.gz")).sorted().toList();
+    }
+  }
+
+  /** All scenario directories, sorted. */
+  public static List<String> scenarios() throws IOException {
+    try (Stream<Path> s = Files.list(traces())) {
+      return s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package io.ncclinspector.nativecore;
+
+import java.nio.ByteBuffer;
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.annotation.Cast;
+import org.bytedeco.javacpp.annotation.Name;
+import org.bytedeco.javacpp.annotation.Platform;
+
+/**
+ * The JavaCPP mapping of the native core ({@code inspector_native.h}). The JavaCPP build links the
+ * C core into the same shared object as these mappings, so the library Java loads is the very one
+ * NCCL is told to {@code dlopen}: one copy of the core's state per process.
+ *
+ * <p>This is a low-level binding for {@code inspector-api}; applications use {@code NcclInspector}.
+ */
+@Platform(
+    include = "inspector_native.h",
+    link = {"nccl_inspector_core", "dl"},
+    library = "nccl-inspector")
+public final class InspectorNative {
+  private static final String LIBRARY_PATH;
+
+  static {
+    LIBRARY_PATH = Loader.load();
+  }
+
+  private InspectorNative() {}
+
+  /** Loads the shared object (once) and returns the path JavaCPP loaded it from. */
+  public static String load() {
+    return LIBRARY_PATH;
+  }
+
+  @Name("nccl_inspector_enable")
+  public static native int enable(
+      int opSlots,
+      int commSlots,
+      int ringCells,
+      long minSizeBytes,
+      int enableP2p,
+      int verbose,
+      int requireKernelTiming,
+      long inflightExpiryNanos);
+
+  @Name("nccl_inspector_close")
+  public static native void close();
+
+  @Name("nccl_inspector_release")
+  public static native void release();
+
+  @Name("nccl_inspector_state")
+  public static native int state();
+
+  @Name("nccl_inspector_set_paused")
+  public static native void setPaused(int paused);
+
+  @Name("nccl_inspector_set_min_size")
+  public static native void setMinSize(long minSizeBytes);
+
+  @Name("nccl_inspector_drain")
+  public static native long drain(@Cast("void*") ByteBuffer buffer, long capacity);
+
+  @Name("nccl_inspector_sweep")
+  public static native int sweep();
+
+  @Name("nccl_inspector_ring_used_cells")
+  public static native long ringUsedCells();
+
+  @Name("nccl_inspector_live_comms")
+  public static native int liveCommunicators();
+
+  @Name("nccl_inspector_counter_count")
+  public static native int counterCount();
+
+  @Name("nccl_inspector_counter_name")
+  public static native String counterName(int id);
+
+  @Name("nccl_inspector_counter_is_drop")
+  public static native int counterIsDrop(int id);
+
+  @Name("nccl_inspector_counter")
+  public static native long counter(int id);
+
+  @Name("nccl_inspector_name_count")
+  public static native int nameCount(int table);
+
+  @Name("nccl_inspector_name")
+  public static native String name(int table, int id);
+
+  @Name("nccl_inspector_layout_offset")
+  public static native int layoutOffset(int field);
+
+  @Name("nccl_inspector_layout_field_count")
+  public static native int layoutFieldCount();
+
+  @Name("nccl_inspector_library_path")
+  public static native String libraryPath();
+
+  @Name("nccl_inspector_profiler_table")
+  public static native long profilerTable(int version);
+
+  @Name("nccl_inspector_nccl_loaded")
+  public static native int ncclLoaded();
+
+  @Name("nccl_inspector_getenv")
+  public static native String getenv(String name);
+
+  @Name("nccl_inspector_setenv")
+  public static native int setenv(String name, String value);
+
+  @Name("nccl_inspector_set_virtual_clock")
+  public static native void setVirtualClock(int enabled, long monoNanos, long wallNanos);
+}
