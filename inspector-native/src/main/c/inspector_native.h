@@ -47,6 +47,10 @@ long long nccl_inspector_profiler_table(int version);
 /* 1 if a libnccl shared object is mapped into this process already. */
 int nccl_inspector_nccl_loaded(void);
 
+/* Bytes the process has allocated with malloc and not freed (glibc mallinfo2), for tests and
+ * benchmarks that check native memory stays flat; -1 where unavailable. */
+long long nccl_inspector_malloc_in_use(void);
+
 /* Process environment through libc (Java's own view of the environment is a copy taken at JVM
  * start). get returns NULL when unset; set returns 0 on success. */
 const char* nccl_inspector_getenv(const char* name);

@@ -58,24 +58,47 @@ public record InspectorConfig(
     Objects.requireNonNull(dumpDirectory, "dumpDirectory");
     Objects.requireNonNull(inflightExpiry, "inflightExpiry");
     Objects.requireNonNull(processIdentity, "processIdentity");
-    if (dumpInterval.isNegative()) {
-      throw new IllegalArgumentException("dumpInterval must not be negative: " + dumpInterval);
+    check(dumpInterval, "dumpInterval");
+    checkMinMessageBytes(minMessageBytes);
+    checkInflightOperations(inflightOperations);
+    checkMaxCommunicators(maxCommunicators);
+    checkRingCells(ringCells);
+    check(inflightExpiry, "inflightExpiry");
+  }
+
+  private static Duration check(Duration d, String name) {
+    if (d.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative: " + d);
     }
-    if (minMessageBytes < 0) {
-      throw new IllegalArgumentException("minMessageBytes must not be negative: " + minMessageBytes);
+    return d;
+  }
+
+  private static long checkMinMessageBytes(long v) {
+    if (v < 0) {
+      throw new IllegalArgumentException("minMessageBytes must not be negative: " + v);
     }
-    if (inflightOperations < 16 || inflightOperations > (1 << 22)) {
-      throw new IllegalArgumentException("inflightOperations must be in [16, 4194304]: " + inflightOperations);
+    return v;
+  }
+
+  private static int checkInflightOperations(int v) {
+    if (v < 16 || v > (1 << 22)) {
+      throw new IllegalArgumentException("inflightOperations must be in [16, 4194304]: " + v);
     }
-    if (maxCommunicators < 1 || maxCommunicators > (1 << 16)) {
-      throw new IllegalArgumentException("maxCommunicators must be in [1, 65536]: " + maxCommunicators);
+    return v;
+  }
+
+  private static int checkMaxCommunicators(int v) {
+    if (v < 1 || v > (1 << 16)) {
+      throw new IllegalArgumentException("maxCommunicators must be in [1, 65536]: " + v);
     }
-    if (ringCells < 1024 || ringCells > (1 << 26) || Integer.bitCount(ringCells) != 1) {
-      throw new IllegalArgumentException("ringCells must be a power of two in [1024, 2^26]: " + ringCells);
+    return v;
+  }
+
+  private static int checkRingCells(int v) {
+    if (v < 1024 || v > (1 << 26) || Integer.bitCount(v) != 1) {
+      throw new IllegalArgumentException("ringCells must be a power of two in [1024, 2^26]: " + v);
     }
-    if (inflightExpiry.isNegative()) {
-      throw new IllegalArgumentException("inflightExpiry must not be negative: " + inflightExpiry);
-    }
+    return v;
   }
 
   /** The defaults, with nothing read from the environment. */
@@ -149,7 +172,7 @@ public record InspectorConfig(
     }
 
     public Builder dumpInterval(Duration v) {
-      dumpInterval = Objects.requireNonNull(v);
+      dumpInterval = check(Objects.requireNonNull(v), "dumpInterval");
       return this;
     }
 
@@ -169,7 +192,7 @@ public record InspectorConfig(
     }
 
     public Builder minMessageBytes(long v) {
-      minMessageBytes = v;
+      minMessageBytes = checkMinMessageBytes(v);
       return this;
     }
 
@@ -184,22 +207,22 @@ public record InspectorConfig(
     }
 
     public Builder inflightOperations(int v) {
-      inflightOperations = v;
+      inflightOperations = checkInflightOperations(v);
       return this;
     }
 
     public Builder maxCommunicators(int v) {
-      maxCommunicators = v;
+      maxCommunicators = checkMaxCommunicators(v);
       return this;
     }
 
     public Builder ringCells(int v) {
-      ringCells = v;
+      ringCells = checkRingCells(v);
       return this;
     }
 
     public Builder inflightExpiry(Duration v) {
-      inflightExpiry = Objects.requireNonNull(v);
+      inflightExpiry = check(Objects.requireNonNull(v), "inflightExpiry");
       return this;
     }
 

@@ -103,7 +103,10 @@ public final class TraceReader {
   }
 
   private static String firstLine(Exception e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    String m = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+    if (m == null) {
+      m = e.getClass().getSimpleName();
+    }
     int nl = m.indexOf('\n');
     return nl < 0 ? m : m.substring(0, nl);
   }

@@ -102,6 +102,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_nccl_loaded")
   public static native int ncclLoaded();
 
+  @Name("nccl_inspector_malloc_in_use")
+  public static native long mallocInUse();
+
   @Name("nccl_inspector_getenv")
   public static native String getenv(String name);
 

@@ -1,0 +1,68 @@
+package io.ncclinspector;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.replay.TraceEvents;
+import io.ncclinspector.replay.TraceReader;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A program that enables the inspector and exits without closing it loses nothing: the shutdown
+ * hook writes every completed record. Runs a real second JVM that replays h3_mix rank 0 through
+ * the plugin table and then calls System.exit.
+ */
+class ShutdownFlushTest {
+  @TempDir Path dir;
+
+  /** The child JVM: enable, drive the trace, exit without close. */
+  public static void main(String[] args) throws Exception {
+    Path trace = Path.of(args[0]);
+    Path out = Path.of(args[1]);
+    TraceEvents events = new TraceReader().read(trace);
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(out)
+        .minMessageBytes(0).requireKernelTiming(false).dumpInterval(java.time.Duration.ofHours(1)).build());
+    if (ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString()) != 0
+        || ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
+      System.exit(3);
+    }
+    ProfilerTableDriver.run(events.events(), events.count() - 1, 1, null); /* all but the finalize */
+    System.out.println("expected " + expected(trace));
+    System.exit(0);
+  }
+
+  /** Operations in the trace: every Coll and P2p start. */
+  private static long expected(Path trace) throws Exception {
+    try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(
+        new java.util.zip.GZIPInputStream(Files.newInputStream(trace))))) {
+      return in.lines().filter(l -> l.contains("\"type\":\"Coll\"") || l.contains("\"type\":\"P2p\"")).count();
+    }
+  }
+
+  @Test
+  void exitingWithoutCloseStillWritesEveryRecord() throws Exception {
+    Path trace = SharedData.traceFiles("h3_mix").get(0);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ShutdownFlushTest.class.getName(),
+        trace.toString(), dir.toString())
+        .redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+    assertEquals(0, p.exitValue(), output);
+    long expected = Long.parseLong(output.lines().filter(l -> l.startsWith("expected "))
+        .findFirst().orElseThrow().substring(9).trim());
+    File[] files = dir.toFile().listFiles((d, n) -> n.endsWith(".log"));
+    assertEquals(1, files.length);
+    List<String> lines = Files.readAllLines(files[0].toPath());
+    assertEquals(expected, lines.size(), "records written at JVM exit");
+    assertTrue(lines.stream().allMatch(l -> l.startsWith("{\"header\"") && l.endsWith("}}")));
+  }
+}
