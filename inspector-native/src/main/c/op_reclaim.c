@@ -45,12 +45,13 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
   for (uint32_t i = 0; i < t->capacity; i++) {
     op_slot* s = &t->slots[i];
     if (!op_enter_any(s)) continue;
-    uint32_t flags = ctl_flags(atomic_load_explicit(&s->ctl, memory_order_relaxed));
     /* Relaxed: a channel that starts concurrently makes the slot busy, and the close below then
-     * fails; the count only decides whether to try. */
-    uint32_t started = atomic_load_explicit(&s->channels_started, memory_order_relaxed);
-    bool expired = (flags & OP_FLAG_STOPPED) && started == 0 && s->stop_ns != 0 &&
-                   now_ns > s->stop_ns && now_ns - s->stop_ns > expiry;
+     * fails; the values only decide whether to try. */
+    uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
+    uint32_t flags = ctl_flags(c);
+    uint32_t started = ctl_started(c);
+    bool expired = (flags & OP_FLAG_STOPPED) && started == 0 && now_ns > s->start_ns &&
+                   now_ns - s->start_ns > expiry;
     if (!expired) {
       if (op_leave(s, 0, 0)) finish_op(s, 0);
       continue;

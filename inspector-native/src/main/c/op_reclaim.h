@@ -1,6 +1,7 @@
 /* Closing operations that will not complete by themselves, so memory stays bounded:
  *  - expiry: stopped operations that no kernel channel ever joined (intra-node traffic without
- *    kernel events, CUDA paths NCCL does not instrument) are closed after the in-flight expiry;
+ *    kernel events, CUDA paths NCCL does not instrument) are closed once the in-flight expiry has
+ *    passed since their start;
  *  - eviction: when every probed slot is taken, the oldest allocation is closed early;
  *  - flush: at communicator finalize and inspector close, whatever is left is closed.
  * Each early close writes a record marked with why (or counts the drop) and never waits for

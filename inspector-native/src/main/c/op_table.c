@@ -9,7 +9,7 @@ int op_table_init(op_table* t, uint32_t capacity) {
   t->slots = aligned_alloc(64, (size_t)capacity * sizeof(op_slot));
   if (t->slots == NULL) return -1;
   memset(t->slots, 0, (size_t)capacity * sizeof(op_slot));
-  for (uint32_t i = 0; i < capacity; i++) atomic_init(&t->slots[i].ctl, ctl_make(1, 0, 0, 0));
+  for (uint32_t i = 0; i < capacity; i++) atomic_init(&t->slots[i].ctl, ctl_make(1, 0, 0, 0, 0));
   t->capacity = capacity;
   atomic_init(&t->cursor, 0);
   return 0;
@@ -31,7 +31,7 @@ int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe)
     uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
     if (ctl_flags(c) != 0 || ctl_busy(c) != 0) continue;
     /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. */
-    if (atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0),
+    if (atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
                                                 memory_order_acquire, memory_order_relaxed)) {
       return index;
     }
@@ -44,7 +44,7 @@ void* op_publish(op_table* t, uint32_t index) {
   uint32_t gen = ctl_gen(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   /* Release: the fields written in INIT are visible to whoever enters with the handle. Nobody
    * else can change an INIT slot, so a plain store is enough. */
-  atomic_store_explicit(&s->ctl, ctl_make(gen, OP_FLAG_OPEN, 0, 0), memory_order_release);
+  atomic_store_explicit(&s->ctl, ctl_make(gen, OP_FLAG_OPEN, 0, 0, 0), memory_order_release);
   return handle_make(HANDLE_TAG_OP, index, 0, gen);
 }
 
@@ -52,7 +52,7 @@ bool op_enter_any(op_slot* s) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   for (;;) {
     uint32_t f = ctl_flags(c);
-    if (!(f & OP_FLAG_OPEN) || (f & OP_FLAG_CLOSING) || ctl_busy(c) == 0xffff) return false;
+    if (!(f & OP_FLAG_OPEN) || (f & OP_FLAG_CLOSING) || ctl_busy(c) == CTL_BUSY_MAX) return false;
     /* Acquire: as in op_enter. */
     if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, c + 1, memory_order_acquire,
                                               memory_order_relaxed)) {
@@ -69,7 +69,7 @@ bool op_leave_and_close(op_slot* s, bool* completed) {
       *completed = op_leave(s, 0, 0);
       return *completed;
     }
-    uint64_t n = ctl_make(ctl_gen(c), ctl_flags(c) | OP_FLAG_CLOSING, ctl_done(c), 0);
+    uint64_t n = ctl_make(ctl_gen(c), ctl_flags(c) | OP_FLAG_CLOSING, ctl_done(c), ctl_started(c), 0);
     /* Acq_rel: as in op_leave when it completes. */
     if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acq_rel,
                                               memory_order_relaxed)) {
@@ -82,7 +82,7 @@ void op_release(op_slot* s) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   /* Release: our reads of the slot happen before the next owner's writes (it acquires in
    * op_table_claim_free). Only the owner writes a CLOSING slot, so a store is enough. */
-  atomic_store_explicit(&s->ctl, ctl_make(ctl_gen(c) + 1 == 0 ? 1 : ctl_gen(c) + 1, 0, 0, 0),
+  atomic_store_explicit(&s->ctl, ctl_make(ctl_gen(c) + 1 == 0 ? 1 : ctl_gen(c) + 1, 0, 0, 0, 0),
                         memory_order_release);
 }
 
@@ -90,5 +90,5 @@ void op_recycle_owned(op_slot* s) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   uint32_t gen = ctl_gen(c) + 1 == 0 ? 1 : ctl_gen(c) + 1;
   /* Relaxed: the slot stays owned by this thread (INIT); op_publish releases it later. */
-  atomic_store_explicit(&s->ctl, ctl_make(gen, OP_FLAG_INIT, 0, 0), memory_order_relaxed);
+  atomic_store_explicit(&s->ctl, ctl_make(gen, OP_FLAG_INIT, 0, 0, 0), memory_order_relaxed);
 }

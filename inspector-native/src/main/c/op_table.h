@@ -13,7 +13,10 @@
  * late child event either finds the old generation and is counted stale, or runs to its end
  * before anybody may recycle the slot: freed or reused memory is never read or written.
  *
- *   control word: generation (32) | flags (8) | channels done (8) | busy (16)
+ *   control word: generation (32) | flags (8) | channels done (8) | channels started (8) | busy (8)
+ *
+ * Counting started channels in the control word lets a kernel channel's start take its index in
+ * the same CAS that enters the slot.
  */
 #ifndef NCCL_INSPECTOR_OP_TABLE_H
 #define NCCL_INSPECTOR_OP_TABLE_H
@@ -45,8 +48,7 @@ typedef struct channel_slot {
 
 typedef struct op_slot {
   _Atomic uint64_t ctl;
-  _Atomic uint32_t channels_started; /* index allocator for kernel channels */
-  _Atomic uint32_t callback_sn;      /* per-operation callback sequence (verbose trace) */
+  _Atomic uint32_t callback_sn;      /* per-operation callback sequence (verbose trace only) */
   /* Written by the allocator before the slot is published, immutable while OPEN. */
   uint8_t kind;         /* RECORD_KIND_COLL or RECORD_KIND_P2P */
   uint8_t func, datatype, algo, proto;
@@ -72,14 +74,20 @@ typedef struct op_table {
   _Alignas(64) _Atomic uint64_t cursor; /* allocation position, slots are taken round-robin */
 } op_table;
 
-static inline uint64_t ctl_make(uint32_t gen, uint32_t flags, uint32_t done, uint32_t busy) {
+#define CTL_BUSY_MAX 0xffu
+#define CTL_STARTED_MAX 0xffu
+#define CTL_STARTED_ONE (1ull << 8)
+
+static inline uint64_t ctl_make(uint32_t gen, uint32_t flags, uint32_t done, uint32_t started,
+                                uint32_t busy) {
   return ((uint64_t)gen << 32) | ((uint64_t)(flags & 0xff) << 24) | ((uint64_t)(done & 0xff) << 16) |
-         (busy & 0xffff);
+         ((uint64_t)(started & 0xff) << 8) | (busy & 0xff);
 }
 static inline uint32_t ctl_gen(uint64_t c) { return (uint32_t)(c >> 32); }
 static inline uint32_t ctl_flags(uint64_t c) { return (uint32_t)((c >> 24) & 0xff); }
 static inline uint32_t ctl_done(uint64_t c) { return (uint32_t)((c >> 16) & 0xff); }
-static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xffff); }
+static inline uint32_t ctl_started(uint64_t c) { return (uint32_t)((c >> 8) & 0xff); }
+static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xff); }
 
 int op_table_init(op_table* t, uint32_t capacity);
 void op_table_destroy(op_table* t);
@@ -92,8 +100,11 @@ int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe)
 /* Publishes a slot filled in INIT: from now on events may enter it. Returns its handle. */
 void* op_publish(op_table* t, uint32_t index);
 
-/* Enters the slot a handle names. NULL if the handle is stale (old generation, closing, free). */
-static inline op_slot* op_enter(op_table* t, const void* handle) {
+/* Enters the slot a handle names. NULL if the handle is stale (old generation, closing, free).
+ * With start_channel, also takes the next channel index (returned in *channel_index; a value of
+ * CTL_STARTED_MAX or more means the operation has no room for another channel). */
+static inline op_slot* op_enter_ex(op_table* t, const void* handle, bool start_channel,
+                                   uint32_t* channel_index) {
   uint32_t index = handle_index(handle);
   if (index >= t->capacity) return NULL;
   op_slot* s = &t->slots[index];
@@ -101,16 +112,23 @@ static inline op_slot* op_enter(op_table* t, const void* handle) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   for (;;) {
     uint32_t f = ctl_flags(c);
-    if (ctl_gen(c) != gen || !(f & OP_FLAG_OPEN) || (f & OP_FLAG_CLOSING) || ctl_busy(c) == 0xffff) {
+    if (ctl_gen(c) != gen || !(f & OP_FLAG_OPEN) || (f & OP_FLAG_CLOSING) || ctl_busy(c) == CTL_BUSY_MAX) {
       return NULL;
     }
+    uint64_t n = c + 1;
+    if (start_channel && ctl_started(c) < CTL_STARTED_MAX) n += CTL_STARTED_ONE;
     /* Acquire: pairs with the release of op_publish and of every earlier leave, so the slot's
      * immutable fields and other events' writes are visible. */
-    if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, c + 1, memory_order_acquire,
+    if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acquire,
                                               memory_order_relaxed)) {
+      if (channel_index) *channel_index = ctl_started(c);
       return s;
     }
   }
+}
+
+static inline op_slot* op_enter(op_table* t, const void* handle) {
+  return op_enter_ex(t, handle, false, NULL);
 }
 
 /* Leaves a slot entered with op_enter, adding flags and finished channels. Returns true when this
@@ -126,7 +144,7 @@ static inline bool op_leave(op_slot* s, uint32_t add_flags, uint32_t add_done) {
     bool complete = busy == 0 && (flags & OP_FLAG_STOPPED) && !(flags & OP_FLAG_CLOSING) &&
                     done >= s->expected_channels;
     if (complete) flags |= OP_FLAG_CLOSING;
-    uint64_t n = ctl_make(ctl_gen(c), flags, done, busy);
+    uint64_t n = ctl_make(ctl_gen(c), flags, done, ctl_started(c), busy);
     /* Release: publishes what this event wrote into the slot. Acquire (when we complete): makes
      * every other event's writes visible to us before we read the slot to build its record. */
     if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acq_rel,

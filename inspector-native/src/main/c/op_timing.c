@@ -18,8 +18,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
       all_gpu = all_timed = false;
       continue;
     }
-    bool gpu_ok = ch->gpu_start_ns != 0 && ch->gpu_stop_ns > ch->gpu_start_ns &&
-                  ch->gpu_stop_ns - ch->gpu_start_ns <= OP_TIMING_MAX_PLAUSIBLE_NS;
+    bool gpu_ok = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
     bool cpu_ok = ch->cpu_start_ns != 0 && ch->cpu_stop_ns >= ch->cpu_start_ns;
     uint64_t d;
     if (gpu_ok) {
@@ -48,7 +47,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
     /* The operation's own CPU span: from its first sign of life on a channel (or its start) to
      * its last (or its stop), as the reference does for collective_cpu. */
     uint64_t begin = first_cpu ? first_cpu : s->start_ns;
-    uint64_t end = last_cpu ? last_cpu : s->stop_ns;
+    uint64_t end = last_cpu ? last_cpu : (s->stop_ns ? s->stop_ns : begin);
     t.source = TIMING_COLLECTIVE_CPU;
     t.exec_ns = end > begin ? end - begin : 0;
   }

@@ -4,7 +4,11 @@
  * GPU timestamps count when both are present, in order and plausible; otherwise the CPU times of
  * that channel's callbacks stand in (kernel_cpu); without usable channels the operation's own CPU
  * span is used (collective_cpu). Unlike the reference, channels are the ones that really arrived
- * (by their NCCL channel id), durations keep nanoseconds, and the GPU span and start are kept. */
+ * (by their NCCL channel id), durations keep nanoseconds, and the GPU span and start are kept.
+ *
+ * Outside verbose mode a channel's CPU times are only taken when its GPU timestamps are missing
+ * or bad; a channel whose GPU start was fine but whose stop is not has no CPU start, and the
+ * operation then falls back to collective_cpu (its own start to the channel's stop). */
 #ifndef NCCL_INSPECTOR_OP_TIMING_H
 #define NCCL_INSPECTOR_OP_TIMING_H
 
@@ -15,6 +19,11 @@
 
 /* A GPU channel duration above this is treated as a bad timestamp, not a measurement. */
 #define OP_TIMING_MAX_PLAUSIBLE_NS (3600ull * 1000000000ull)
+
+/* Whether a channel's GPU start and stop form a usable interval. */
+static inline bool op_timing_gpu_interval_ok(uint64_t start, uint64_t stop) {
+  return start != 0 && stop > start && stop - start <= OP_TIMING_MAX_PLAUSIBLE_NS;
+}
 
 typedef struct op_timing {
   uint8_t source;        /* TIMING_* */

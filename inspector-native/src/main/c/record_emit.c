@@ -29,7 +29,7 @@ static void fill_channels(const op_slot* s, uint32_t seen, channel_record* out) 
 
 void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* Relaxed: the caller owns the slot (acquired through the control word). */
-  uint32_t started = atomic_load_explicit(&s->channels_started, memory_order_relaxed);
+  uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
   bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
   op_timing timing = op_timing_compute(s, seen, complete);

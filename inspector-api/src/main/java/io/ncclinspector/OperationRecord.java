@@ -37,7 +37,11 @@ public sealed interface OperationRecord permits CollectiveRecord, P2pRecord {
   /** Wall-clock nanoseconds of the operation's start event (NCCL begins enqueueing it). */
   long startWallNanos();
 
-  /** Wall-clock nanoseconds of its stop event (enqueue done; not completion), 0 if none came. */
+  /**
+   * Wall-clock nanoseconds of its stop event (enqueue done; not completion). Taken in verbose mode
+   * and for operations without kernel channels; 0 otherwise (the hot path reads the clock only
+   * where a figure depends on it).
+   */
   long stopWallNanos();
 
   /** Callback sequence number of the start event within the operation (1). */

@@ -1,0 +1,62 @@
+/* Native-only loop over the exported v5 table, for profiling the core without a JVM: collectives
+ * with two kernel channels (8 callbacks each), a consumer thread draining the ring concurrently,
+ * the producer paced to keep the ring under a quarter full.
+ *
+ *   make -C inspector-native bench [OPS=2000000] [SLOTS=2048]
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+static _Atomic int stop;
+
+static void* consumer(void* arg) {
+  static uint8_t buf[1 << 20];
+  while (!atomic_load(&stop)) {
+    if (nccl_inspector_drain(buf, sizeof buf) == 0) {
+      struct timespec ts = {0, 100000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  return arg;
+}
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+int main(int argc, char** argv) {
+  int ops = argc > 1 ? atoi(argv[1]) : 2000000;
+  test_config c = test_defaults();
+  c.op_slots = argc > 2 ? atoi(argv[2]) : 2048;
+  test_enable(c);
+  void* ctx = test_comm(3, 0, 8);
+  pthread_t t;
+  pthread_create(&t, NULL, consumer, NULL);
+  long long t0 = now_ns();
+  for (int i = 0; i < ops; i++) {
+    void* op = test_coll(ctx, "AllReduce", (uint64_t)i, 8192, "ncclFloat32", 2);
+    test_stop(op);
+    void* a = test_channel(op, 0, 1000 + (uint64_t)i);
+    void* b = test_channel(op, 1, 1000 + (uint64_t)i);
+    test_channel_done(a, 2000 + (uint64_t)i);
+    test_channel_done(b, 2100 + (uint64_t)i);
+    if ((i & 1023) == 0) {
+      while (nccl_inspector_ring_used_cells() > c.ring_cells / 4) {
+      }
+    }
+  }
+  long long t1 = now_ns();
+  printf("%.1f ns per callback (%d collectives x 8 callbacks, %d slots), ring_full %lld\n",
+         (double)(t1 - t0) / (ops * 8.0), ops, c.op_slots, test_counter("ring_full"));
+  atomic_store(&stop, 1);
+  pthread_join(t, NULL);
+  ncclProfiler_v5.finalize(ctx);
+  test_shutdown();
+  return 0;
+}
