@@ -11,7 +11,9 @@ static const char* const names[CTR_COUNT] = {
     "too_many_channels",  "duplicate_stop",      "control_record_lost",
     "event_while_inactive", "uint8_named_unknown", "completed_without_kernel",
     "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
-    "flushed_at_close",   "extra_channels"};
+    "flushed_at_close",   "extra_channels",      "null_operation_name",
+    "quiescent_close",    "gpu_timestamp_zero",  "gpu_timestamp_reversed",
+    "gpu_timestamp_absurd"};
 
 uint64_t counter_read(int id) {
   if (id < 0 || id >= CTR_COUNT) return 0;
@@ -20,7 +22,11 @@ uint64_t counter_read(int id) {
 
 const char* counter_name(int id) { return (id < 0 || id >= CTR_COUNT) ? NULL : names[id]; }
 
-int counter_is_drop(int id) { return id >= 0 && id < CTR_UINT8_AS_UNKNOWN; }
+int counter_kind(int id) {
+  if (id < CTR_UINT8_AS_UNKNOWN) return COUNTER_DROP;
+  if (id < CTR_GPU_TIMESTAMP_ZERO) return COUNTER_NOTE;
+  return COUNTER_QUARANTINE;
+}
 
 void counters_reset(void) {
   for (int i = 0; i < CTR_COUNT; i++) atomic_store_explicit(&g_counters[i], 0, memory_order_relaxed);

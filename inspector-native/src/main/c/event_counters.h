@@ -1,7 +1,8 @@
 /* Counters of everything the core did not turn into a normal record, by reason.
  *
  * "Drops" lost an event or a record; "notes" are outcomes worth knowing that lost nothing
- * (an operation completed without kernel events, an operation closed early by a flush...).
+ * (an operation completed without kernel events, an operation closed early by a flush...);
+ * "quarantine" counts records delivered apart, marked with why their timing is not trusted.
  * Names and kinds are exported to Java by index, so adding a counter needs no Java change. */
 #ifndef NCCL_INSPECTOR_EVENT_COUNTERS_H
 #define NCCL_INSPECTOR_EVENT_COUNTERS_H
@@ -32,6 +33,12 @@ typedef enum {
   CTR_FLUSHED_AT_FINALIZE,    /* still in flight when its communicator was finalized */
   CTR_FLUSHED_AT_CLOSE,       /* still in flight when the inspector was closed */
   CTR_EXTRA_CHANNELS,         /* more kernel channels started than the operation announced */
+  CTR_NULL_OPERATION_NAME,    /* an operation without a name (func NULL): recorded as "Unknown" */
+  CTR_QUIESCENT_CLOSE,        /* v3: completed once its started channels stopped and stayed quiet */
+  /* quarantine: records kept apart because a channel's GPU timestamps are not usable */
+  CTR_GPU_TIMESTAMP_ZERO,     /* a GPU start or stop timestamp of 0 (interface v4+) */
+  CTR_GPU_TIMESTAMP_REVERSED, /* a GPU stop at or before its start */
+  CTR_GPU_TIMESTAMP_ABSURD,   /* a channel longer than an hour */
   CTR_COUNT
 } counter_id;
 
@@ -44,7 +51,8 @@ static inline void counter_add(counter_id id, uint64_t n) {
 
 uint64_t counter_read(int id);
 const char* counter_name(int id);
-int counter_is_drop(int id);
+enum { COUNTER_DROP = 0, COUNTER_NOTE = 1, COUNTER_QUARANTINE = 2 };
+int counter_kind(int id);
 void counters_reset(void);
 
 #endif

@@ -15,8 +15,12 @@
 #include "op_reclaim.h"
 #include "record_format.h"
 
+extern ncclProfiler_v6_t ncclProfiler_v6;
 extern ncclProfiler_v5_t ncclProfiler_v5;
 extern ncclProfiler_v4_t ncclProfiler_v4;
+extern ncclProfiler_v3_t ncclProfiler_v3;
+extern ncclProfiler_v2_t ncclProfiler_v2;
+extern ncclProfiler_v1_t ncclProfiler_v1;
 
 int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
                           int enable_p2p, int verbose, int require_kernel_timing,
@@ -76,7 +80,7 @@ int nccl_inspector_live_comms(void) {
 
 int nccl_inspector_counter_count(void) { return CTR_COUNT; }
 const char* nccl_inspector_counter_name(int id) { return counter_name(id); }
-int nccl_inspector_counter_is_drop(int id) { return counter_is_drop(id); }
+int nccl_inspector_counter_kind(int id) { return counter_kind(id); }
 long long nccl_inspector_counter(int id) { return (long long)counter_read(id); }
 
 int nccl_inspector_name_count(int table) { return names_count(table); }
@@ -94,8 +98,12 @@ const char* nccl_inspector_library_path(void) {
 
 long long nccl_inspector_profiler_table(int version) {
   switch (version) {
+    case 6: return (long long)(uintptr_t)&ncclProfiler_v6;
     case 5: return (long long)(uintptr_t)&ncclProfiler_v5;
     case 4: return (long long)(uintptr_t)&ncclProfiler_v4;
+    case 3: return (long long)(uintptr_t)&ncclProfiler_v3;
+    case 2: return (long long)(uintptr_t)&ncclProfiler_v2;
+    case 1: return (long long)(uintptr_t)&ncclProfiler_v1;
     default: return 0;
   }
 }

@@ -32,7 +32,8 @@ int nccl_inspector_live_comms(void);
 
 int nccl_inspector_counter_count(void);
 const char* nccl_inspector_counter_name(int id);
-int nccl_inspector_counter_is_drop(int id);
+/* 0 drop, 1 note, 2 quarantine */
+int nccl_inspector_counter_kind(int id);
 long long nccl_inspector_counter(int id);
 
 int nccl_inspector_name_count(int table);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char* const func_names[FUNC_COUNT] = {
-    "None", "AllReduce", "AllGather", "ReduceScatter", "Reduce", "Broadcast", "Send",
+    "Unknown", "AllReduce", "AllGather", "ReduceScatter", "Reduce", "Broadcast", "Send",
     "Recv", "AllGatherV", "AlltoAll", "SendRecv", "Gather", "Scatter", "Other"};
 
 static const char* const datatype_names[DATATYPE_COUNT] = {
@@ -16,17 +16,18 @@ static const char* const datatype_names[DATATYPE_COUNT] = {
 static const uint32_t datatype_sizes[DATATYPE_COUNT] = {0, 1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1, 1, 0};
 
 static const char* const algo_names[ALGO_COUNT] = {
-    "None", "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT", "Other"};
+    "None", "CE", "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT", "Other"};
 
 static const char* const proto_names[PROTO_COUNT] = {"None", "LL", "LL128", "SIMPLE", "Other"};
 
 static const char* const timing_names[TIMING_COUNT] = {"none", "kernel_gpu", "kernel_cpu",
-                                                       "collective_cpu"};
+                                                       "collective_cpu", "ce_cpu"};
 
 /* Must follow the RECORD_FLAG_* bits of record_format.h, bit 0 first. */
 static const char* const flag_names[] = {"incomplete", "no_kernel_events", "expired", "evicted",
                                          "flushed", "self_p2p", "extra_channels",
-                                         "uint8_named_unknown", "channels_truncated"};
+                                         "uint8_named_unknown", "channels_truncated",
+                                         "copy_engine", "quarantined"};
 #define FLAG_NAME_COUNT ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
 
 /* A few spellings NCCL versions have used for the same operation. */

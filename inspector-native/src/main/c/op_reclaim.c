@@ -39,7 +39,6 @@ void reclaim_flush_all(int when, uint64_t comm_serial) {
 
 uint32_t reclaim_sweep(uint64_t now_ns) {
   uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);
-  if (expiry == 0) return 0;
   op_table* t = &g_core.ops;
   uint32_t closed = 0;
   for (uint32_t i = 0; i < t->capacity; i++) {
@@ -50,8 +49,20 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
     uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
     uint32_t flags = ctl_flags(c);
     uint32_t started = ctl_started(c);
-    bool expired = (flags & OP_FLAG_STOPPED) && started == 0 && now_ns > s->start_ns &&
-                   now_ns - s->start_ns > expiry;
+    bool quiescent = (flags & OP_FLAG_STOPPED) && s->expected_channels == EXPECT_UNCOUNTED &&
+                     started > 0 && ctl_done(c) == started && s->last_channel_stop_ns != 0 &&
+                     now_ns > s->last_channel_stop_ns &&
+                     now_ns - s->last_channel_stop_ns > RECLAIM_QUIESCENCE_NS;
+    if (quiescent) {
+      bool completed;
+      if (op_leave_and_close(s, &completed)) {
+        if (!completed) counter_add(CTR_QUIESCENT_CLOSE, 1);
+        finish_op(s, 0);
+      }
+      continue;
+    }
+    bool expired = expiry != 0 && (flags & OP_FLAG_STOPPED) && started == 0 &&
+                   now_ns > s->start_ns && now_ns - s->start_ns > expiry;
     if (!expired) {
       if (op_leave(s, 0, 0)) finish_op(s, 0);
       continue;

@@ -15,10 +15,15 @@
 
 enum { RECLAIM_AT_FINALIZE = 0, RECLAIM_AT_CLOSE = 1 };
 
+/* Quiet time after which an interface-v3 operation whose started channels have all stopped is
+ * complete (v3 does not say how many channels will come). */
+#define RECLAIM_QUIESCENCE_NS (20ull * 1000000ull)
+
 /* Flushes the operations of one communicator (comm_serial != 0) or of all (comm_serial == 0). */
 void reclaim_flush_all(int when, uint64_t comm_serial);
 
-/* Expires operations older than the in-flight expiry; returns how many were closed. */
+/* Closes operations that are done but cannot say so (v3 quiescence), and expires operations older
+ * than the in-flight expiry; returns how many were expired. */
 uint32_t reclaim_sweep(uint64_t now_ns);
 
 /* Frees room for a new operation by closing one of the slots from first_probe on. Returns the

@@ -21,20 +21,28 @@ void op_table_destroy(op_table* t) {
   t->capacity = 0;
 }
 
+static bool try_claim(op_slot* s) {
+  uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
+  if (ctl_flags(c) != 0 || ctl_busy(c) != 0) return false;
+  /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. */
+  return atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
+                                                 memory_order_acquire, memory_order_relaxed);
+}
+
 int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe) {
+  uint32_t index = 0;
   for (uint32_t i = 0; i < probes; i++) {
     /* Relaxed: the cursor only spreads allocations; the CAS on the slot decides ownership. */
     uint64_t pos = atomic_fetch_add_explicit(&t->cursor, 1, memory_order_relaxed);
-    uint32_t index = (uint32_t)(pos % t->capacity);
+    index = (uint32_t)(pos % t->capacity);
     if (i == 0) *first_probe = index;
-    op_slot* s = &t->slots[index];
-    uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
-    if (ctl_flags(c) != 0 || ctl_busy(c) != 0) continue;
-    /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. */
-    if (atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
-                                                memory_order_acquire, memory_order_relaxed)) {
-      return index;
-    }
+    if (try_claim(&t->slots[index])) return index;
+  }
+  /* The slots at the cursor are all in flight (operations completing out of order): look a bit
+   * further, without moving the cursor, before anything is evicted. */
+  for (uint32_t k = 1; k <= OP_TABLE_SCAN && k < t->capacity; k++) {
+    uint32_t i = (index + k) % t->capacity;
+    if (try_claim(&t->slots[i])) return i;
   }
   return -1;
 }

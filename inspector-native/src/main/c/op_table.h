@@ -36,6 +36,9 @@ enum {
   OP_FLAG_CLOSING = 1u << 3  /* owned by the thread that builds its record */
 };
 
+/* expected_channels of an operation whose channel count is not known (interface v3). */
+#define EXPECT_UNCOUNTED 0xffu
+
 enum { CHANNEL_EMPTY = 0, CHANNEL_STARTED = 1, CHANNEL_RECORDED = 2, CHANNEL_STOPPED = 3 };
 
 typedef struct channel_slot {
@@ -54,7 +57,9 @@ typedef struct op_slot {
   uint8_t func, datatype, algo, proto;
   uint8_t n_channels;   /* as announced by NCCL */
   uint8_t n_warps;
-  uint8_t expected_channels; /* channels whose stop completes the operation (0: complete at stop) */
+  uint8_t expected_channels; /* channels whose stop completes the operation (0: complete at stop,
+                                EXPECT_UNCOUNTED: see core_channel_mode) */
+  uint8_t channel_mode;      /* core_channel_mode */
   uint32_t static_flags;     /* RECORD_FLAG_* known at start */
   int32_t peer_or_root;
   uint32_t abi_version;
@@ -64,6 +69,7 @@ typedef struct op_slot {
   uint64_t start_ns;         /* monotonic */
   /* Written by the stop event (inside enter/leave). */
   uint64_t stop_ns;
+  uint64_t last_channel_stop_ns; /* monotonic, CHANNELS_UNCOUNTED only (for quiescence) */
   uint16_t start_sn, stop_sn;
   channel_slot ch[INSPECTOR_MAX_CHANNELS];
 } __attribute__((aligned(64))) op_slot;
@@ -92,9 +98,12 @@ static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xff); }
 int op_table_init(op_table* t, uint32_t capacity);
 void op_table_destroy(op_table* t);
 
-/* Takes a FREE slot into INIT, trying `probes` consecutive allocation positions. Returns the slot
- * index or -1, and in *first_probe the first position tried (the oldest allocation: the eviction
- * candidate when every probed slot is taken). */
+/* Slots looked at past the probed ones before an allocation gives up (and evicts). */
+#define OP_TABLE_SCAN 256
+
+/* Takes a FREE slot into INIT, trying `probes` consecutive allocation positions, then up to
+ * OP_TABLE_SCAN slots after them. Returns the slot index or -1, and in *first_probe the first
+ * position tried (the oldest allocation: the eviction candidate when every slot tried is taken). */
 int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe);
 
 /* Publishes a slot filled in INIT: from now on events may enter it. Returns its handle. */

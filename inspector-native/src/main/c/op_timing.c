@@ -1,10 +1,23 @@
 #include "op_timing.h"
 
 #include "names.h"
+#include "record_format.h"
+
+static uint8_t quarantine_reason(uint64_t start, uint64_t stop) {
+  if (start == 0 || stop == 0) return QUARANTINE_GPU_TIMESTAMP_ZERO;
+  if (stop <= start) return QUARANTINE_GPU_TIMESTAMP_REVERSED;
+  return QUARANTINE_GPU_TIMESTAMP_ABSURD;
+}
 
 op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete) {
-  op_timing t = {TIMING_COLLECTIVE_CPU, 0, 0, 0};
-  uint64_t max_gpu = 0, max_any = 0, min_gpu_start = UINT64_MAX, max_gpu_stop = 0;
+  op_timing t = {TIMING_COLLECTIVE_CPU, QUARANTINE_NONE, 0, 0, 0, 0};
+  if (s->static_flags & RECORD_FLAG_COPY_ENGINE) {
+    t.source = TIMING_CE_CPU;
+    t.exec_ns = s->stop_ns > s->start_ns ? s->stop_ns - s->start_ns : 0;
+    return t;
+  }
+  bool gpu_timestamps_expected = s->abi_version >= 4;
+  uint64_t max_gpu = 0, max_any = 0, min_gpu_start = UINT64_MAX, max_gpu_start = 0, max_gpu_stop = 0;
   uint64_t first_cpu = 0, last_cpu = 0;
   bool all_gpu = channels_seen > 0, all_timed = channels_seen > 0;
   for (uint32_t i = 0; i < channels_seen && i < INSPECTOR_MAX_CHANNELS; i++) {
@@ -25,9 +38,13 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
       d = ch->gpu_stop_ns - ch->gpu_start_ns;
       if (d > max_gpu) max_gpu = d;
       if (ch->gpu_start_ns < min_gpu_start) min_gpu_start = ch->gpu_start_ns;
+      if (ch->gpu_start_ns > max_gpu_start) max_gpu_start = ch->gpu_start_ns;
       if (ch->gpu_stop_ns > max_gpu_stop) max_gpu_stop = ch->gpu_stop_ns;
     } else {
       all_gpu = false;
+      if (gpu_timestamps_expected && complete && t.quarantine == QUARANTINE_NONE) {
+        t.quarantine = quarantine_reason(ch->gpu_start_ns, ch->gpu_stop_ns);
+      }
       d = cpu_ok ? ch->cpu_stop_ns - ch->cpu_start_ns : 0;
       if (!cpu_ok) all_timed = false;
     }
@@ -36,6 +53,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
   if (max_gpu_stop != 0) {
     t.gpu_start_ns = min_gpu_start;
     t.gpu_span_ns = max_gpu_stop - min_gpu_start;
+    t.gpu_skew_ns = max_gpu_start - min_gpu_start;
   }
   if (complete && all_gpu) {
     t.source = TIMING_KERNEL_GPU;

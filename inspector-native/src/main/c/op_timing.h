@@ -27,12 +27,17 @@ static inline bool op_timing_gpu_interval_ok(uint64_t start, uint64_t stop) {
 
 typedef struct op_timing {
   uint8_t source;        /* TIMING_* */
+  uint8_t quarantine;    /* QUARANTINE_*: why GPU timestamps that should exist are unusable */
   uint64_t exec_ns;
   uint64_t gpu_start_ns; /* earliest valid channel GPU start, 0 if none */
   uint64_t gpu_span_ns;  /* latest valid GPU stop - earliest valid GPU start */
+  uint64_t gpu_skew_ns;  /* latest valid GPU start - earliest valid GPU start */
 } op_timing;
 
-/* Computes the timing of an owned slot. `complete` is false for operations closed early. */
+/* Computes the timing of an owned slot. `complete` is false for operations closed early.
+ * Copy-engine collectives are timed by their own start and stop (ce_cpu). A completed operation
+ * of interface v4+ whose channels carry a zero, reversed or absurd GPU timestamp is timed by the
+ * fallback and marked with the quarantine reason of the first such channel. */
 op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete);
 
 #endif

@@ -17,7 +17,7 @@
 #define ALLOC_PROBES 8
 
 int core_activation_mask(void) {
-  int mask = ncclProfileColl | ncclProfileKernelCh;
+  int mask = ncclProfileColl | ncclProfileKernelCh | ncclProfileCeColl;
   if (atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) mask |= ncclProfileP2p;
   return mask;
 }
@@ -124,8 +124,13 @@ void* core_op_start(void* context, const core_op_event* ev) {
     static_flags |= RECORD_FLAG_UINT8_AS_UNKNOWN;
     counter_add(CTR_UINT8_AS_UNKNOWN, 1);
   }
-  uint8_t expected = ev->n_channels;
-  if (ev->kind == RECORD_KIND_P2P && ev->peer_or_root == c->rank) {
+  int32_t rank = c->rank >= 0 ? c->rank : ev->rank;
+  uint8_t expected = ev->channel_mode == CHANNELS_COUNTED     ? ev->n_channels
+                     : ev->channel_mode == CHANNELS_UNCOUNTED ? EXPECT_UNCOUNTED
+                                                              : 0;
+  if (ev->copy_engine) static_flags |= RECORD_FLAG_COPY_ENGINE;
+  if (ev->func == NULL) counter_add(CTR_NULL_OPERATION_NAME, 1);
+  if (ev->kind == RECORD_KIND_P2P && ev->peer_or_root == rank) {
     /* NCCL schedules no proxy or profiler op for a send/recv to itself: no channel will come. */
     static_flags |= RECORD_FLAG_SELF_P2P;
     expected = 0;
@@ -140,12 +145,14 @@ void* core_op_start(void* context, const core_op_event* ev) {
   s->n_channels = ev->n_channels;
   s->n_warps = ev->n_warps;
   s->expected_channels = expected;
+  s->channel_mode = ev->channel_mode;
+  s->last_channel_stop_ns = 0;
   s->static_flags = static_flags;
   s->peer_or_root = ev->peer_or_root;
   s->abi_version = c->abi_version;
   s->comm_serial = c->serial;
-  s->comm_id = c->comm_id;
-  s->rank = c->rank;
+  s->comm_id = c->comm_id != 0 ? c->comm_id : ev->comm_hash;
+  s->rank = rank;
   s->nranks = c->nranks;
   s->nnodes = c->nnodes;
   /* Relaxed: a per-communicator counter; only uniqueness and order per thread matter. */
@@ -242,6 +249,9 @@ static void channel_stop(void* handle) {
   uint32_t done = 0;
   if (state == CHANNEL_STARTED || state == CHANNEL_RECORDED) {
     ch->cpu_stop_ns = (verbose() || !op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns)) ? clock_mono_ns() : 0;
+    if (s->channel_mode == CHANNELS_UNCOUNTED) {
+      s->last_channel_stop_ns = ch->cpu_stop_ns ? ch->cpu_stop_ns : clock_mono_ns();
+    }
     ch->stop_sn = next_sn(s);
     atomic_store_explicit(&ch->state, CHANNEL_STOPPED, memory_order_relaxed);
     done = 1;

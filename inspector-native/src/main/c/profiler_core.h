@@ -8,6 +8,14 @@
 
 #include "nccl_profiler_abi.h"
 
+/* How an operation's completion is known, which depends on the interface version. */
+typedef enum {
+  CHANNELS_COUNTED = 0,   /* v4+: it completes when its n_channels kernel channels have stopped */
+  CHANNELS_NONE = 1,      /* v1, v2, copy-engine: no channel events; it completes at its stop */
+  CHANNELS_UNCOUNTED = 2  /* v3: n_channels is NCCL's maximum, not the count that will arrive; it
+                             completes once its started channels have stopped and stayed quiet */
+} core_channel_mode;
+
 typedef struct core_op_event {
   uint8_t kind; /* RECORD_KIND_COLL or RECORD_KIND_P2P */
   const char* func;
@@ -19,7 +27,21 @@ typedef struct core_op_event {
   int32_t peer_or_root;
   uint8_t n_channels;
   uint8_t n_warps;
+  uint8_t channel_mode;  /* core_channel_mode */
+  uint8_t copy_engine;   /* a v6 copy-engine collective */
+  uint64_t comm_hash;    /* v1-v3 carry the communicator in every event (0: take the context's) */
+  int32_t rank;          /* v1-v3: the descriptor's rank (-1: take the context's) */
 } core_op_event;
+
+/* Builds the usual event of interface versions 4 to 6 (communicator from the context). */
+static inline core_op_event core_op_event_v4(uint8_t kind, const char* func, const char* datatype,
+                                             const char* algo, const char* proto, uint64_t seq,
+                                             uint64_t count, int32_t peer_or_root,
+                                             uint8_t n_channels, uint8_t n_warps) {
+  core_op_event ev = {kind, func, datatype, algo, proto, seq, count, peer_or_root, n_channels,
+                      n_warps, CHANNELS_COUNTED, 0, 0, -1};
+  return ev;
+}
 
 /* One NCCL start event in the core's form: what each adapter translates its descriptor into. */
 typedef enum { CORE_EVENT_IGNORED = 0, CORE_EVENT_OP = 1, CORE_EVENT_CHANNEL = 2 } core_event_kind;

@@ -34,13 +34,18 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
   op_timing timing = op_timing_compute(s, seen, complete);
 
-  if (timing.source != TIMING_KERNEL_GPU &&
-      atomic_load_explicit(&g_core.require_kernel_timing, memory_order_relaxed)) {
+  uint32_t flags = s->static_flags | close_flags;
+  if (timing.quarantine != QUARANTINE_NONE) {
+    /* Quarantined records always travel (marked), whatever the GPU-timing requirement: they are
+     * the evidence of bad timestamps and are written apart from the normal output. */
+    flags |= RECORD_FLAG_QUARANTINED;
+    counter_add((counter_id)(CTR_GPU_TIMESTAMP_ZERO + timing.quarantine - QUARANTINE_GPU_TIMESTAMP_ZERO), 1);
+  } else if (timing.source != TIMING_KERNEL_GPU &&
+             atomic_load_explicit(&g_core.require_kernel_timing, memory_order_relaxed)) {
     counter_add(CTR_NO_GPU_TIMING, 1);
     return;
   }
 
-  uint32_t flags = s->static_flags | close_flags;
   if (seen == 0) flags |= RECORD_FLAG_NO_KERNEL_EVENTS;
   if (started > s->n_channels) {
     flags |= RECORD_FLAG_EXTRA_CHANNELS;
@@ -87,7 +92,9 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->gpu_span_ns = timing.gpu_span_ns;
   r->start_sn = s->start_sn;
   r->stop_sn = s->stop_sn;
-  r->abi_version = s->abi_version;
+  r->abi_version = (uint8_t)s->abi_version;
+  r->quarantine_reason = timing.quarantine;
+  r->gpu_skew_ns = timing.gpu_skew_ns;
 
   uint64_t pos;
   if (!ring_reserve(&g_core.ring, r->cells, 0, &pos)) {

@@ -47,6 +47,9 @@ int record_layout_offset(int field) {
     case LAYOUT_COMM_NAME: return offsetof(comm_record, name);
     case LAYOUT_CELL_BYTES: return INSPECTOR_CELL_BYTES;
     case LAYOUT_COMM_NAME_MAX: return INSPECTOR_COMM_NAME_MAX;
+    case LAYOUT_QUARANTINE_REASON: return offsetof(op_record, quarantine_reason);
+    case LAYOUT_GPU_SKEW_NS: return offsetof(op_record, gpu_skew_ns);
+    case LAYOUT_OP_HEADER_CELLS: return OP_RECORD_CELLS;
     default: return -1;
   }
 }

@@ -4,7 +4,7 @@
  * direct ByteBuffer; it does not hard-code the offsets but checks them against
  * record_layout_offset() at load time, so the two sides cannot drift apart silently.
  *
- *   operation record: 2 header cells, then (verbose mode only) one cell per kernel channel
+ *   operation record: 3 header cells, then (verbose mode only) one cell per kernel channel
  *   communicator record: 2 header cells, then the name (INSPECTOR_COMM_NAME_MAX bytes, 2 cells)
  */
 #ifndef NCCL_INSPECTOR_RECORD_FORMAT_H
@@ -32,7 +32,17 @@ enum {
   RECORD_FLAG_SELF_P2P = 1u << 5,         /* send/recv to the own rank (NCCL emits no channels) */
   RECORD_FLAG_EXTRA_CHANNELS = 1u << 6,   /* more channels started than announced */
   RECORD_FLAG_UINT8_AS_UNKNOWN = 1u << 7, /* datatype "Unknown" counted as one byte */
-  RECORD_FLAG_CHANNELS_TRUNCATED = 1u << 8 /* verbose channel list shorter than the channels seen */
+  RECORD_FLAG_CHANNELS_TRUNCATED = 1u << 8, /* verbose channel list shorter than the channels seen */
+  RECORD_FLAG_COPY_ENGINE = 1u << 9,      /* a v6 copy-engine collective */
+  RECORD_FLAG_QUARANTINED = 1u << 10      /* GPU timestamps unusable: see quarantine_reason */
+};
+
+/* Why a record is quarantined (op_record.quarantine_reason); the counter of the same name. */
+enum {
+  QUARANTINE_NONE = 0,
+  QUARANTINE_GPU_TIMESTAMP_ZERO = 1,
+  QUARANTINE_GPU_TIMESTAMP_REVERSED = 2,
+  QUARANTINE_GPU_TIMESTAMP_ABSURD = 3
 };
 
 typedef struct op_record {
@@ -64,7 +74,11 @@ typedef struct op_record {
   uint64_t gpu_span_ns;   /* 112: latest channel GPU stop - earliest GPU start, 0 if none */
   uint16_t start_sn;      /* 120: callback sequence numbers of this operation (verbose trace) */
   uint16_t stop_sn;       /* 122 */
-  uint32_t abi_version;   /* 124: profiler interface version NCCL used for this communicator */
+  uint8_t abi_version;    /* 124: profiler interface version NCCL used for this communicator */
+  uint8_t quarantine_reason; /* 125: QUARANTINE_* */
+  uint16_t reserved0;     /* 126 */
+  uint64_t gpu_skew_ns;   /* 128: latest channel GPU start - earliest (NCCL issue 1900) */
+  uint8_t reserved1[56];  /* 136 */
 } op_record;
 
 typedef struct channel_record {
@@ -98,11 +112,11 @@ typedef struct comm_record {
   char name[INSPECTOR_COMM_NAME_MAX]; /* 128 */
 } comm_record;
 
-_Static_assert(sizeof(op_record) == 2 * INSPECTOR_CELL_BYTES, "op record is two cells");
+_Static_assert(sizeof(op_record) == 3 * INSPECTOR_CELL_BYTES, "op record is three cells");
 _Static_assert(sizeof(channel_record) == INSPECTOR_CELL_BYTES, "channel record is one cell");
 _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is four cells");
 
-#define OP_RECORD_CELLS 2
+#define OP_RECORD_CELLS 3
 #define COMM_RECORD_CELLS 4
 #define MAX_RECORD_CELLS (OP_RECORD_CELLS + INSPECTOR_MAX_CHANNELS)
 
@@ -118,7 +132,8 @@ typedef enum {
   LAYOUT_CH_START_WALL_NS, LAYOUT_CH_RECORD_WALL_NS, LAYOUT_CH_STOP_WALL_NS,
   LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
   LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
-  LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX,
+  LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX, LAYOUT_QUARANTINE_REASON, LAYOUT_GPU_SKEW_NS,
+  LAYOUT_OP_HEADER_CELLS,
   LAYOUT_FIELD_COUNT
 } layout_field;
 

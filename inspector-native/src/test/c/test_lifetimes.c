@@ -288,7 +288,7 @@ static void verbose_records_carry_their_channels(void) {
   }
   CHECK(r != NULL);
   if (r != NULL) {
-    CHECK_EQ(r->cells, 4);
+    CHECK_EQ(r->cells, 5);
     const channel_record* ch = (const channel_record*)((const uint8_t*)r + sizeof(op_record));
     CHECK_EQ(ch[0].channel_id, 6);
     CHECK_EQ(ch[1].channel_id, 7);

@@ -35,6 +35,8 @@ public record CollectiveRecord(
     double busBandwidthGbs,
     long gpuStartNanos,
     long gpuSpanNanos,
+    long gpuSkewNanos,
+    Quarantine quarantine,
     long startWallNanos,
     long stopWallNanos,
     Set<RecordFlag> flags,

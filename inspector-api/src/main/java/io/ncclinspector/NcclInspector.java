@@ -148,6 +148,16 @@ public final class NcclInspector implements AutoCloseable {
     return jsonSink == null ? 0 : jsonSink.linesWritten();
   }
 
+  /** Records written to the quarantine file so far (GPU timestamps unusable). */
+  public long recordsQuarantined() {
+    return jsonSink == null ? 0 : jsonSink.linesQuarantined();
+  }
+
+  /** The quarantine file beside the output file (it exists once a record was quarantined). */
+  public Optional<Path> quarantineFile() {
+    return Optional.ofNullable(jsonSink).map(JsonFileSink::quarantineFile);
+  }
+
   /** Records the dump thread has received from the native core so far. */
   public long recordsReceived() {
     return dumpThread == null ? 0 : dumpThread.recordsDelivered();
@@ -155,7 +165,7 @@ public final class NcclInspector implements AutoCloseable {
 
   /** Drop and note counters of the native core since this inspector was enabled. */
   public EventCounters counters() {
-    return core == null ? new EventCounters(java.util.Map.of(), java.util.Map.of()) : core.counters();
+    return core == null ? EventCounters.empty() : core.counters();
   }
 
   /** Communicators currently live (as far as the dump thread has seen). */

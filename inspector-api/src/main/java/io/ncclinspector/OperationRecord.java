@@ -34,6 +34,12 @@ public sealed interface OperationRecord permits CollectiveRecord, P2pRecord {
   /** Latest GPU stop minus earliest GPU start over the channels, 0 without GPU timing. */
   long gpuSpanNanos();
 
+  /** Latest channel GPU start minus the earliest: how far apart the channels began. */
+  long gpuSkewNanos();
+
+  /** Why the GPU timing is not trusted ({@link Quarantine#NONE} normally). */
+  Quarantine quarantine();
+
   /** Wall-clock nanoseconds of the operation's start event (NCCL begins enqueueing it). */
   long startWallNanos();
 

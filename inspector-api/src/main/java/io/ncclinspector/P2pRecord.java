@@ -29,6 +29,8 @@ public record P2pRecord(
     double busBandwidthGbs,
     long gpuStartNanos,
     long gpuSpanNanos,
+    long gpuSkewNanos,
+    Quarantine quarantine,
     long startWallNanos,
     long stopWallNanos,
     Set<RecordFlag> flags,

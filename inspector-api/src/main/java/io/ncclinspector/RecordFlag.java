@@ -19,7 +19,11 @@ public enum RecordFlag {
   /** Datatype "Unknown" (NCCL 2.28's name for uint8), counted as one byte per element. */
   UINT8_NAMED_UNKNOWN,
   /** Verbose channel list shorter than the channels seen. */
-  CHANNELS_TRUNCATED;
+  CHANNELS_TRUNCATED,
+  /** A copy-engine collective (profiler interface v6). */
+  COPY_ENGINE,
+  /** Its GPU timestamps were unusable; see {@link OperationRecord#quarantine()}. */
+  QUARANTINED;
 
   /** The flag's name in JSON output. */
   public String jsonName() {

@@ -7,7 +7,12 @@ public enum TimingSource {
   /** CPU times of the kernel-channel callbacks, for channels without usable GPU timestamps. */
   KERNEL_CPU("kernel_cpu"),
   /** CPU times of the operation's own events: no usable kernel channel timing. */
-  COLLECTIVE_CPU("collective_cpu");
+  COLLECTIVE_CPU("collective_cpu"),
+  /**
+   * A copy-engine collective (NCCL profiler interface v6): CPU times of its start and stop
+   * events; NCCL gives no GPU timestamps for copy-engine work.
+   */
+  CE_CPU("ce_cpu");
 
   private final String jsonName;
 

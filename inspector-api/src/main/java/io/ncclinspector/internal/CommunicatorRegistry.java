@@ -24,11 +24,13 @@ public final class CommunicatorRegistry {
 
   CommunicatorInfo resolve(long serial, long id, int rank, int ranks, int nodes, int abiVersion) {
     CommunicatorInfo known = live.get(serial);
-    if (known != null) {
+    if (known != null && known.id() == id && known.rank() == rank) {
       return known;
     }
-    CommunicatorInfo made =
-        new CommunicatorInfo(serial, id, CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
+    /* Unknown (its creation record was lost), or interface v1-v3, whose init names no
+       communicator: the operation records say which it is. */
+    CommunicatorInfo made = new CommunicatorInfo(serial, id,
+        known != null ? known.name() : CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
     live.put(serial, made);
     return made;
   }

@@ -145,6 +145,10 @@ public final class JsonLinesWriter implements Closeable {
     if (r.gpuStartNanos() != 0) {
       json.writeNumberField(prefix + "_gpu_start_ns", r.gpuStartNanos());
       json.writeNumberField(prefix + "_gpu_span_ns", r.gpuSpanNanos());
+      json.writeNumberField(prefix + "_gpu_skew_ns", r.gpuSkewNanos());
+    }
+    if (r.quarantine() != io.ncclinspector.Quarantine.NONE) {
+      json.writeStringField(prefix + "_quarantine_reason", r.quarantine().jsonName());
     }
     if (!r.flags().isEmpty()) {
       json.writeArrayFieldStart(prefix + "_flags");

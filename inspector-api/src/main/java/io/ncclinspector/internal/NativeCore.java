@@ -5,6 +5,7 @@ import io.ncclinspector.nativecore.InspectorNative;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -33,7 +34,7 @@ public final class NativeCore {
   private final RecordLayout layout;
   private final String[][] names = new String[6][];
   private final String[] counterNames;
-  private final boolean[] counterIsDrop;
+  private final int[] counterKind;
 
   private NativeCore() {
     String loadedFrom = InspectorNative.load();
@@ -49,10 +50,10 @@ public final class NativeCore {
     }
     int counters = InspectorNative.counterCount();
     counterNames = new String[counters];
-    counterIsDrop = new boolean[counters];
+    counterKind = new int[counters];
     for (int i = 0; i < counters; i++) {
       counterNames[i] = InspectorNative.counterName(i);
-      counterIsDrop[i] = InspectorNative.counterIsDrop(i) != 0;
+      counterKind[i] = InspectorNative.counterKind(i);
     }
   }
 
@@ -145,12 +146,10 @@ public final class NativeCore {
   }
 
   public EventCounters counters() {
-    Map<String, Long> drops = new LinkedHashMap<>();
-    Map<String, Long> notes = new LinkedHashMap<>();
+    List<Map<String, Long>> byKind = List.of(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
     for (int i = 0; i < counterNames.length; i++) {
-      long v = InspectorNative.counter(i);
-      (counterIsDrop[i] ? drops : notes).put(counterNames[i], v);
+      byKind.get(Math.min(Math.max(counterKind[i], 0), 2)).put(counterNames[i], InspectorNative.counter(i));
     }
-    return new EventCounters(drops, notes);
+    return new EventCounters(byKind.get(0), byKind.get(1), byKind.get(2));
   }
 }

@@ -4,6 +4,7 @@ import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.P2pRecord;
+import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import io.ncclinspector.TimingSource;
 import java.nio.ByteBuffer;
@@ -23,8 +24,9 @@ public final class RecordDecoder {
   static final int KIND_P2P = 2;
   static final int KIND_COMM_CREATED = 3;
   static final int KIND_COMM_DESTROYED = 4;
-  /** An operation record's header spans two cells (static assertion in record_format.h). */
-  static final int HEADER_CELLS = 2;
+
+  /** Quarantine reasons by their native code (QUARANTINE_* in record_format.h). */
+  private static final Quarantine[] QUARANTINES = Quarantine.values();
 
   private final NativeCore core;
   private final RecordLayout l;
@@ -106,7 +108,10 @@ public final class RecordDecoder {
   private Object decodeOperation(ByteBuffer b, int o, int kind) {
     CommunicatorInfo comm = communicators.resolve(
         b.getLong(o + l.commSerial), b.getLong(o + l.commId), b.getInt(o + l.rank),
-        b.getInt(o + l.nranks), b.getInt(o + l.nnodes), b.getInt(o + l.abiVersion));
+        b.getInt(o + l.nranks), b.getInt(o + l.nnodes), u8(b, o + l.abiVersion));
+    int q = u8(b, o + l.quarantineReason);
+    Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
+    long skew = b.getLong(o + l.gpuSkewNs);
     String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
     String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
     int source = u8(b, o + l.timingSource);
@@ -125,23 +130,23 @@ public final class RecordDecoder {
           bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
           core.name(NativeCore.TABLE_PROTO, u8(b, o + l.proto)), u8(b, o + l.nChannels),
           u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
-          bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs),
+          bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew, quarantine,
           b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
           stopSn);
     }
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
         datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
-        bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs),
-        b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn);
+        bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew,
+        quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn);
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {
     int cells = Short.toUnsignedInt(b.getShort(o + l.cells));
-    if (cells <= HEADER_CELLS) {
+    if (cells <= l.opHeaderCells) {
       return List.of();
     }
-    List<KernelChannelTrace> out = new ArrayList<>(cells - HEADER_CELLS);
-    for (int i = HEADER_CELLS; i < cells; i++) {
+    List<KernelChannelTrace> out = new ArrayList<>(cells - l.opHeaderCells);
+    for (int i = l.opHeaderCells; i < cells; i++) {
       int c = o + i * l.cellBytes;
       out.add(new KernelChannelTrace(
           u8(b, c + l.chChannelId),

@@ -75,8 +75,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_counter_name")
   public static native String counterName(int id);
 
-  @Name("nccl_inspector_counter_is_drop")
-  public static native int counterIsDrop(int id);
+  /** 0 drop, 1 note, 2 quarantine. */
+  @Name("nccl_inspector_counter_kind")
+  public static native int counterKind(int id);
 
   @Name("nccl_inspector_counter")
   public static native long counter(int id);

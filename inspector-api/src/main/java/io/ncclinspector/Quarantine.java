@@ -1,0 +1,22 @@
+package io.ncclinspector;
+
+/**
+ * Why a record's GPU timing is not trusted. A quarantined record is still delivered (timed by the
+ * CPU fallback), but written apart from the normal output, so that bad timestamps are visible
+ * instead of silently turning into figures.
+ */
+public enum Quarantine {
+  /** Not quarantined. */
+  NONE,
+  /** A kernel channel's GPU start or stop timestamp was 0 although the interface carries them. */
+  GPU_TIMESTAMP_ZERO,
+  /** A kernel channel's GPU stop was at or before its start. */
+  GPU_TIMESTAMP_REVERSED,
+  /** A kernel channel lasted more than an hour by its GPU timestamps. */
+  GPU_TIMESTAMP_ABSURD;
+
+  /** The name used in JSON output and counters, e.g. {@code gpu_timestamp_zero}. */
+  public String jsonName() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

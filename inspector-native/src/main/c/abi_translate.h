@@ -1,0 +1,31 @@
+/* Translation of the descriptor members that interface versions 4, 5 and 6 share by name
+ * (their offsets are pinned per version in nccl_profiler_abi.h). A macro, because the members
+ * are the same while the descriptor types differ. */
+#ifndef NCCL_INSPECTOR_ABI_TRANSLATE_H
+#define NCCL_INSPECTOR_ABI_TRANSLATE_H
+
+#include "profiler_core.h"
+#include "record_format.h"
+
+/* Expands to the `case` labels of a switch on d->type for Coll, P2p and KernelCh. */
+#define ABI_TRANSLATE_V4_CASES(d, ev)                                                              \
+  case ncclProfileColl:                                                                            \
+    (ev).kind = CORE_EVENT_OP;                                                                     \
+    (ev).op = core_op_event_v4(RECORD_KIND_COLL, (d)->coll.func, (d)->coll.datatype,               \
+                               (d)->coll.algo, (d)->coll.proto, (d)->coll.seqNumber,               \
+                               (d)->coll.count, (d)->coll.root, (d)->coll.nChannels,               \
+                               (d)->coll.nWarps);                                                  \
+    break;                                                                                         \
+  case ncclProfileP2p:                                                                             \
+    (ev).kind = CORE_EVENT_OP;                                                                     \
+    (ev).op = core_op_event_v4(RECORD_KIND_P2P, (d)->p2p.func, (d)->p2p.datatype, NULL, NULL, 0,   \
+                               (d)->p2p.count, (d)->p2p.peer, (d)->p2p.nChannels, 0);              \
+    break;                                                                                         \
+  case ncclProfileKernelCh:                                                                        \
+    (ev).kind = CORE_EVENT_CHANNEL;                                                                \
+    (ev).parent = (d)->parentObj;                                                                  \
+    (ev).channel_id = (d)->kernelCh.channelId;                                                     \
+    (ev).gpu_start_ns = (d)->kernelCh.pTimer;                                                      \
+    break;
+
+#endif

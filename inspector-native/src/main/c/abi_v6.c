@@ -1,0 +1,45 @@
+/* Interface version 6 (NCCL 2.29, 2.30): v5 plus copy-engine (CE) collectives. A CeColl is
+ * recorded as a collective with its own timing source (ce_cpu: NCCL gives no GPU timestamps for
+ * copy-engine work); its CeSync and CeBatch children carry nothing the record needs. */
+#include "abi_common.h"
+#include "abi_translate.h"
+#include "inspector_limits.h"
+
+static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
+  core_event ev = {0};
+  switch (d->type) {
+    ABI_TRANSLATE_V4_CASES(d, ev)
+    case ncclProfileCeColl:
+      ev.kind = CORE_EVENT_OP;
+      ev.op = core_op_event_v4(RECORD_KIND_COLL, d->ceColl.func, d->ceColl.datatype, "CE", NULL,
+                               d->ceColl.seqNumber, d->ceColl.count, d->ceColl.root, 0, 0);
+      ev.op.channel_mode = CHANNELS_NONE;
+      ev.op.copy_engine = 1;
+      break;
+    default:
+      break;
+  }
+  return ev;
+}
+
+static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_mask,
+                            const char* comm_name, int nnodes, int nranks, int rank,
+                            ncclDebugLogger_t logfn) {
+  if (context != NULL) {
+    *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 6);
+  }
+  return ncclSuccess;
+}
+
+static ncclResult_t v6_start(void* context, void** handle, ncclProfilerEventDescr_v6_t* d) {
+  if (handle == NULL) return ncclSuccess;
+  *handle = NULL;
+  if (d != NULL) {
+    core_event ev = translate_v6(d);
+    *handle = core_event_start(context, &ev);
+  }
+  return ncclSuccess;
+}
+
+INSPECTOR_EXPORT ncclProfiler_v6_t ncclProfiler_v6 = {
+    "nccl-inspector-jvm", v6_init, v6_start, abi_stop_event, abi_record_event_state, abi_finalize};

@@ -1,0 +1,141 @@
+/* Several application threads and proxy threads on several communicators at once, a sweeper and
+ * a draining consumer, as in a real run (facts doc 3.2: operations start on the application
+ * thread, their kernel channels on the communicator's proxy thread, often after the operation's
+ * stop). The record count must add up exactly. Built also with ThreadSanitizer (make test-tsan). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define COMMS 4
+#define OPS_PER_COMM 20000
+#define QUEUE 256
+
+static const uint64_t T0 = 1795942870000000000ull;
+
+/* A bounded queue of operation handles from an application thread to its proxy thread (test
+ * scaffolding: the core itself never locks). */
+typedef struct handoff {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  void* items[QUEUE];
+  int head, tail, done;
+} handoff;
+
+static handoff queues[COMMS];
+static void* contexts[COMMS];
+static _Atomic int producers_done;
+static _Atomic long long drained_ops;
+
+static void push(handoff* q, void* h) {
+  pthread_mutex_lock(&q->lock);
+  while ((q->tail + 1) % QUEUE == q->head) pthread_cond_wait(&q->cond, &q->lock);
+  q->items[q->tail] = h;
+  q->tail = (q->tail + 1) % QUEUE;
+  pthread_cond_broadcast(&q->cond);
+  pthread_mutex_unlock(&q->lock);
+}
+
+static void* pop(handoff* q) {
+  pthread_mutex_lock(&q->lock);
+  while (q->head == q->tail && !q->done) pthread_cond_wait(&q->cond, &q->lock);
+  void* h = NULL;
+  if (q->head != q->tail) {
+    h = q->items[q->head];
+    q->head = (q->head + 1) % QUEUE;
+    pthread_cond_broadcast(&q->cond);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return h;
+}
+
+static void* application(void* arg) {
+  int c = (int)(uintptr_t)arg;
+  for (int i = 0; i < OPS_PER_COMM; i++) {
+    void* op = (i % 3 == 2) ? test_p2p(contexts[c], "Send", 9 + c, 8192, 2)
+                            : test_coll(contexts[c], "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 2);
+    if (op == NULL) abort();
+    if (i % 2) test_stop(op); /* stop before or after handing over: both happen in NCCL */
+    push(&queues[c], op);
+    if (!(i % 2)) test_stop(op);
+  }
+  pthread_mutex_lock(&queues[c].lock);
+  queues[c].done = 1;
+  pthread_cond_broadcast(&queues[c].cond);
+  pthread_mutex_unlock(&queues[c].lock);
+  return NULL;
+}
+
+static void* proxy(void* arg) {
+  int c = (int)(uintptr_t)arg;
+  void* op;
+  uint64_t t = T0;
+  while ((op = pop(&queues[c])) != NULL) {
+    void* a = test_channel(op, 2 * c, t);
+    void* b = test_channel(op, 2 * c + 1, t + 7);
+    test_channel_done(b, t + 900);
+    test_channel_done(a, t + 1000);
+    t += 2000;
+  }
+  return NULL;
+}
+
+static void* consumer(void* arg) {
+  static uint8_t buf[1 << 20];
+  for (;;) {
+    int finished = atomic_load(&producers_done) == COMMS;
+    long long n = nccl_inspector_drain(buf, sizeof buf);
+    for (long long off = 0; off < n;) {
+      const op_record* r = (const op_record*)(buf + off);
+      if (r->kind == RECORD_KIND_COLL || r->kind == RECORD_KIND_P2P) {
+        if (r->timing_source != 1 || r->exec_ns != 1000) { fprintf(stderr, "bad record src %d exec %llu flags %x seen %d\n", r->timing_source, (unsigned long long)r->exec_ns, r->flags, r->channels_seen); abort(); } /* records arrive intact */
+        atomic_fetch_add(&drained_ops, 1);
+      }
+      off += (long long)r->cells * INSPECTOR_CELL_BYTES;
+    }
+    if (finished && n == 0) break;
+    nccl_inspector_sweep(); /* races enter_any against the events */
+  }
+  return arg;
+}
+
+static void applications_proxies_sweeper_and_consumer(void) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  cfg.ring_cells = 1 << 16;
+  cfg.expiry_ns = 60ll * 1000000000ll;
+  test_enable(cfg);
+  for (int c = 0; c < COMMS; c++) {
+    pthread_mutex_init(&queues[c].lock, NULL);
+    pthread_cond_init(&queues[c].cond, NULL);
+    contexts[c] = test_comm(0x100u + (uint64_t)c, 8, 16);
+  }
+  pthread_t apps[COMMS], proxies[COMMS], drain;
+  pthread_create(&drain, NULL, consumer, NULL);
+  for (int c = 0; c < COMMS; c++) {
+    pthread_create(&proxies[c], NULL, proxy, (void*)(uintptr_t)c);
+    pthread_create(&apps[c], NULL, application, (void*)(uintptr_t)c);
+  }
+  for (int c = 0; c < COMMS; c++) {
+    pthread_join(apps[c], NULL);
+    pthread_join(proxies[c], NULL);
+    atomic_fetch_add(&producers_done, 1);
+  }
+  pthread_join(drain, NULL);
+  for (int c = 0; c < COMMS; c++) ncclProfiler_v5.finalize(contexts[c]);
+  (void)test_drain();
+  long long total = (long long)COMMS * OPS_PER_COMM;
+  CHECK_EQ(atomic_load(&drained_ops), total);
+  CHECK_EQ(test_counter("ring_full"), 0);
+  CHECK_EQ(test_counter("stale_handle"), 0);
+  CHECK_EQ(test_counter("evicted_table_full"), 0);
+  CHECK_EQ(test_counter("flushed_at_finalize"), 0);
+  test_shutdown();
+}
+
+int main(void) {
+  RUN(applications_proxies_sweeper_and_consumer);
+  if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
+  return test_failures ? 1 : 0;
+}
