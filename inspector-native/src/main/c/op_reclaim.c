@@ -81,10 +81,10 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
   return closed;
 }
 
-int64_t reclaim_evict_for(uint32_t first_probe) {
+int64_t reclaim_evict_for(uint32_t candidate) {
   op_table* t = &g_core.ops;
   for (uint32_t k = 0; k < EVICTION_CANDIDATES && k < t->capacity; k++) {
-    uint32_t index = (first_probe + k) % t->capacity;
+    uint32_t index = (candidate + k) % t->capacity;
     op_slot* s = &t->slots[index];
     if (!op_enter_any(s)) continue;
     bool completed;

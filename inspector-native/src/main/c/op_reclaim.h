@@ -2,7 +2,8 @@
  *  - expiry: stopped operations that no kernel channel ever joined (intra-node traffic without
  *    kernel events, CUDA paths NCCL does not instrument) are closed once the in-flight expiry has
  *    passed since their start;
- *  - eviction: when every probed slot is taken, the oldest allocation is closed early;
+ *  - eviction: when every slot is in flight, one chosen round robin (oldest first over a table
+ *    of stuck operations) is closed early;
  *  - flush: at communicator finalize and inspector close, whatever is left is closed.
  * Each early close writes a record marked with why (or counts the drop) and never waits for
  * NCCL: a slot that an event is inside of is retried, not forced. */
@@ -26,9 +27,9 @@ void reclaim_flush_all(int when, uint64_t comm_serial);
  * than the in-flight expiry; returns how many were expired. */
 uint32_t reclaim_sweep(uint64_t now_ns);
 
-/* Frees room for a new operation by closing one of the slots from first_probe on. Returns the
+/* Frees room for a new operation by closing one of the slots from `candidate` on. Returns the
  * index of a slot now in INIT (owned by the caller), or -1. */
-int64_t reclaim_evict_for(uint32_t first_probe);
+int64_t reclaim_evict_for(uint32_t candidate);
 
 /* Emits a communicator-created record for every live communicator (used at re-enable). */
 void reclaim_announce_live_comms(void);

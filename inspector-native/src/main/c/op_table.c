@@ -3,15 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static inline uint64_t top_make(uint32_t counter, uint32_t index_plus_one) {
+  return ((uint64_t)counter << 32) | index_plus_one;
+}
+
 int op_table_init(op_table* t, uint32_t capacity) {
   memset(t, 0, sizeof(*t));
   if (capacity == 0 || capacity > INSPECTOR_MAX_OP_SLOTS) return -1;
   t->slots = aligned_alloc(64, (size_t)capacity * sizeof(op_slot));
   if (t->slots == NULL) return -1;
   memset(t->slots, 0, (size_t)capacity * sizeof(op_slot));
-  for (uint32_t i = 0; i < capacity; i++) atomic_init(&t->slots[i].ctl, ctl_make(1, 0, 0, 0, 0));
+  for (uint32_t i = 0; i < capacity; i++) {
+    atomic_init(&t->slots[i].ctl, ctl_make(1, 0, 0, 0, 0));
+    /* Slot 0 on top, then 1, 2, ... */
+    atomic_init(&t->slots[i].next_free, i + 1 < capacity ? i + 2 : 0);
+  }
   t->capacity = capacity;
-  atomic_init(&t->cursor, 0);
+  atomic_init(&t->free_top, top_make(0, 1));
+  atomic_init(&t->evict_cursor, 0);
   return 0;
 }
 
@@ -21,30 +30,59 @@ void op_table_destroy(op_table* t) {
   t->capacity = 0;
 }
 
-static bool try_claim(op_slot* s) {
-  uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
-  if (ctl_flags(c) != 0 || ctl_busy(c) != 0) return false;
-  /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. */
-  return atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
-                                                 memory_order_acquire, memory_order_relaxed);
+
+static void push_free(op_table* t, uint32_t index) {
+  /* Relaxed load: the CAS below validates it. */
+  uint64_t top = atomic_load_explicit(&t->free_top, memory_order_relaxed);
+  for (;;) {
+    /* Relaxed: the link is published by the release CAS that makes this slot the top. */
+    atomic_store_explicit(&t->slots[index].next_free, (uint32_t)top, memory_order_relaxed);
+    uint64_t next = top_make((uint32_t)(top >> 32) + 1, index + 1);
+    /* Release: the slot's FREE state and link are visible to the thread that pops it. */
+    if (atomic_compare_exchange_weak_explicit(&t->free_top, &top, next, memory_order_release,
+                                              memory_order_relaxed)) {
+      return;
+    }
+  }
 }
 
-int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe) {
-  uint32_t index = 0;
-  for (uint32_t i = 0; i < probes; i++) {
-    /* Relaxed: the cursor only spreads allocations; the CAS on the slot decides ownership. */
-    uint64_t pos = atomic_fetch_add_explicit(&t->cursor, 1, memory_order_relaxed);
-    index = (uint32_t)(pos % t->capacity);
-    if (i == 0) *first_probe = index;
-    if (try_claim(&t->slots[index])) return index;
+static int64_t pop_free(op_table* t) {
+  /* Acquire: pairs with push_free's release, so the top slot's link is the one it pushed. */
+  uint64_t top = atomic_load_explicit(&t->free_top, memory_order_acquire);
+  for (;;) {
+    uint32_t first = (uint32_t)top;
+    if (first == 0) return -1;
+    /* Relaxed: if another thread popped (and pushed) meanwhile, the counter changed and the CAS
+     * fails, so a stale link is never installed. */
+    uint32_t link = atomic_load_explicit(&t->slots[first - 1].next_free, memory_order_relaxed);
+    uint64_t next = top_make((uint32_t)(top >> 32) + 1, link);
+    /* Acquire on success (as above); on failure the reloaded top is acquired too. */
+    if (atomic_compare_exchange_weak_explicit(&t->free_top, &top, next, memory_order_acquire,
+                                              memory_order_acquire)) {
+      return first - 1;
+    }
   }
-  /* The slots at the cursor are all in flight (operations completing out of order): look a bit
-   * further, without moving the cursor, before anything is evicted. */
-  for (uint32_t k = 1; k <= OP_TABLE_SCAN && k < t->capacity; k++) {
-    uint32_t i = (index + k) % t->capacity;
-    if (try_claim(&t->slots[i])) return i;
+}
+
+int64_t op_table_claim_free(op_table* t) {
+  for (;;) {
+    int64_t index = pop_free(t);
+    if (index < 0) return -1;
+    op_slot* s = &t->slots[index];
+    uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
+    /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. A
+     * slot on the free stack is FREE; the check only guards against a broken invariant. */
+    if (ctl_flags(c) == 0 && ctl_busy(c) == 0 &&
+        atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
+                                                memory_order_acquire, memory_order_relaxed)) {
+      return index;
+    }
   }
-  return -1;
+}
+
+uint32_t op_table_eviction_candidate(op_table* t) {
+  /* Relaxed: the cursor only spreads evictions; the slot's control word decides. */
+  return (uint32_t)(atomic_fetch_add_explicit(&t->evict_cursor, 1, memory_order_relaxed) % t->capacity);
 }
 
 void* op_publish(op_table* t, uint32_t index) {
@@ -86,12 +124,13 @@ bool op_leave_and_close(op_slot* s, bool* completed) {
   }
 }
 
-void op_release(op_slot* s) {
+void op_release(op_table* t, op_slot* s) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   /* Release: our reads of the slot happen before the next owner's writes (it acquires in
    * op_table_claim_free). Only the owner writes a CLOSING slot, so a store is enough. */
   atomic_store_explicit(&s->ctl, ctl_make(ctl_gen(c) + 1 == 0 ? 1 : ctl_gen(c) + 1, 0, 0, 0, 0),
                         memory_order_release);
+  push_free(t, (uint32_t)(s - t->slots));
 }
 
 void op_recycle_owned(op_slot* s) {

@@ -51,6 +51,7 @@ typedef struct channel_slot {
 
 typedef struct op_slot {
   _Atomic uint64_t ctl;
+  _Atomic uint32_t next_free;        /* free-list link: index + 1 of the next free slot, 0 = end */
   _Atomic uint32_t callback_sn;      /* per-operation callback sequence (verbose trace only) */
   /* Written by the allocator before the slot is published, immutable while OPEN. */
   uint8_t kind;         /* RECORD_KIND_COLL or RECORD_KIND_P2P */
@@ -74,10 +75,16 @@ typedef struct op_slot {
   channel_slot ch[INSPECTOR_MAX_CHANNELS];
 } __attribute__((aligned(64))) op_slot;
 
+/* Free slots form a lock-free LIFO stack (Treiber), so a new operation gets the slot freed most
+ * recently, still warm in cache. The top word pairs the first free slot (index + 1, 0 = empty)
+ * with a counter bumped at every change, so a pop that read a stale link fails its CAS (ABA).
+ * When the stack is empty (every slot in flight), an operation takes the place of one chosen by a
+ * round-robin eviction cursor, which over a table full of stuck operations is oldest first. */
 typedef struct op_table {
   op_slot* slots;
   uint32_t capacity;
-  _Alignas(64) _Atomic uint64_t cursor; /* allocation position, slots are taken round-robin */
+  _Alignas(64) _Atomic uint64_t free_top;
+  _Alignas(64) _Atomic uint64_t evict_cursor;
 } op_table;
 
 #define CTL_BUSY_MAX 0xffu
@@ -98,13 +105,10 @@ static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xff); }
 int op_table_init(op_table* t, uint32_t capacity);
 void op_table_destroy(op_table* t);
 
-/* Slots looked at past the probed ones before an allocation gives up (and evicts). */
-#define OP_TABLE_SCAN 256
-
-/* Takes a FREE slot into INIT, trying `probes` consecutive allocation positions, then up to
- * OP_TABLE_SCAN slots after them. Returns the slot index or -1, and in *first_probe the first
- * position tried (the oldest allocation: the eviction candidate when every slot tried is taken). */
-int64_t op_table_claim_free(op_table* t, uint32_t probes, uint32_t* first_probe);
+/* Takes a free slot into INIT. Returns its index, or -1 when every slot is in flight. */
+int64_t op_table_claim_free(op_table* t);
+/* The next eviction candidate (round robin over the table). */
+uint32_t op_table_eviction_candidate(op_table* t);
 
 /* Publishes a slot filled in INIT: from now on events may enter it. Returns its handle. */
 void* op_publish(op_table* t, uint32_t index);
@@ -169,8 +173,9 @@ bool op_enter_any(op_slot* s);
  * when the caller now owns it (CLOSING). If others are inside it simply leaves, which may still
  * complete the operation normally: *completed tells that case, and the caller owns it then too. */
 bool op_leave_and_close(op_slot* s, bool* completed);
-/* Ends an owned (CLOSING) slot: a new generation makes every handle to it stale. */
-void op_release(op_slot* s);
+/* Ends an owned (CLOSING) slot: a new generation makes every handle to it stale, and the slot
+ * goes back on the free stack. */
+void op_release(op_table* t, op_slot* s);
 /* Turns an owned (CLOSING) slot directly into INIT for a new operation. */
 void op_recycle_owned(op_slot* s);
 

@@ -13,9 +13,6 @@
 #include "record_emit.h"
 #include "record_format.h"
 
-/* Free slots tried at consecutive allocation positions before evicting the oldest. */
-#define ALLOC_PROBES 8
-
 int core_activation_mask(void) {
   int mask = ncclProfileColl | ncclProfileKernelCh | ncclProfileCeColl;
   if (atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) mask |= ncclProfileP2p;
@@ -82,9 +79,8 @@ void core_comm_finalize(void* context) {
 }
 
 static int64_t take_slot(void) {
-  uint32_t first_probe = 0;
-  int64_t index = op_table_claim_free(&g_core.ops, ALLOC_PROBES, &first_probe);
-  if (index < 0) index = reclaim_evict_for(first_probe);
+  int64_t index = op_table_claim_free(&g_core.ops);
+  if (index < 0) index = reclaim_evict_for(op_table_eviction_candidate(&g_core.ops));
   return index;
 }
 

@@ -107,7 +107,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
 
 void finish_op(op_slot* s, uint32_t close_flags) {
   emit_op_record(s, close_flags);
-  op_release(s);
+  op_release(&g_core.ops, s);
 }
 
 void emit_comm_record(const comm_slot* c, uint16_t kind) {
