@@ -1,14 +1,17 @@
 #include "abi_common.h"
 
 #include "profiler_core.h"
+#include "trace_recorder.h"
 
 ncclResult_t abi_stop_event(void* handle) {
+  if (trace_on()) trace_stop_event(handle);
   core_stop(handle);
   return ncclSuccess;
 }
 
 ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state,
                                     ncclProfilerEventStateArgs_v5_t* args) {
+  if (trace_on()) trace_state(handle, (int)state, args);
   /* Only the kernel channel's GPU stop time matters; NCCL passes uninitialised or NULL
    * arguments for other states (facts doc 2.6), so they are not read. */
   if (state == ncclProfilerKernelChStop && args != NULL) {
@@ -18,6 +21,7 @@ ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state
 }
 
 ncclResult_t abi_finalize(void* context) {
+  if (trace_on()) trace_fini(context);
   core_comm_finalize(context);
   return ncclSuccess;
 }
@@ -25,8 +29,6 @@ ncclResult_t abi_finalize(void* context) {
 /* No state of v1-v3 carries anything the core uses (v3 has no KernelChStop). */
 ncclResult_t abi_record_event_state_v3(void* handle, ncclProfilerEventState_t state,
                                        ncclProfilerEventStateArgs_v3_t* args) {
-  (void)handle;
-  (void)state;
-  (void)args;
+  if (trace_on()) trace_state(handle, (int)state, args);
   return ncclSuccess;
 }

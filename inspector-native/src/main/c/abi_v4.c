@@ -1,9 +1,12 @@
 /* Interface version 4 (NCCL 2.27): the exported table ncclProfiler_v4. Its descriptor has an
  * 8-bit type and no API events; init takes the communicator hash after the name. Stop, record and
  * finalize have the same signature as in v5 (abi_common.c). */
+#include <string.h>
+
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
+#include "trace_recorder.h"
 
 static core_event translate_v4(const ncclProfilerEventDescr_v4_t* d) {
   core_event ev = {0};
@@ -20,6 +23,7 @@ static ncclResult_t v4_init(void** context, int* activation_mask, const char* co
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
     *context = core_comm_init(comm_hash, activation_mask, comm_name, nnodes, nranks, rank, logfn, 4);
+    if (trace_on()) trace_init(4, *context, comm_hash, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;
 }
@@ -30,6 +34,12 @@ static ncclResult_t v4_start(void* context, void** handle, ncclProfilerEventDesc
   if (d != NULL) {
     core_event ev = translate_v4(d);
     *handle = core_event_start(context, &ev);
+    if (trace_on()) {
+      ncclProfilerEventDescr_v6_t copy; /* v4 members sit at the v5 offsets, type aside */
+      memset(&copy, 0, sizeof(copy));
+      memcpy(&copy, d, sizeof(*d));
+      trace_start_v4_like(4, d->type, context, *handle, d->parentObj, d->rank, &copy);
+    }
   }
   return ncclSuccess;
 }

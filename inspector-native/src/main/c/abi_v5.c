@@ -1,8 +1,11 @@
 /* Interface version 5 (NCCL 2.28, and 2.29/2.30 through their v5 adapter): the exported table
  * ncclProfiler_v5 and the translation of its descriptor into the core's event form. */
+#include <string.h>
+
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
+#include "trace_recorder.h"
 
 static core_event translate_v5(const ncclProfilerEventDescr_v5_t* d) {
   core_event ev = {0};
@@ -19,6 +22,7 @@ static ncclResult_t v5_init(void** context, uint64_t comm_id, int* activation_ma
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
     *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 5);
+    if (trace_on()) trace_init(5, *context, comm_id, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;
 }
@@ -29,6 +33,11 @@ static ncclResult_t v5_start(void* context, void** handle, ncclProfilerEventDesc
   if (d != NULL) {
     core_event ev = translate_v5(d);
     *handle = core_event_start(context, &ev);
+    if (trace_on()) {
+      ncclProfilerEventDescr_v6_t copy; /* the v5/v6 members share offsets (nccl_profiler_abi.h) */
+      memcpy(&copy, d, sizeof(*d));
+      trace_start_v4_like(5, d->type, context, *handle, d->parentObj, d->rank, &copy);
+    }
   }
   return ncclSuccess;
 }

@@ -1,9 +1,12 @@
 /* Interface version 6 (NCCL 2.29, 2.30): v5 plus copy-engine (CE) collectives. A CeColl is
  * recorded as a collective with its own timing source (ce_cpu: NCCL gives no GPU timestamps for
  * copy-engine work); its CeSync and CeBatch children carry nothing the record needs. */
+#include <string.h>
+
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
+#include "trace_recorder.h"
 
 static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
   core_event ev = {0};
@@ -27,6 +30,7 @@ static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_ma
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
     *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 6);
+    if (trace_on()) trace_init(6, *context, comm_id, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;
 }
@@ -37,6 +41,11 @@ static ncclResult_t v6_start(void* context, void** handle, ncclProfilerEventDesc
   if (d != NULL) {
     core_event ev = translate_v6(d);
     *handle = core_event_start(context, &ev);
+    if (trace_on()) {
+      ncclProfilerEventDescr_v6_t copy; /* the v5/v6 members share offsets (nccl_profiler_abi.h) */
+      memcpy(&copy, d, sizeof(*d));
+      trace_start_v4_like(6, d->type, context, *handle, d->parentObj, d->rank, &copy);
+    }
   }
   return ncclSuccess;
 }

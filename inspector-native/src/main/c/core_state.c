@@ -7,6 +7,7 @@
 #include "names.h"
 #include "op_reclaim.h"
 #include "record_emit.h"
+#include "trace_recorder.h"
 
 core g_core = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -18,6 +19,7 @@ static void free_tables_locked(void) {
   op_table_destroy(&g_core.ops);
   comm_table_destroy(&g_core.comms);
   ring_destroy(&g_core.ring);
+  trace_free();
   g_core.allocated = 0;
   g_core.free_pending = 0;
 }

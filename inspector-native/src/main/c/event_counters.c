@@ -9,7 +9,7 @@ static const char* const names[CTR_COUNT] = {
     "unknown_context",    "below_min_size",      "no_gpu_timing",
     "op_table_full",      "comm_table_full",     "unknown_datatype",
     "too_many_channels",  "duplicate_stop",      "control_record_lost",
-    "event_while_inactive", "uint8_named_unknown", "completed_without_kernel",
+    "event_while_inactive", "trace_ring_full",     "uint8_named_unknown", "completed_without_kernel",
     "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
     "flushed_at_close",   "extra_channels",      "null_operation_name",
     "quiescent_close",    "gpu_timestamp_zero",  "gpu_timestamp_reversed",

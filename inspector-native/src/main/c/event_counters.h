@@ -25,6 +25,7 @@ typedef enum {
   CTR_DUPLICATE_STOP,         /* a second stop for an operation or channel */
   CTR_CONTROL_RECORD_LOST,    /* a communicator created/destroyed record found the ring full */
   CTR_EVENT_WHILE_INACTIVE,   /* an operation started while the inspector was paused or closed */
+  CTR_TRACE_RING_FULL,        /* recording mode: a raw event found the trace ring full */
   /* notes */
   CTR_UINT8_AS_UNKNOWN,       /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */
   CTR_COMPLETED_WITHOUT_KERNEL, /* self send/recv or zero channels: complete at stop, CPU timing */

@@ -14,6 +14,7 @@
 #include "nccl_profiler_abi.h"
 #include "op_reclaim.h"
 #include "record_format.h"
+#include "trace_recorder.h"
 
 extern ncclProfiler_v6_t ncclProfiler_v6;
 extern ncclProfiler_v5_t ncclProfiler_v5;
@@ -52,6 +53,24 @@ long long nccl_inspector_drain(void* buffer, long long capacity) {
   if (buffer == NULL || capacity <= 0) return 0;
   pthread_mutex_lock(&g_core.lifecycle_lock);
   long long n = g_core.allocated ? (long long)ring_drain(&g_core.ring, buffer, (size_t)capacity) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+int nccl_inspector_trace_start(int ring_cells) {
+  if (ring_cells < 1024 || (ring_cells & (ring_cells - 1)) != 0) return -1;
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  int rc = g_core.allocated ? trace_start((uint32_t)ring_cells) : -1;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return rc;
+}
+
+void nccl_inspector_trace_stop(void) { trace_stop_recording(); }
+
+long long nccl_inspector_drain_trace(void* buffer, long long capacity) {
+  if (buffer == NULL || capacity <= 0) return 0;
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  long long n = (long long)trace_drain(buffer, (size_t)capacity);
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   return n;
 }

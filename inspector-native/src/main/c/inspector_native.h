@@ -25,6 +25,13 @@ void nccl_inspector_set_min_size(long long min_size_bytes);
 
 /* Copies whole records into buffer (at most capacity bytes); returns the bytes copied. */
 long long nccl_inspector_drain(void* buffer, long long capacity);
+/* Recording mode: starts writing every callback into a trace ring of `ring_cells` 64-byte cells
+ * (a power of two); returns 0, or -1 if the inspector is not enabled or memory is short. */
+int nccl_inspector_trace_start(int ring_cells);
+void nccl_inspector_trace_stop(void);
+/* Copies whole raw events (trace_recorder.h) into buffer; returns the bytes copied. */
+long long nccl_inspector_drain_trace(void* buffer, long long capacity);
+
 /* Expires old in-flight operations and refreshes the wall-clock offset; returns how many closed. */
 int nccl_inspector_sweep(void);
 long long nccl_inspector_ring_used_cells(void);

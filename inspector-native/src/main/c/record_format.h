@@ -19,7 +19,8 @@ enum {
   RECORD_KIND_COLL = 1,
   RECORD_KIND_P2P = 2,
   RECORD_KIND_COMM_CREATED = 3,
-  RECORD_KIND_COMM_DESTROYED = 4
+  RECORD_KIND_COMM_DESTROYED = 4,
+  RECORD_KIND_TRACE = 5 /* raw event of the recording mode (trace ring only) */
 };
 
 /* Bits of op_record.flags. */

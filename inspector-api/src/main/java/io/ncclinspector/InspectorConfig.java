@@ -36,6 +36,11 @@ import java.util.function.Function;
  * @param inflightExpiry how long a stopped operation may wait for its first kernel channel before
  *     it is closed with CPU timing ({@code NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS}, 10 s; 0 never)
  * @param processIdentity host name and pid for the output file name and metadata
+ * @param traceDirectory where the raw event recording goes ({@code trace-pid<pid>.jsonl.gz}, the
+ *     format of shared/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); null:
+ *     no recording ({@code NCCL_INSPECTOR_TRACE_DIR})
+ * @param traceMaxBytes bound of the recording, in uncompressed bytes; events past it are counted,
+ *     not written ({@code NCCL_INSPECTOR_TRACE_MAX_BYTES}, 1 GiB)
  */
 public record InspectorConfig(
     boolean enabled,
@@ -51,7 +56,9 @@ public record InspectorConfig(
     int maxCommunicators,
     int ringCells,
     Duration inflightExpiry,
-    ProcessIdentity processIdentity) {
+    ProcessIdentity processIdentity,
+    Path traceDirectory,
+    long traceMaxBytes) {
 
   public InspectorConfig {
     Objects.requireNonNull(dumpInterval, "dumpInterval");
@@ -64,6 +71,25 @@ public record InspectorConfig(
     checkMaxCommunicators(maxCommunicators);
     checkRingCells(ringCells);
     check(inflightExpiry, "inflightExpiry");
+    checkTraceMaxBytes(traceMaxBytes);
+  }
+
+  private static long checkTraceMaxBytes(long v) {
+    if (v < 0) {
+      throw new IllegalArgumentException("traceMaxBytes must not be negative: " + v);
+    }
+    return v;
+  }
+
+  /** Whether raw event recording is on. */
+  public boolean recording() {
+    return traceDirectory != null;
+  }
+
+  /** The recording's file ({@code <trace dir>/trace-pid<pid>.jsonl.gz}), if recording. */
+  public java.util.Optional<Path> traceFile() {
+    return java.util.Optional.ofNullable(traceDirectory)
+        .map(d -> d.resolve("trace-pid" + processIdentity.pid() + ".jsonl.gz"));
   }
 
   private static Duration check(Duration d, String name) {
@@ -141,6 +167,8 @@ public record InspectorConfig(
     private int ringCells = 1 << 16;
     private Duration inflightExpiry = Duration.ofSeconds(10);
     private ProcessIdentity processIdentity;
+    private Path traceDirectory;
+    private long traceMaxBytes = 1L << 30;
 
     private Builder() {}
 
@@ -159,6 +187,8 @@ public record InspectorConfig(
       ringCells = c.ringCells;
       inflightExpiry = c.inflightExpiry;
       processIdentity = c.processIdentity;
+      traceDirectory = c.traceDirectory;
+      traceMaxBytes = c.traceMaxBytes;
     }
 
     public Builder enabled(boolean v) {
@@ -231,6 +261,17 @@ public record InspectorConfig(
       return this;
     }
 
+    /** Turns raw event recording on, into this directory (null turns it off). */
+    public Builder traceDirectory(Path v) {
+      traceDirectory = v;
+      return this;
+    }
+
+    public Builder traceMaxBytes(long v) {
+      traceMaxBytes = checkTraceMaxBytes(v);
+      return this;
+    }
+
     /** Applies this process's environment variables (see the record's documentation). */
     public Builder fromEnvironment() {
       return fromEnvironment(System.getenv());
@@ -260,6 +301,8 @@ public record InspectorConfig(
       r.number("NCCL_INSPECTOR_RING_CELLS", Integer::parseInt, this::ringCells);
       r.number("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", Long::parseLong,
           ms -> inflightExpiry(Duration.ofMillis(ms)));
+      r.string("NCCL_INSPECTOR_TRACE_DIR", dir -> traceDirectory(Path.of(dir)));
+      r.number("NCCL_INSPECTOR_TRACE_MAX_BYTES", Long::parseLong, this::traceMaxBytes);
       if (dumpDirectory == null) {
         dumpDirectory = defaultDumpDirectory(env);
       }
@@ -271,7 +314,7 @@ public record InspectorConfig(
       ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
       return new InspectorConfig(enabled, jsonOutput, dumpInterval, dir, verbose, trackP2p,
           minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
-          maxCommunicators, ringCells, inflightExpiry, id);
+          maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes);
     }
 
     /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */

@@ -7,6 +7,7 @@ import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
 import io.ncclinspector.internal.RecordSink;
+import io.ncclinspector.internal.TraceRecording;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +40,8 @@ import org.slf4j.LoggerFactory;
 public final class NcclInspector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NcclInspector.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+  /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
+  private static final int TRACE_RING_CELLS = 1 << 16;
   private static final Object LOCK = new Object();
   private static NcclInspector active;
 
@@ -47,16 +50,18 @@ public final class NcclInspector implements AutoCloseable {
   private final CommunicatorRegistry communicators;
   private final JsonFileSink jsonSink;
   private final DumpThread dumpThread;
+  private final TraceRecording recording;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
   private NcclInspector(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
-      JsonFileSink jsonSink, DumpThread dumpThread) {
+      JsonFileSink jsonSink, DumpThread dumpThread, TraceRecording recording) {
     this.config = config;
     this.core = core;
     this.communicators = communicators;
     this.jsonSink = jsonSink;
     this.dumpThread = dumpThread;
+    this.recording = recording;
     this.shutdownHook = core == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
   }
 
@@ -79,7 +84,7 @@ public final class NcclInspector implements AutoCloseable {
       }
       if (!config.enabled()) {
         log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
-        return new NcclInspector(config, null, null, null, null);
+        return new NcclInspector(config, null, null, null, null, null);
       }
       NativeCore core = NativeCore.get();
       PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
@@ -100,9 +105,11 @@ public final class NcclInspector implements AutoCloseable {
         json = JsonFileSink.open(config, gitRevision());
         sinks.add(json);
       }
+      TraceRecording recording = config.traceFile()
+          .map(f -> TraceRecording.start(f, config.traceMaxBytes(), TRACE_RING_CELLS)).orElse(null);
       DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
-          config.dumpInterval());
-      NcclInspector inspector = new NcclInspector(config, core, communicators, json, thread);
+          config.dumpInterval(), recording);
+      NcclInspector inspector = new NcclInspector(config, core, communicators, json, thread, recording);
       thread.start();
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
@@ -156,6 +163,21 @@ public final class NcclInspector implements AutoCloseable {
   /** The quarantine file beside the output file (it exists once a record was quarantined). */
   public Optional<Path> quarantineFile() {
     return Optional.ofNullable(jsonSink).map(JsonFileSink::quarantineFile);
+  }
+
+  /** The raw event recording file, if recording is on and could start. */
+  public Optional<Path> traceFile() {
+    return Optional.ofNullable(recording).map(TraceRecording::file);
+  }
+
+  /** Callbacks written to the raw event recording so far. */
+  public long traceEventsWritten() {
+    return recording == null ? 0 : recording.eventsWritten();
+  }
+
+  /** Callbacks not written because the recording reached its size bound. */
+  public long traceEventsDroppedAtLimit() {
+    return recording == null ? 0 : recording.eventsDroppedAtLimit();
   }
 
   /** Records the dump thread has received from the native core so far. */

@@ -28,6 +28,7 @@ public final class DumpThread {
   private final NativeCore core;
   private final RecordDecoder decoder;
   private final List<RecordSink> sinks;
+  private final TraceRecording recording; /* null unless raw event recording is on */
   private final long flushIntervalNanos;
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final Thread thread;
@@ -35,8 +36,10 @@ public final class DumpThread {
   private volatile boolean finishing;
   private volatile boolean flushRequested;
 
-  public DumpThread(NativeCore core, RecordDecoder decoder, List<RecordSink> sinks, Duration flushInterval) {
+  public DumpThread(NativeCore core, RecordDecoder decoder, List<RecordSink> sinks, Duration flushInterval,
+      TraceRecording recording) {
     this.core = core;
+    this.recording = recording;
     this.decoder = decoder;
     this.sinks = List.copyOf(sinks);
     this.flushIntervalNanos = Math.max(flushInterval.toNanos(), 0);
@@ -79,6 +82,9 @@ public final class DumpThread {
       int drained = 0;
       try {
         drained = drainOnce();
+        if (recording != null) {
+          drained += recording.drainOnce();
+        }
         long now = System.nanoTime();
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
           core.sweep();
@@ -100,6 +106,9 @@ public final class DumpThread {
       }
     }
     flushSinks();
+    if (recording != null) {
+      recording.finish();
+    }
     for (RecordSink s : sinks) {
       try {
         s.close();

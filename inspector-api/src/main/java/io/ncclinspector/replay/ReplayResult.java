@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param counters the inspector's drop and note counters at the end
  * @param problems trace lines that could not be used
  * @param complete whether the trace ends with a communicator finalize
+ * @param recording the raw event recording made during the replay, if recording was on
  */
 public record ReplayResult(
     Path trace,
@@ -26,7 +27,12 @@ public record ReplayResult(
     long recordsWritten,
     EventCounters counters,
     List<String> problems,
-    boolean complete) {
+    boolean complete,
+    Optional<Recording> recording) {
+
+  /** A raw event recording: its file, callbacks written, callbacks past its size bound. */
+  public record Recording(Path file, long eventsWritten, long eventsDroppedAtLimit) {}
+
 
   public ReplayResult {
     problems = List.copyOf(problems);

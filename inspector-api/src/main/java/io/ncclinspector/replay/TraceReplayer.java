@@ -7,6 +7,7 @@ import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +64,10 @@ public final class TraceReplayer {
       inspector.close(); /* still on trace time: what is flushed at close is timed like the run */
       core.setVirtualClock(false, 0, 0);
     }
+    Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
+        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit()));
     return new ReplayResult(trace, inspector.outputFile(), events.count(), calls,
-        inspector.recordsWritten(), inspector.counters(), events.problems(), events.endsWithFinalize());
+        inspector.recordsWritten(), inspector.counters(), events.problems(), events.endsWithFinalize(),
+        recording);
   }
 }

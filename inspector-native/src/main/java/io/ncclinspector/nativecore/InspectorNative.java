@@ -60,6 +60,15 @@ public final class InspectorNative {
   @Name("nccl_inspector_drain")
   public static native long drain(@Cast("void*") ByteBuffer buffer, long capacity);
 
+  @Name("nccl_inspector_trace_start")
+  public static native int traceStart(int ringCells);
+
+  @Name("nccl_inspector_trace_stop")
+  public static native void traceStop();
+
+  @Name("nccl_inspector_drain_trace")
+  public static native long drainTrace(@Cast("void*") ByteBuffer buffer, long capacity);
+
   @Name("nccl_inspector_sweep")
   public static native int sweep();
 

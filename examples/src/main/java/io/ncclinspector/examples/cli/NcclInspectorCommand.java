@@ -15,7 +15,7 @@ import java.util.Map;
  *
  * <pre>
  * nccl-inspector replay --trace FILE [--trace FILE ...] --dump-dir DIR [--verbose]
- *                       [--hostname NAME] [--min-size BYTES] [--all-timing]
+ *                       [--hostname NAME] [--min-size BYTES] [--all-timing] [--record DIR]
  * </pre>
  */
 public final class NcclInspectorCommand {
@@ -58,6 +58,9 @@ public final class NcclInspectorCommand {
     if (o.allTiming()) {
       config.requireKernelTiming(false);
     }
+    if (o.recordDir() != null) {
+      config.traceDirectory(o.recordDir());
+    }
     int failures = 0;
     for (Path trace : o.traces()) {
       if (!Files.isReadable(trace)) {
@@ -75,6 +78,8 @@ public final class NcclInspectorCommand {
           out.printf("    dropped %-22s %d%n", drop.getKey(), drop.getValue());
         }
       }
+      r.recording().ifPresent(rec -> out.printf("    recorded %d callbacks to %s%s%n", rec.eventsWritten(),
+          rec.file(), rec.eventsDroppedAtLimit() > 0 ? " (" + rec.eventsDroppedAtLimit() + " past the size bound)" : ""));
       if (!r.problems().isEmpty()) {
         out.printf("    %d trace line(s) skipped (see the log)%n", r.problems().size());
       }
@@ -84,16 +89,17 @@ public final class NcclInspectorCommand {
 
   private static void usage(PrintStream s) {
     s.println("usage: nccl-inspector replay --trace FILE [--trace FILE ...] --dump-dir DIR [--verbose]");
-    s.println("                             [--hostname NAME] [--min-size BYTES] [--all-timing]");
+    s.println("                             [--hostname NAME] [--min-size BYTES] [--all-timing] [--record DIR]");
     s.println("  Replays recorded NCCL profiler traces through the inspector, as NCCL would call it,");
     s.println("  and writes the JSON Lines output a real run would leave (one file per traced process).");
     s.println("  --min-size    smallest message tracked (default: NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES or 8192)");
     s.println("  --all-timing  keep CPU-timed records too (NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=0)");
+    s.println("  --record DIR  record the callbacks the plugin receives, as a replayable trace (NCCL_INSPECTOR_TRACE_DIR)");
   }
 
   /** Parsed arguments of {@code replay}. */
   record ReplayOptions(List<Path> traces, Path dumpDir, boolean verbose, String hostname, long minSize,
-      boolean allTiming) {
+      boolean allTiming, Path recordDir) {
     static ReplayOptions parse(String[] args) {
       List<Path> traces = new ArrayList<>();
       Path dumpDir = null;
@@ -101,8 +107,10 @@ public final class NcclInspectorCommand {
       boolean allTiming = false;
       String hostname = "replay";
       long minSize = -1;
+      Path recordDir = null;
       for (int i = 1; i < args.length; i++) {
         switch (args[i]) {
+          case "--record" -> recordDir = Path.of(value(args, ++i, "--record"));
           case "--trace" -> traces.add(Path.of(value(args, ++i, "--trace")));
           case "--dump-dir" -> dumpDir = Path.of(value(args, ++i, "--dump-dir"));
           case "--verbose" -> verbose = true;
@@ -125,7 +133,7 @@ public final class NcclInspectorCommand {
       if (dumpDir == null) {
         throw new IllegalArgumentException("give --dump-dir DIR");
       }
-      return new ReplayOptions(traces, dumpDir, verbose, hostname, minSize, allTiming);
+      return new ReplayOptions(traces, dumpDir, verbose, hostname, minSize, allTiming, recordDir);
     }
 
     private static String value(String[] args, int i, String option) {
