@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.internal.AsyncSink;
 import io.ncclinspector.internal.CommunicatorRegistry;
 import io.ncclinspector.internal.DumpThread;
 import io.ncclinspector.internal.JsonFileSink;
@@ -40,6 +41,11 @@ import org.slf4j.LoggerFactory;
 public final class NcclInspector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NcclInspector.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * Records the JSON writer may fall behind the dump thread by (absorbing disk stalls) before
+   * records are dropped and counted (json_backlog_full).
+   */
+  private static final int JSON_BACKLOG = 1 << 18;
   /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
   private static final int TRACE_RING_CELLS = 1 << 16;
   private static final Object LOCK = new Object();
@@ -49,17 +55,19 @@ public final class NcclInspector implements AutoCloseable {
   private final NativeCore core;
   private final CommunicatorRegistry communicators;
   private final JsonFileSink jsonSink;
+  private final AsyncSink jsonWriter;
   private final DumpThread dumpThread;
   private final TraceRecording recording;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
   private NcclInspector(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
-      JsonFileSink jsonSink, DumpThread dumpThread, TraceRecording recording) {
+      JsonFileSink jsonSink, AsyncSink jsonWriter, DumpThread dumpThread, TraceRecording recording) {
     this.config = config;
     this.core = core;
     this.communicators = communicators;
     this.jsonSink = jsonSink;
+    this.jsonWriter = jsonWriter;
     this.dumpThread = dumpThread;
     this.recording = recording;
     this.shutdownHook = core == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
@@ -84,7 +92,7 @@ public final class NcclInspector implements AutoCloseable {
       }
       if (!config.enabled()) {
         log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
-        return new NcclInspector(config, null, null, null, null, null);
+        return new NcclInspector(config, null, null, null, null, null, null);
       }
       NativeCore core = NativeCore.get();
       PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
@@ -101,15 +109,17 @@ public final class NcclInspector implements AutoCloseable {
       CommunicatorRegistry communicators = new CommunicatorRegistry();
       List<RecordSink> sinks = new ArrayList<>();
       JsonFileSink json = null;
+      AsyncSink jsonWriter = null;
       if (config.jsonOutput()) {
         json = JsonFileSink.open(config, gitRevision());
-        sinks.add(json);
+        jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", JSON_BACKLOG);
+        sinks.add(jsonWriter);
       }
       TraceRecording recording = config.traceFile()
           .map(f -> TraceRecording.start(f, config.traceMaxBytes(), TRACE_RING_CELLS)).orElse(null);
       DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
           config.dumpInterval(), recording);
-      NcclInspector inspector = new NcclInspector(config, core, communicators, json, thread, recording);
+      NcclInspector inspector = new NcclInspector(config, core, communicators, json, jsonWriter, thread, recording);
       thread.start();
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
@@ -185,9 +195,20 @@ public final class NcclInspector implements AutoCloseable {
     return dumpThread == null ? 0 : dumpThread.recordsDelivered();
   }
 
-  /** Drop and note counters of the native core since this inspector was enabled. */
+  /**
+   * Drop, note and quarantine counters since this inspector was enabled: the native core's, and
+   * the JVM side's own ({@code json_backlog_full}: records the JSON writer could not take;
+   * {@code json_not_written}: records lost to an output error).
+   */
   public EventCounters counters() {
-    return core == null ? EventCounters.empty() : core.counters();
+    if (core == null) {
+      return EventCounters.empty();
+    }
+    EventCounters n = core.counters();
+    java.util.Map<String, Long> drops = new java.util.LinkedHashMap<>(n.drops());
+    drops.put("json_backlog_full", jsonWriter == null ? 0 : jsonWriter.dropped());
+    drops.put("json_not_written", jsonSink == null ? 0 : jsonSink.linesNotWritten());
+    return new EventCounters(drops, n.notes(), n.quarantined());
   }
 
   /** Communicators currently live (as far as the dump thread has seen). */

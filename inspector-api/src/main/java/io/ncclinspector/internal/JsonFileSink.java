@@ -106,6 +106,19 @@ public final class JsonFileSink implements RecordSink {
     return notWritten.get();
   }
 
+  /** Wall-clock microseconds, read at most every 100 µs (records written together share it). */
+  private long clockCheckedNanos;
+  private long clockMicros;
+
+  private long dumpMicros() {
+    long t = System.nanoTime();
+    if (t - clockCheckedNanos > 100_000 || clockMicros == 0) {
+      clockCheckedNanos = t;
+      clockMicros = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+    }
+    return clockMicros;
+  }
+
   @Override
   public void record(OperationRecord record) {
     if (writer == null || error != null) {
@@ -113,7 +126,7 @@ public final class JsonFileSink implements RecordSink {
       return;
     }
     try {
-      long now = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+      long now = dumpMicros();
       if (record.quarantine() != Quarantine.NONE) {
         if (quarantineWriter == null) {
           quarantineWriter = openWriter(quarantineFile(), config, gitRev);

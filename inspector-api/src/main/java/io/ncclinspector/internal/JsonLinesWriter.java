@@ -3,16 +3,22 @@ package io.ncclinspector.internal;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
+import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Writes records in the reference Inspector's JSON Lines format v4.0: one object per line with
@@ -23,27 +29,40 @@ import java.io.OutputStream;
  * <p>Differences from the reference, on purpose: {@code header.id} carries all 64 bits of the
  * communicator id; verbose channel lists hold the channels that really ran, by their NCCL channel
  * id; bandwidths are rounded to 6 decimals as the reference prints them.
+ *
+ * <p>Written for the dump thread's throughput: field names and repeated values are pre-encoded,
+ * doubles use Jackson's fast writer.
  */
 public final class JsonLinesWriter implements Closeable {
   public static final String FORMAT_VERSION = "v4.0";
   public static final String REC_MECHANISM = "nccl_profiler_interface";
 
-  private static final JsonFactory FACTORY = new JsonFactory()
-      .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+  private static final JsonFactory FACTORY = JsonFactory.builder()
+      .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+      .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
+      .build();
 
   private final JsonGenerator json;
   private final OutputStream out;
-  private final ProcessIdentity identity;
-  private final String gitRev;
   private final boolean verbose;
+  private final SerializableString hostname;
+  private final SerializableString gitRev;
+  private final long pid;
+  private final Map<String, SerializableString> values = new HashMap<>();
+  private final Map<Long, Header> headers = new HashMap<>();
+  private final Map<Integer, SerializableString[]> metadata = new HashMap<>();
+  private static final SerializableString NEWLINE = new SerializedString("\n");
+  private final Prefixed coll = new Prefixed("coll");
+  private final Prefixed p2p = new Prefixed("p2p");
 
   public JsonLinesWriter(OutputStream out, ProcessIdentity identity, String gitRev, boolean verbose)
       throws IOException {
     this.out = out;
     this.json = FACTORY.createGenerator(out, JsonEncoding.UTF8);
     this.json.setRootValueSeparator(null); /* lines are separated by our newline only */
-    this.identity = identity;
-    this.gitRev = gitRev;
+    this.hostname = new SerializedString(identity.hostname());
+    this.gitRev = new SerializedString(gitRev);
+    this.pid = identity.pid();
     this.verbose = verbose;
   }
 
@@ -58,7 +77,7 @@ public final class JsonLinesWriter implements Closeable {
       writeP2p(p);
     }
     json.writeEndObject();
-    json.writeRaw('\n');
+    json.writeRaw(NEWLINE);
   }
 
   public void flush() throws IOException {
@@ -72,131 +91,332 @@ public final class JsonLinesWriter implements Closeable {
     out.close();
   }
 
-  private void writeHeader(CommunicatorInfo c) throws IOException {
-    json.writeObjectFieldStart("header");
-    json.writeStringField("id", c.idHex());
-    json.writeStringField("comm_name", c.name());
-    json.writeNumberField("rank", c.rank());
-    json.writeNumberField("n_ranks", c.ranks());
-    json.writeNumberField("nnodes", c.nodes());
-    json.writeEndObject();
+  /** The encoded form of a repeated value; the last one is remembered by identity. */
+  private String lastValue;
+  private SerializableString lastEncoded;
+
+  private SerializableString value(String s) {
+    if (s == lastValue) {
+      return lastEncoded;
+    }
+    SerializableString encoded = values.computeIfAbsent(s, SerializedString::new);
+    lastValue = s;
+    lastEncoded = encoded;
+    return encoded;
   }
 
+  /** The dump timestamp, encoded once per distinct value. */
+  private long lastMicros = -1;
+  private SerializableString lastMicrosText;
+
+  /** A communicator's header object, rendered once (it is the same for all its records). */
+  private record Header(CommunicatorInfo comm, SerializableString json) {}
+
+  private void writeHeader(CommunicatorInfo c) throws IOException {
+    Header h = headers.get(c.serial());
+    if (h == null || !h.comm().equals(c)) {
+      h = new Header(c, new SerializedString(render(g -> {
+        g.writeStartObject();
+        g.writeStringField("id", c.idHex());
+        g.writeStringField("comm_name", c.name());
+        g.writeNumberField("rank", c.rank());
+        g.writeNumberField("n_ranks", c.ranks());
+        g.writeNumberField("nnodes", c.nodes());
+        g.writeEndObject();
+      })));
+      headers.put(c.serial(), h);
+    }
+    json.writeFieldName(F.HEADER);
+    json.writeRawValue(h.json());
+  }
+
+  /**
+   * The metadata object: rendered once per interface version up to its timestamp and once after
+   * it; only the timestamp is written per record.
+   */
   private void writeMetadata(long dumpMicros, int interfaceVersion) throws IOException {
-    json.writeObjectFieldStart("metadata");
-    json.writeStringField("inspector_output_format_version", FORMAT_VERSION);
-    json.writeStringField("git_rev", gitRev);
-    json.writeStringField("rec_mechanism", REC_MECHANISM);
-    json.writeNumberField("dump_timestamp_us", dumpMicros);
-    json.writeStringField("hostname", identity.hostname());
-    json.writeNumberField("pid", identity.pid());
-    json.writeNumberField("profiler_interface_version", interfaceVersion);
-    json.writeEndObject();
+    SerializableString[] parts = metadata.computeIfAbsent(interfaceVersion, v -> {
+      String whole = render(g -> {
+        g.writeStartObject();
+        g.writeStringField("inspector_output_format_version", FORMAT_VERSION);
+        g.writeStringField("git_rev", gitRev.getValue());
+        g.writeStringField("rec_mechanism", REC_MECHANISM);
+        g.writeNumberField("dump_timestamp_us", 0L);
+        g.writeStringField("hostname", hostname.getValue());
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("profiler_interface_version", v);
+        g.writeEndObject();
+      });
+      int at = whole.indexOf("\"dump_timestamp_us\":0") + "\"dump_timestamp_us\":".length();
+      return new SerializableString[] {
+          new SerializedString(whole.substring(0, at)), new SerializedString(whole.substring(at + 1))};
+    });
+    json.writeFieldName(F.METADATA);
+    json.writeRawValue(parts[0]);
+    if (dumpMicros != lastMicros) {
+      lastMicros = dumpMicros;
+      lastMicrosText = new SerializedString(Long.toString(dumpMicros));
+    }
+    json.writeRaw(lastMicrosText);
+    json.writeRaw(parts[1]);
+  }
+
+  /** Writes a fragment with its own generator (not the line's) and returns its text. */
+  private static String render(Fragment f) {
+    try {
+      java.io.StringWriter text = new java.io.StringWriter();
+      try (JsonGenerator g = FACTORY.createGenerator(text)) {
+        f.write(g);
+      }
+      return text.toString();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Fragment {
+    void write(JsonGenerator g) throws IOException;
   }
 
   private void writeCollective(CollectiveRecord c) throws IOException {
-    json.writeObjectFieldStart("coll_perf");
-    json.writeStringField("coll", c.operation());
-    json.writeNumberField("coll_sn", c.sequence());
-    json.writeNumberField("coll_msg_size_bytes", c.messageBytes());
-    json.writeNumberField("coll_exec_time_us", c.executionMicros());
-    json.writeStringField("coll_timing_source", c.timingSource().jsonName());
-    json.writeNumberField("coll_algobw_gbs", round6(c.algorithmBandwidthGbs()));
-    json.writeNumberField("coll_busbw_gbs", round6(c.busBandwidthGbs()));
-    json.writeNumberField("coll_exec_time_ns", c.executionNanos());
-    json.writeStringField("coll_algo", c.algorithm());
-    json.writeStringField("coll_proto", c.protocol());
-    json.writeStringField("coll_datatype", c.datatype());
-    json.writeNumberField("coll_count", c.count());
-    json.writeNumberField("coll_root", c.root());
-    json.writeNumberField("coll_nchannels", c.announcedChannels());
-    json.writeNumberField("coll_channels_seen", c.channelsSeen());
-    json.writeNumberField("coll_nwarps", c.warps());
-    writeGpuAndFlags("coll", c);
+    Prefixed f = coll;
+    json.writeFieldName(f.perf);
+    json.writeStartObject();
+    json.writeFieldName(f.op);
+    json.writeString(value(c.operation()));
+    json.writeFieldName(f.sn);
+    json.writeNumber(c.sequence());
+    writeCommon(f, c);
+    json.writeFieldName(f.algo);
+    json.writeString(value(c.algorithm()));
+    json.writeFieldName(f.proto);
+    json.writeString(value(c.protocol()));
+    json.writeFieldName(f.datatype);
+    json.writeString(value(c.datatype()));
+    json.writeFieldName(f.count);
+    json.writeNumber(c.count());
+    json.writeFieldName(f.root);
+    json.writeNumber(c.root());
+    json.writeFieldName(f.nchannels);
+    json.writeNumber(c.announcedChannels());
+    json.writeFieldName(f.channelsSeen);
+    json.writeNumber(c.channelsSeen());
+    json.writeFieldName(f.nwarps);
+    json.writeNumber(c.warps());
+    writeGpuAndFlags(f, c);
     if (verbose) {
-      writeTrace("coll", c);
+      writeTrace(f, c);
     }
     json.writeEndObject();
   }
 
   private void writeP2p(P2pRecord p) throws IOException {
-    json.writeObjectFieldStart("p2p_perf");
-    json.writeStringField("p2p", p.operation());
-    json.writeNumberField("p2p_sn", p.sequence());
-    json.writeNumberField("p2p_peer", p.peer());
-    json.writeNumberField("p2p_msg_size_bytes", p.messageBytes());
-    json.writeNumberField("p2p_exec_time_us", p.executionMicros());
-    json.writeStringField("p2p_timing_source", p.timingSource().jsonName());
-    json.writeNumberField("p2p_algobw_gbs", round6(p.algorithmBandwidthGbs()));
-    json.writeNumberField("p2p_busbw_gbs", round6(p.busBandwidthGbs()));
-    json.writeNumberField("p2p_exec_time_ns", p.executionNanos());
-    json.writeStringField("p2p_datatype", p.datatype());
-    json.writeNumberField("p2p_count", p.count());
-    json.writeNumberField("p2p_nchannels", p.announcedChannels());
-    json.writeNumberField("p2p_channels_seen", p.channelsSeen());
-    writeGpuAndFlags("p2p", p);
+    Prefixed f = p2p;
+    json.writeFieldName(f.perf);
+    json.writeStartObject();
+    json.writeFieldName(f.op);
+    json.writeString(value(p.operation()));
+    json.writeFieldName(f.sn);
+    json.writeNumber(p.sequence());
+    json.writeFieldName(f.peer);
+    json.writeNumber(p.peer());
+    writeCommon(f, p);
+    json.writeFieldName(f.datatype);
+    json.writeString(value(p.datatype()));
+    json.writeFieldName(f.count);
+    json.writeNumber(p.count());
+    json.writeFieldName(f.nchannels);
+    json.writeNumber(p.announcedChannels());
+    json.writeFieldName(f.channelsSeen);
+    json.writeNumber(p.channelsSeen());
+    writeGpuAndFlags(f, p);
     if (verbose) {
-      writeTrace("p2p", p);
+      writeTrace(f, p);
     }
     json.writeEndObject();
   }
 
-  private void writeGpuAndFlags(String prefix, OperationRecord r) throws IOException {
+  /** The reference's fields, in its order, then our nanosecond time. */
+  private void writeCommon(Prefixed f, OperationRecord r) throws IOException {
+    json.writeFieldName(f.msgSize);
+    json.writeNumber(r.messageBytes());
+    json.writeFieldName(f.execTimeUs);
+    json.writeNumber(r.executionMicros());
+    json.writeFieldName(f.timingSource);
+    json.writeString(value(r.timingSource().jsonName()));
+    json.writeFieldName(f.algobw);
+    writeFixed6(r.algorithmBandwidthGbs());
+    json.writeFieldName(f.busbw);
+    writeFixed6(r.busBandwidthGbs());
+    json.writeFieldName(f.execTimeNs);
+    json.writeNumber(r.executionNanos());
+  }
+
+  private void writeGpuAndFlags(Prefixed f, OperationRecord r) throws IOException {
     if (r.gpuStartNanos() != 0) {
-      json.writeNumberField(prefix + "_gpu_start_ns", r.gpuStartNanos());
-      json.writeNumberField(prefix + "_gpu_span_ns", r.gpuSpanNanos());
-      json.writeNumberField(prefix + "_gpu_skew_ns", r.gpuSkewNanos());
+      json.writeFieldName(f.gpuStart);
+      json.writeNumber(r.gpuStartNanos());
+      json.writeFieldName(f.gpuSpan);
+      json.writeNumber(r.gpuSpanNanos());
+      json.writeFieldName(f.gpuSkew);
+      json.writeNumber(r.gpuSkewNanos());
     }
-    if (r.quarantine() != io.ncclinspector.Quarantine.NONE) {
-      json.writeStringField(prefix + "_quarantine_reason", r.quarantine().jsonName());
+    if (r.quarantine() != Quarantine.NONE) {
+      json.writeFieldName(f.quarantine);
+      json.writeString(value(r.quarantine().jsonName()));
     }
     if (!r.flags().isEmpty()) {
-      json.writeArrayFieldStart(prefix + "_flags");
-      for (RecordFlag f : RecordFlag.values()) {
-        if (r.flags().contains(f)) {
-          json.writeString(f.jsonName());
+      json.writeFieldName(f.flags);
+      json.writeStartArray();
+      for (RecordFlag flag : RecordFlag.values()) {
+        if (r.flags().contains(flag)) {
+          json.writeString(value(flag.jsonName()));
         }
       }
       json.writeEndArray();
     }
   }
 
-  private void writeTrace(String prefix, OperationRecord r) throws IOException {
-    json.writeObjectFieldStart("event_trace_sn");
-    json.writeNumberField(prefix + "_start_sn", r.startSequence());
-    json.writeNumberField(prefix + "_stop_sn", r.stopSequence());
-    json.writeArrayFieldStart("kernel_events");
+  private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
+    json.writeFieldName(F.EVENT_TRACE_SN);
+    json.writeStartObject();
+    json.writeFieldName(f.startSn);
+    json.writeNumber(r.startSequence());
+    json.writeFieldName(f.stopSn);
+    json.writeNumber(r.stopSequence());
+    json.writeFieldName(F.KERNEL_EVENTS);
+    json.writeStartArray();
     for (KernelChannelTrace ch : r.channelTraces()) {
       json.writeStartObject();
-      json.writeNumberField("channel_id", ch.channelId());
-      json.writeNumberField("kernel_start_sn", ch.startSequence());
-      json.writeNumberField("kernel_stop_sn", ch.stopSequence());
-      json.writeNumberField("kernel_record_sn", ch.recordSequence());
+      json.writeFieldName(F.CHANNEL_ID);
+      json.writeNumber(ch.channelId());
+      json.writeFieldName(F.KERNEL_START_SN);
+      json.writeNumber(ch.startSequence());
+      json.writeFieldName(F.KERNEL_STOP_SN);
+      json.writeNumber(ch.stopSequence());
+      json.writeFieldName(F.KERNEL_RECORD_SN);
+      json.writeNumber(ch.recordSequence());
       json.writeEndObject();
     }
     json.writeEndArray();
     json.writeEndObject();
 
-    json.writeObjectFieldStart("event_trace_ts");
-    json.writeNumberField(prefix + "_start_ts", r.startWallNanos() / 1000);
-    json.writeNumberField(prefix + "_stop_ts", r.stopWallNanos() / 1000);
-    json.writeArrayFieldStart("kernel_events");
+    json.writeFieldName(F.EVENT_TRACE_TS);
+    json.writeStartObject();
+    json.writeFieldName(f.startTs);
+    json.writeNumber(r.startWallNanos() / 1000);
+    json.writeFieldName(f.stopTs);
+    json.writeNumber(r.stopWallNanos() / 1000);
+    json.writeFieldName(F.KERNEL_EVENTS);
+    json.writeStartArray();
     for (KernelChannelTrace ch : r.channelTraces()) {
       json.writeStartObject();
-      json.writeNumberField("channel_id", ch.channelId());
-      json.writeNumberField("kernel_start_ts", ch.startWallNanos() / 1000);
-      json.writeNumberField("kernel_stop_ts", ch.stopWallNanos() / 1000);
-      json.writeNumberField("kernel_record_ts", ch.recordWallNanos() / 1000);
-      json.writeNumberField("kernel_gpu_start_ns", ch.gpuStartNanos());
-      json.writeNumberField("kernel_gpu_stop_ns", ch.gpuStopNanos());
+      json.writeFieldName(F.CHANNEL_ID);
+      json.writeNumber(ch.channelId());
+      json.writeFieldName(F.KERNEL_START_TS);
+      json.writeNumber(ch.startWallNanos() / 1000);
+      json.writeFieldName(F.KERNEL_STOP_TS);
+      json.writeNumber(ch.stopWallNanos() / 1000);
+      json.writeFieldName(F.KERNEL_RECORD_TS);
+      json.writeNumber(ch.recordWallNanos() / 1000);
+      json.writeFieldName(F.KERNEL_GPU_START);
+      json.writeNumber(ch.gpuStartNanos());
+      json.writeFieldName(F.KERNEL_GPU_STOP);
+      json.writeNumber(ch.gpuStopNanos());
       json.writeEndObject();
     }
     json.writeEndArray();
     json.writeEndObject();
   }
 
-  /** Six decimals, as the reference prints bandwidths ({@code %lf}). */
-  static double round6(double v) {
-    return Math.round(v * 1e6) / 1e6;
+  private final char[] number = new char[32];
+
+  /**
+   * A bandwidth with six decimals, as the reference prints them ({@code %lf}), formatted here
+   * without allocating and handed to Jackson as a number. Values beyond what a long of millionths
+   * holds, or not finite, fall back to Jackson's own formatting.
+   */
+  private void writeFixed6(double v) throws IOException {
+    if (!(Math.abs(v) < 9.0e12)) {
+      json.writeNumber(v);
+      return;
+    }
+    long micros = Math.round(v * 1e6);
+    int end = number.length;
+    int pos = end;
+    long abs = Math.abs(micros);
+    for (int i = 0; i < 6; i++) {
+      number[--pos] = (char) ('0' + (abs % 10));
+      abs /= 10;
+    }
+    number[--pos] = '.';
+    do {
+      number[--pos] = (char) ('0' + (abs % 10));
+      abs /= 10;
+    } while (abs > 0);
+    if (micros < 0) {
+      number[--pos] = '-';
+    }
+    json.writeNumber(number, pos, end - pos);
+  }
+
+  /** Pre-encoded names without a prefix. */
+  private static final class F {
+    static final SerializedString HEADER = new SerializedString("header");
+    static final SerializedString METADATA = new SerializedString("metadata");
+    static final SerializedString EVENT_TRACE_SN = new SerializedString("event_trace_sn");
+    static final SerializedString EVENT_TRACE_TS = new SerializedString("event_trace_ts");
+    static final SerializedString KERNEL_EVENTS = new SerializedString("kernel_events");
+    static final SerializedString CHANNEL_ID = new SerializedString("channel_id");
+    static final SerializedString KERNEL_START_SN = new SerializedString("kernel_start_sn");
+    static final SerializedString KERNEL_STOP_SN = new SerializedString("kernel_stop_sn");
+    static final SerializedString KERNEL_RECORD_SN = new SerializedString("kernel_record_sn");
+    static final SerializedString KERNEL_START_TS = new SerializedString("kernel_start_ts");
+    static final SerializedString KERNEL_STOP_TS = new SerializedString("kernel_stop_ts");
+    static final SerializedString KERNEL_RECORD_TS = new SerializedString("kernel_record_ts");
+    static final SerializedString KERNEL_GPU_START = new SerializedString("kernel_gpu_start_ns");
+    static final SerializedString KERNEL_GPU_STOP = new SerializedString("kernel_gpu_stop_ns");
+  }
+
+  /** Pre-encoded names with the {@code coll_} or {@code p2p_} prefix. */
+  private static final class Prefixed {
+    final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
+        execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
+        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs;
+
+    Prefixed(String p) {
+      perf = name(p + "_perf");
+      op = name(p);
+      sn = name(p + "_sn");
+      peer = name(p + "_peer");
+      msgSize = name(p + "_msg_size_bytes");
+      execTimeUs = name(p + "_exec_time_us");
+      timingSource = name(p + "_timing_source");
+      algobw = name(p + "_algobw_gbs");
+      busbw = name(p + "_busbw_gbs");
+      execTimeNs = name(p + "_exec_time_ns");
+      algo = name(p + "_algo");
+      proto = name(p + "_proto");
+      datatype = name(p + "_datatype");
+      count = name(p + "_count");
+      root = name(p + "_root");
+      nchannels = name(p + "_nchannels");
+      channelsSeen = name(p + "_channels_seen");
+      nwarps = name(p + "_nwarps");
+      gpuStart = name(p + "_gpu_start_ns");
+      gpuSpan = name(p + "_gpu_span_ns");
+      gpuSkew = name(p + "_gpu_skew_ns");
+      quarantine = name(p + "_quarantine_reason");
+      flags = name(p + "_flags");
+      startSn = name(p + "_start_sn");
+      stopSn = name(p + "_stop_sn");
+      startTs = name(p + "_start_ts");
+      stopTs = name(p + "_stop_ts");
+    }
+
+    private static SerializedString name(String s) {
+      return new SerializedString(s);
+    }
   }
 }

@@ -83,6 +83,23 @@ public final class RecordDecoder {
     };
   }
 
+  /** The communicator of the previous operation record: consecutive records mostly share it. */
+  private CommunicatorInfo lastCommunicator;
+
+  private CommunicatorInfo communicator(ByteBuffer b, int o) {
+    long serial = b.getLong(o + l.commSerial);
+    long id = b.getLong(o + l.commId);
+    int rank = b.getInt(o + l.rank);
+    CommunicatorInfo last = lastCommunicator;
+    if (last != null && last.serial() == serial && last.id() == id && last.rank() == rank) {
+      return last;
+    }
+    last = communicators.resolve(serial, id, rank, b.getInt(o + l.nranks), b.getInt(o + l.nnodes),
+        u8(b, o + l.abiVersion));
+    lastCommunicator = last;
+    return last;
+  }
+
   private CommunicatorEvent decodeCommunicator(ByteBuffer b, int o, int kind) {
     int nameLength = Math.min(b.getInt(o + l.commNameLength), l.commNameMax - 1);
     byte[] name = new byte[Math.max(nameLength, 0)];
@@ -97,6 +114,7 @@ public final class RecordDecoder {
         b.getInt(o + l.nnodes),
         b.getInt(o + l.commAbiVersion));
     boolean created = kind == KIND_COMM_CREATED;
+    lastCommunicator = null; /* its name may have changed what resolve returns */
     if (created) {
       communicators.created(info);
     } else {
@@ -106,9 +124,7 @@ public final class RecordDecoder {
   }
 
   private Object decodeOperation(ByteBuffer b, int o, int kind) {
-    CommunicatorInfo comm = communicators.resolve(
-        b.getLong(o + l.commSerial), b.getLong(o + l.commId), b.getInt(o + l.rank),
-        b.getInt(o + l.nranks), b.getInt(o + l.nnodes), u8(b, o + l.abiVersion));
+    CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
     long skew = b.getLong(o + l.gpuSkewNs);
@@ -162,17 +178,30 @@ public final class RecordDecoder {
     return out;
   }
 
+  /**
+   * Immutable flag sets by bit pattern, built once: records keep immutable sets as they are and
+   * would copy any other.
+   */
+  @SuppressWarnings("unchecked")
+  private final Set<RecordFlag>[] flagSets = new Set[1 << 12];
+
   private Set<RecordFlag> flags(int bits) {
     if (bits == 0) {
       return Set.of();
     }
-    EnumSet<RecordFlag> set = EnumSet.noneOf(RecordFlag.class);
-    for (int i = 0; i < flagBits.length; i++) {
-      if ((bits & (1 << i)) != 0 && flagBits[i] != null) {
-        set.add(flagBits[i]);
+    int key = bits & (flagSets.length - 1);
+    Set<RecordFlag> cached = flagSets[key];
+    if (cached == null) {
+      EnumSet<RecordFlag> set = EnumSet.noneOf(RecordFlag.class);
+      for (int i = 0; i < flagBits.length; i++) {
+        if ((key & (1 << i)) != 0 && flagBits[i] != null) {
+          set.add(flagBits[i]);
+        }
       }
+      cached = Set.copyOf(set);
+      flagSets[key] = cached;
     }
-    return set;
+    return cached;
   }
 
   private static int u8(ByteBuffer b, int offset) {

@@ -2,23 +2,35 @@ package io.ncclinspector.examples.bench;
 
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.nativecore.InspectorNative;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
+import io.ncclinspector.replay.TraceReplayer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Records per second through the dump thread: a recorded trace is driven through the plugin table
- * over and over, kept just below the point where the native ring would overflow, while the dump
- * thread drains, decodes and (with JSON on) writes. Reported with JSON output on and off, in the
- * same run, so the cost of writing is visible against the cost of draining and decoding.
+ * Records per second through the JVM side: the callbacks a recorded run made into the plugin
+ * (the trace is first replayed once with the raw event recording on, which keeps exactly the
+ * calls NCCL makes for the inspector's activation mask) are driven through the plugin table in a
+ * loop, while the dump thread drains, decodes and writes JSON Lines.
+ *
+ * <ul>
+ *   <li>max: the producer runs flat out; reported are the records the dump thread delivered per
+ *       second and what the ring had to drop (it never blocks the producer);
+ *   <li>sustained: the producer is paced to a target rate of operations per second with the
+ *       default ring size, JSON output off (drain, decode, deliver) and on; a run passes if
+ *       nothing is dropped.
+ * </ul>
  *
  * <pre>
- * bench/dump-throughput [TRACE] [SECONDS]
+ * bench/dump-throughput [TRACE] [SECONDS] [TARGET_OPS_PER_SECOND]
  * </pre>
+ *
+ * <p>{@code -Dbench.dir=DIR} chooses where the output is written (default: java.io.tmpdir).
  */
 public final class DumpThroughputBenchmark {
   private DumpThroughputBenchmark() {}
@@ -26,40 +38,77 @@ public final class DumpThroughputBenchmark {
   public static void main(String[] args) throws Exception {
     Path trace = Path.of(args.length > 0 ? args[0] : "examples/traces/h3_mix-trace-pid1061.jsonl.gz");
     double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 5;
-    TraceEvents events = new TraceReader().read(trace);
-    run(events, false, 1); /* warm-up */
-    run(events, true, 1);
-    double decodeOnly = run(events, false, seconds);
-    double withJson = run(events, true, seconds);
-    System.out.printf("trace %s: dump thread sustained %,.0f records/s decoding only, %,.0f records/s "
-        + "writing JSON Lines (ratio %.2f)%n", trace.getFileName(), decodeOnly, withJson, withJson / decodeOnly);
+    long target = args.length > 2 ? Long.parseLong(args[2]) : 500_000;
+    Path work = Files.createTempDirectory(Path.of(System.getProperty("bench.dir", System.getProperty("java.io.tmpdir"))), "nccl-inspector-bench");
+    TraceEvents calls = recordedCalls(trace, work);
+    int recordsPerPass = recordsPerPass(calls, work);
+    System.out.printf("%s: %d calls into the plugin and %d records per pass%n", trace.getFileName(),
+        calls.count(), recordsPerPass);
+    run(calls, work, false, 1, 0, recordsPerPass); /* warm-up */
+    run(calls, work, true, 1, 0, recordsPerPass);
+    run(calls, work, false, seconds, 0, recordsPerPass);
+    run(calls, work, true, seconds, 0, recordsPerPass);
+    run(calls, work, false, seconds, target, recordsPerPass);
+    run(calls, work, true, seconds, target, recordsPerPass);
+    Files.walk(work).sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
   }
 
-  private static double run(TraceEvents events, boolean json, double seconds) throws Exception {
-    Path out = Files.createTempDirectory("nccl-inspector-bench");
+  /** The calls NCCL made into the inspector for this trace: a recording made by replaying it. */
+  private static TraceEvents recordedCalls(Path trace, Path work) throws Exception {
+    InspectorConfig config = InspectorConfig.builder().dumpDirectory(work.resolve("rec-out"))
+        .traceDirectory(work.resolve("rec")).build();
+    ReplayResult r = TraceReplayer.replay(trace, config, "bench");
+    return new TraceReader().read(r.recording().orElseThrow().file());
+  }
+
+  private static int recordsPerPass(TraceEvents calls, Path work) throws Exception {
+    InspectorConfig config = InspectorConfig.builder().dumpDirectory(work.resolve("count")).jsonOutput(false)
+        .minMessageBytes(0).requireKernelTiming(false).build();
+    NcclInspector inspector = NcclInspector.enable(config);
+    drive(calls, inspector.libraryPath().orElseThrow().toString());
+    inspector.close();
+    return (int) inspector.recordsReceived();
+  }
+
+  private static void drive(TraceEvents calls, String lib) {
+    ProfilerTableDriver.open(lib);
+    ProfilerTableDriver.prepare(calls.maxHandleId(), calls.maxContextId());
+    ProfilerTableDriver.run(calls.events(), calls.count(), 0, null);
+    ProfilerTableDriver.close();
+  }
+
+  private static void run(TraceEvents calls, Path work, boolean json, double seconds, long targetOpsPerSecond,
+      int recordsPerPass) throws Exception {
+    Path out = Files.createTempDirectory(work, "out");
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).jsonOutput(json)
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
-    long start = System.nanoTime();
-    long deadline = start + (long) (seconds * 1e9);
     NcclInspector inspector = NcclInspector.enable(config);
     String lib = inspector.libraryPath().orElseThrow().toString();
+    long start = System.nanoTime();
+    long deadline = start + (long) (seconds * 1e9);
+    long produced = 0;
     while (System.nanoTime() < deadline) {
-      ProfilerTableDriver.open(lib);
-      ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId());
-      ProfilerTableDriver.run(events.events(), events.count(), 0, null);
-      ProfilerTableDriver.close();
-      while (InspectorNative.ringUsedCells() > config.ringCells() / 2) {
-        Thread.onSpinWait();
+      drive(calls, lib);
+      produced += recordsPerPass;
+      if (targetOpsPerSecond > 0) {
+        long due = start + (long) (produced * 1e9 / targetOpsPerSecond);
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          LockSupport.parkNanos(wait);
+        }
       }
     }
+    long produceEnd = System.nanoTime();
     inspector.close();
-    double elapsed = (System.nanoTime() - start) / 1e9;
-    long records = inspector.recordsReceived();
-    long dropped = inspector.counters().totalDrops();
-    if (dropped > 0) {
-      System.out.printf("  (%d records dropped: %s)%n", dropped, inspector.counters().drops());
-    }
-    Files.walk(out).sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
-    return records / elapsed;
+    long end = System.nanoTime();
+    long delivered = inspector.recordsReceived();
+    long written = inspector.recordsWritten();
+    long dropped = inspector.counters().get("ring_full") + inspector.counters().get("json_backlog_full");
+    double producedRate = produced / ((produceEnd - start) / 1e9);
+    double elapsed = (end - start) / 1e9;
+    System.out.printf("  %-9s %-7s produced %,10.0f ops/s  delivered %,10.0f/s  written %,10.0f/s  dropped %,d (%.1f%%)%s%n",
+        targetOpsPerSecond > 0 ? "sustained" : "max", json ? "json" : "no-json", producedRate,
+        delivered / elapsed, written / elapsed, dropped, 100.0 * dropped / Math.max(produced, 1),
+        targetOpsPerSecond > 0 ? (dropped == 0 ? "   PASS (zero drops)" : "   FAIL") : "");
   }
 }
