@@ -24,6 +24,16 @@ static void* consumer(void* arg) {
   return arg;
 }
 
+static long rss_kib(void) {
+  FILE* f = fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return resident * 4;
+}
+
 static long long now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -39,7 +49,9 @@ int main(int argc, char** argv) {
   pthread_t t;
   pthread_create(&t, NULL, consumer, NULL);
   long long t0 = now_ns();
+  long rss_early = 0;
   for (int i = 0; i < ops; i++) {
+    if (i == ops / 10) rss_early = rss_kib();
     void* op = test_coll(ctx, "AllReduce", (uint64_t)i, 8192, "ncclFloat32", 2);
     test_stop(op);
     void* a = test_channel(op, 0, 1000 + (uint64_t)i);
@@ -52,8 +64,9 @@ int main(int argc, char** argv) {
     }
   }
   long long t1 = now_ns();
-  printf("%.1f ns per callback (%d collectives x 8 callbacks, %d slots), ring_full %lld\n",
-         (double)(t1 - t0) / (ops * 8.0), ops, c.op_slots, test_counter("ring_full"));
+  printf("%.1f ns per callback (%d collectives x 8 callbacks, %d slots), ring_full %lld, "
+         "resident set %ld KiB at 10%% of the run, %ld KiB at the end\n",
+         (double)(t1 - t0) / (ops * 8.0), ops, c.op_slots, test_counter("ring_full"), rss_early, rss_kib());
   atomic_store(&stop, 1);
   pthread_join(t, NULL);
   ncclProfiler_v5.finalize(ctx);

@@ -70,7 +70,7 @@ typedef struct op_record {
   uint64_t exec_ns;       /* 72: longest single channel (the reference's execution time) */
   uint64_t start_wall_ns; /* 80: CPU time of the operation's start event */
   uint64_t stop_wall_ns;  /* 88: CPU time of its stop event (enqueue done) */
-  uint64_t complete_wall_ns; /* 96: CPU time the record was completed */
+  uint64_t complete_wall_ns; /* 96: CPU time the record was completed (verbose mode only, else 0) */
   uint64_t gpu_start_ns;  /* 104: earliest channel GPU start, 0 if none */
   uint64_t gpu_span_ns;   /* 112: latest channel GPU stop - earliest GPU start, 0 if none */
   uint16_t start_sn;      /* 120: callback sequence numbers of this operation (verbose trace) */
