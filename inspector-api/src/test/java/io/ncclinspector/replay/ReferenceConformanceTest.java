@@ -149,6 +149,7 @@ class ReferenceConformanceTest {
     assertEquals(ref.at("/header/rank").asInt(), mine.at("/header/rank").asInt(), what);
     assertEquals(ref.at("/header/n_ranks").asInt(), mine.at("/header/n_ranks").asInt(), what);
     assertEquals(ref.at("/header/nnodes").asInt(), mine.at("/header/nnodes").asInt(), what);
+    assertEquals(5, mine.at("/metadata/profiler_interface_version").asInt(), "the traces ran interface v5");
 
     BigInteger refSize = new BigInteger(r.get(kind + "_msg_size_bytes").asText());
     long mySize = m.get(kind + "_msg_size_bytes").asLong();
