@@ -32,7 +32,7 @@ import java.util.function.Function;
  *     each; {@code NCCL_INSPECTOR_INFLIGHT_OPS}, 2048)
  * @param maxCommunicators communicators that can be live at once ({@code NCCL_INSPECTOR_MAX_COMMS}, 1024)
  * @param ringCells capacity of the native record ring in 64-byte cells, a power of two
- *     ({@code NCCL_INSPECTOR_RING_CELLS}, 65536 = 4 MiB, about 32k records)
+ *     ({@code NCCL_INSPECTOR_RING_CELLS}, 65536 = 4 MiB, about 21k records)
  * @param inflightExpiry how long a stopped operation may wait for its first kernel channel before
  *     it is closed with CPU timing ({@code NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS}, 10 s; 0 never)
  * @param processIdentity host name and pid for the output file name and metadata
