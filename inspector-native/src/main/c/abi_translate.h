@@ -7,6 +7,13 @@
 #include "profiler_core.h"
 #include "record_format.h"
 
+/* The API events of v5 and v6, which carry the enqueuing thread's tag. */
+#define ABI_TRANSLATE_API_CASES(d, ev) \
+  case ncclProfileCollApi:             \
+  case ncclProfileP2pApi:              \
+    (ev).kind = CORE_EVENT_API;        \
+    break;
+
 /* Expands to the `case` labels of a switch on d->type for Coll, P2p and KernelCh. */
 #define ABI_TRANSLATE_V4_CASES(d, ev)                                                              \
   case ncclProfileColl:                                                                            \
@@ -15,11 +22,13 @@
                                (d)->coll.algo, (d)->coll.proto, (d)->coll.seqNumber,               \
                                (d)->coll.count, (d)->coll.root, (d)->coll.nChannels,               \
                                (d)->coll.nWarps);                                                  \
+    (ev).op.parent = (d)->parentObj;                                                               \
     break;                                                                                         \
   case ncclProfileP2p:                                                                             \
     (ev).kind = CORE_EVENT_OP;                                                                     \
     (ev).op = core_op_event_v4(RECORD_KIND_P2P, (d)->p2p.func, (d)->p2p.datatype, NULL, NULL, 0,   \
                                (d)->p2p.count, (d)->p2p.peer, (d)->p2p.nChannels, 0);              \
+    (ev).op.parent = (d)->parentObj;                                                               \
     break;                                                                                         \
   case ncclProfileKernelCh:                                                                        \
     (ev).kind = CORE_EVENT_CHANNEL;                                                                \

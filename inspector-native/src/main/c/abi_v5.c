@@ -11,6 +11,7 @@ static core_event translate_v5(const ncclProfilerEventDescr_v5_t* d) {
   core_event ev = {0};
   switch (d->type) {
     ABI_TRANSLATE_V4_CASES(d, ev)
+    ABI_TRANSLATE_API_CASES(d, ev)
     default:
       break;
   }

@@ -12,6 +12,7 @@ static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
   core_event ev = {0};
   switch (d->type) {
     ABI_TRANSLATE_V4_CASES(d, ev)
+    ABI_TRANSLATE_API_CASES(d, ev)
     case ncclProfileCeColl:
       ev.kind = CORE_EVENT_OP;
       ev.op = core_op_event_v4(RECORD_KIND_COLL, d->ceColl.func, d->ceColl.datatype, "CE", NULL,

@@ -12,7 +12,7 @@ static const char* const names[CTR_COUNT] = {
     "event_while_inactive", "trace_ring_full",     "uint8_named_unknown", "completed_without_kernel",
     "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
     "flushed_at_close",   "extra_channels",      "null_operation_name",
-    "quiescent_close",    "gpu_timestamp_zero",  "gpu_timestamp_reversed",
+    "quiescent_close",    "paused",              "gpu_timestamp_zero",  "gpu_timestamp_reversed",
     "gpu_timestamp_absurd"};
 
 uint64_t counter_read(int id) {

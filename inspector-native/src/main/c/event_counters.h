@@ -36,6 +36,7 @@ typedef enum {
   CTR_EXTRA_CHANNELS,         /* more kernel channels started than the operation announced */
   CTR_NULL_OPERATION_NAME,    /* an operation without a name (func NULL): recorded as "Unknown" */
   CTR_QUIESCENT_CLOSE,        /* v3: completed once its started channels stopped and stayed quiet */
+  CTR_PAUSED,                 /* an operation started while recording was paused (not tracked) */
   /* quarantine: records kept apart because a channel's GPU timestamps are not usable */
   CTR_GPU_TIMESTAMP_ZERO,     /* a GPU start or stop timestamp of 0 (interface v4+) */
   CTR_GPU_TIMESTAMP_REVERSED, /* a GPU stop at or before its start */

@@ -17,7 +17,9 @@
 
 #include <stdint.h>
 
-enum { HANDLE_TAG_OP = 1, HANDLE_TAG_CHANNEL = 2, HANDLE_TAG_COMM = 3 };
+/* Contexts (given at init) and event handles are separate namespaces: tag 3 is a communicator
+ * context in the first, a thread tag (thread_tags.h) in the second. */
+enum { HANDLE_TAG_OP = 1, HANDLE_TAG_CHANNEL = 2, HANDLE_TAG_COMM = 3, HANDLE_TAG_API = 3 };
 
 #define HANDLE_INDEX_BITS 24
 #define HANDLE_INDEX_MASK ((1u << HANDLE_INDEX_BITS) - 1)

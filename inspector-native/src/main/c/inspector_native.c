@@ -15,6 +15,8 @@
 #include "op_reclaim.h"
 #include "record_format.h"
 #include "trace_recorder.h"
+#include "inflight_query.h"
+#include "thread_tags.h"
 
 extern ncclProfiler_v6_t ncclProfiler_v6;
 extern ncclProfiler_v5_t ncclProfiler_v5;
@@ -73,6 +75,18 @@ long long nccl_inspector_drain_trace(void* buffer, long long capacity) {
   long long n = (long long)trace_drain(buffer, (size_t)capacity);
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   return n;
+}
+
+int nccl_inspector_inflight(long long min_age_ns, void* buffer, int max_entries) {
+  if (buffer == NULL || max_entries <= 0 || min_age_ns < 0) return 0;
+  pthread_mutex_lock(&g_core.lifecycle_lock);
+  int n = g_core.allocated ? inflight_query(clock_mono_ns(), (uint64_t)min_age_ns, buffer, max_entries) : 0;
+  pthread_mutex_unlock(&g_core.lifecycle_lock);
+  return n;
+}
+
+void nccl_inspector_set_thread_tag(long long step, int phase) {
+  tags_set_current_thread(step, (uint16_t)(phase < 0 ? 0 : phase > 0xffff ? 0xffff : phase));
 }
 
 int nccl_inspector_sweep(void) {

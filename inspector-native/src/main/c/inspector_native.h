@@ -32,6 +32,14 @@ void nccl_inspector_trace_stop(void);
 /* Copies whole raw events (trace_recorder.h) into buffer; returns the bytes copied. */
 long long nccl_inspector_drain_trace(void* buffer, long long capacity);
 
+/* Operations in flight for at least min_age_ns (inflight_query.h entries, 64 bytes each) into
+ * buffer; returns how many were written (at most max_entries). */
+int nccl_inspector_inflight(long long min_age_ns, void* buffer, int max_entries);
+
+/* Tags the operations the calling thread enqueues from now on (thread_tags.h): step -1 and
+ * phase 0 mean none. */
+void nccl_inspector_set_thread_tag(long long step, int phase);
+
 /* Expires old in-flight operations and refreshes the wall-clock offset; returns how many closed. */
 int nccl_inspector_sweep(void);
 long long nccl_inspector_ring_used_cells(void);

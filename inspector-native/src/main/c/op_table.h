@@ -68,6 +68,8 @@ typedef struct op_slot {
   int32_t rank, nranks, nnodes;
   uint64_t seq, count, bytes;
   uint64_t start_ns;         /* monotonic */
+  int64_t step;              /* thread tag at enqueue (-1: none) */
+  uint16_t phase;            /* thread tag at enqueue (0: none) */
   /* Written by the stop event (inside enter/leave). */
   uint64_t stop_ns;
   uint64_t last_channel_stop_ns; /* monotonic, CHANNELS_UNCOUNTED only (for quiescence) */

@@ -12,6 +12,7 @@
 #include "op_timing.h"
 #include "record_emit.h"
 #include "record_format.h"
+#include "thread_tags.h"
 
 int core_activation_mask(void) {
   int mask = ncclProfileColl | ncclProfileKernelCh | ncclProfileCeColl;
@@ -86,7 +87,10 @@ static int64_t take_slot(void) {
 
 void* core_op_start(void* context, const core_op_event* ev) {
   if (!core_accepting()) {
-    counter_add(CTR_EVENT_WHILE_INACTIVE, 1);
+    counter_add(atomic_load_explicit(&g_core.state, memory_order_relaxed) == CORE_PAUSED
+                    ? CTR_PAUSED
+                    : CTR_EVENT_WHILE_INACTIVE,
+                1);
     return NULL;
   }
   comm_slot* c = comm_table_lookup(&g_core.comms, context);
@@ -157,6 +161,11 @@ void* core_op_start(void* context, const core_op_event* ev) {
                : ev->seq;
   s->count = ev->count;
   s->bytes = bytes;
+  thread_tag tag = (ev->parent != NULL && handle_tag(ev->parent) == HANDLE_TAG_API)
+                       ? tags_decode(ev->parent)
+                       : tags_of_current_thread();
+  s->step = tag.step;
+  s->phase = tag.phase;
   s->start_ns = clock_mono_ns();
   s->stop_ns = 0;
   s->start_sn = 1;
@@ -281,6 +290,7 @@ void* core_event_start(void* context, const core_event* ev) {
   switch (ev->kind) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
+    case CORE_EVENT_API: return tags_encode(tags_of_current_thread());
     default: return NULL; /* API, group, proxy and network events: no handle, so no children */
   }
 }
@@ -291,6 +301,7 @@ void core_stop(void* handle) {
   switch (handle_tag(handle)) {
     case HANDLE_TAG_OP: op_stop(handle); break;
     case HANDLE_TAG_CHANNEL: channel_stop(handle); break;
+    case HANDLE_TAG_API: break; /* a thread tag: nothing to stop */
     default: counter_add(CTR_INVALID_HANDLE, 1); break;
   }
 }

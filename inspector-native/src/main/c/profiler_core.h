@@ -31,6 +31,7 @@ typedef struct core_op_event {
   uint8_t copy_engine;   /* a v6 copy-engine collective */
   uint64_t comm_hash;    /* v1-v3 carry the communicator in every event (0: take the context's) */
   int32_t rank;          /* v1-v3: the descriptor's rank (-1: take the context's) */
+  const void* parent;    /* the parent handle (v5/v6: the CollApi/P2pApi event, carrying the tag) */
 } core_op_event;
 
 /* Builds the usual event of interface versions 4 to 6 (communicator from the context). */
@@ -39,16 +40,21 @@ static inline core_op_event core_op_event_v4(uint8_t kind, const char* func, con
                                              uint64_t count, int32_t peer_or_root,
                                              uint8_t n_channels, uint8_t n_warps) {
   core_op_event ev = {kind, func, datatype, algo, proto, seq, count, peer_or_root, n_channels,
-                      n_warps, CHANNELS_COUNTED, 0, 0, -1};
+                      n_warps, CHANNELS_COUNTED, 0, 0, -1, NULL};
   return ev;
 }
 
 /* One NCCL start event in the core's form: what each adapter translates its descriptor into. */
-typedef enum { CORE_EVENT_IGNORED = 0, CORE_EVENT_OP = 1, CORE_EVENT_CHANNEL = 2 } core_event_kind;
+typedef enum {
+  CORE_EVENT_IGNORED = 0,
+  CORE_EVENT_OP = 1,
+  CORE_EVENT_CHANNEL = 2,
+  CORE_EVENT_API = 3 /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
+} core_event_kind;
 
 typedef struct core_event {
   core_event_kind kind;
-  core_op_event op;      /* CORE_EVENT_OP */
+  core_op_event op;      /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag) */
   void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
   uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */

@@ -96,6 +96,8 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->abi_version = (uint8_t)s->abi_version;
   r->quarantine_reason = timing.quarantine;
   r->gpu_skew_ns = timing.gpu_skew_ns;
+  r->step = s->step;
+  r->phase = s->phase;
 
   uint64_t pos;
   if (!ring_reserve(&g_core.ring, r->cells, 0, &pos)) {

@@ -50,6 +50,8 @@ int record_layout_offset(int field) {
     case LAYOUT_QUARANTINE_REASON: return offsetof(op_record, quarantine_reason);
     case LAYOUT_GPU_SKEW_NS: return offsetof(op_record, gpu_skew_ns);
     case LAYOUT_OP_HEADER_CELLS: return OP_RECORD_CELLS;
+    case LAYOUT_STEP: return offsetof(op_record, step);
+    case LAYOUT_PHASE: return offsetof(op_record, phase);
     default: return -1;
   }
 }

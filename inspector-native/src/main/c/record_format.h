@@ -79,7 +79,9 @@ typedef struct op_record {
   uint8_t quarantine_reason; /* 125: QUARANTINE_* */
   uint16_t reserved0;     /* 126 */
   uint64_t gpu_skew_ns;   /* 128: latest channel GPU start - earliest (NCCL issue 1900) */
-  uint8_t reserved1[56];  /* 136 */
+  int64_t step;           /* 136: step tag of the enqueuing thread, -1 if none */
+  uint16_t phase;         /* 144: phase tag (id given by Java), 0 if none */
+  uint8_t reserved1[46];  /* 146 */
 } op_record;
 
 typedef struct channel_record {
@@ -134,7 +136,7 @@ typedef enum {
   LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
   LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
   LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX, LAYOUT_QUARANTINE_REASON, LAYOUT_GPU_SKEW_NS,
-  LAYOUT_OP_HEADER_CELLS,
+  LAYOUT_OP_HEADER_CELLS, LAYOUT_STEP, LAYOUT_PHASE,
   LAYOUT_FIELD_COUNT
 } layout_field;
 
