@@ -15,6 +15,8 @@ import java.util.Set;
  * @param channelTraces the kernel channels (verbose mode only; empty otherwise)
  * @param startSequence callback sequence number of the start event (verbose trace)
  * @param stopSequence callback sequence number of the stop event (verbose trace)
+ * @param step step tag of the thread that enqueued it ({@link NcclInspector#step}), -1 if none
+ * @param phase phase tag of that thread ({@link NcclInspector#phase}), null if none
  */
 public record CollectiveRecord(
     CommunicatorInfo communicator,
@@ -42,7 +44,9 @@ public record CollectiveRecord(
     Set<RecordFlag> flags,
     List<KernelChannelTrace> channelTraces,
     int startSequence,
-    int stopSequence)
+    int stopSequence,
+    long step,
+    String phase)
     implements OperationRecord {
 
   public CollectiveRecord {

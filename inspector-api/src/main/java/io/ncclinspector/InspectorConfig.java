@@ -41,6 +41,13 @@ import java.util.function.Function;
  *     no recording ({@code NCCL_INSPECTOR_TRACE_DIR})
  * @param traceMaxBytes bound of the recording, in uncompressed bytes; events past it are counted,
  *     not written ({@code NCCL_INSPECTOR_TRACE_MAX_BYTES}, 1 GiB)
+ * @param slowCollectives how slow collectives are recognised ({@code NCCL_INSPECTOR_SLOW_SENSITIVITY}
+ *     sets the sensitivity, 0 turns detection off)
+ * @param hangTimeout an operation in flight longer than this is reported to listeners as a
+ *     suspected hang ({@code NCCL_INSPECTOR_HANG_TIMEOUT_MS}, 5 minutes; 0: off)
+ * @param listenerQueueCapacity events each listener may fall behind by before its events are
+ *     dropped and counted (65536)
+ * @param lastRecordsPerCommunicator records kept per communicator for snapshots (16)
  */
 public record InspectorConfig(
     boolean enabled,
@@ -58,7 +65,11 @@ public record InspectorConfig(
     Duration inflightExpiry,
     ProcessIdentity processIdentity,
     Path traceDirectory,
-    long traceMaxBytes) {
+    long traceMaxBytes,
+    SlowCollectiveDetection slowCollectives,
+    Duration hangTimeout,
+    int listenerQueueCapacity,
+    int lastRecordsPerCommunicator) {
 
   public InspectorConfig {
     Objects.requireNonNull(dumpInterval, "dumpInterval");
@@ -72,6 +83,14 @@ public record InspectorConfig(
     checkRingCells(ringCells);
     check(inflightExpiry, "inflightExpiry");
     checkTraceMaxBytes(traceMaxBytes);
+    Objects.requireNonNull(slowCollectives, "slowCollectives");
+    check(Objects.requireNonNull(hangTimeout, "hangTimeout"), "hangTimeout");
+    if (listenerQueueCapacity < 1) {
+      throw new IllegalArgumentException("listenerQueueCapacity must be positive: " + listenerQueueCapacity);
+    }
+    if (lastRecordsPerCommunicator < 0 || lastRecordsPerCommunicator > 4096) {
+      throw new IllegalArgumentException("lastRecordsPerCommunicator must be in [0, 4096]");
+    }
   }
 
   private static long checkTraceMaxBytes(long v) {
@@ -169,6 +188,10 @@ public record InspectorConfig(
     private ProcessIdentity processIdentity;
     private Path traceDirectory;
     private long traceMaxBytes = 1L << 30;
+    private SlowCollectiveDetection slowCollectives = SlowCollectiveDetection.defaults();
+    private Duration hangTimeout = Duration.ofMinutes(5);
+    private int listenerQueueCapacity = 1 << 16;
+    private int lastRecordsPerCommunicator = 16;
 
     private Builder() {}
 
@@ -189,6 +212,10 @@ public record InspectorConfig(
       processIdentity = c.processIdentity;
       traceDirectory = c.traceDirectory;
       traceMaxBytes = c.traceMaxBytes;
+      slowCollectives = c.slowCollectives;
+      hangTimeout = c.hangTimeout;
+      listenerQueueCapacity = c.listenerQueueCapacity;
+      lastRecordsPerCommunicator = c.lastRecordsPerCommunicator;
     }
 
     public Builder enabled(boolean v) {
@@ -272,6 +299,30 @@ public record InspectorConfig(
       return this;
     }
 
+    public Builder slowCollectives(SlowCollectiveDetection v) {
+      slowCollectives = Objects.requireNonNull(v);
+      return this;
+    }
+
+    /** Suspected-hang reports for operations in flight longer than this; zero turns them off. */
+    public Builder hangTimeout(Duration v) {
+      hangTimeout = check(Objects.requireNonNull(v), "hangTimeout");
+      return this;
+    }
+
+    public Builder listenerQueueCapacity(int v) {
+      if (v < 1) {
+        throw new IllegalArgumentException("listenerQueueCapacity must be positive: " + v);
+      }
+      listenerQueueCapacity = v;
+      return this;
+    }
+
+    public Builder lastRecordsPerCommunicator(int v) {
+      lastRecordsPerCommunicator = v;
+      return this;
+    }
+
     /** Applies this process's environment variables (see the record's documentation). */
     public Builder fromEnvironment() {
       return fromEnvironment(System.getenv());
@@ -303,6 +354,17 @@ public record InspectorConfig(
           ms -> inflightExpiry(Duration.ofMillis(ms)));
       r.string("NCCL_INSPECTOR_TRACE_DIR", dir -> traceDirectory(Path.of(dir)));
       r.number("NCCL_INSPECTOR_TRACE_MAX_BYTES", Long::parseLong, this::traceMaxBytes);
+      r.number("NCCL_INSPECTOR_HANG_TIMEOUT_MS", Long::parseLong, ms -> hangTimeout(Duration.ofMillis(ms)));
+      r.string("NCCL_INSPECTOR_SLOW_SENSITIVITY", v -> {
+        double sensitivity;
+        try {
+          sensitivity = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY must be a number, got '" + v + "'");
+        }
+        slowCollectives(sensitivity <= 0 ? SlowCollectiveDetection.disabled()
+            : slowCollectives.withSensitivity(sensitivity));
+      });
       if (dumpDirectory == null) {
         dumpDirectory = defaultDumpDirectory(env);
       }
@@ -314,7 +376,8 @@ public record InspectorConfig(
       ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
       return new InspectorConfig(enabled, jsonOutput, dumpInterval, dir, verbose, trackP2p,
           minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
-          maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes);
+          maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes,
+          slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator);
     }
 
     /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */

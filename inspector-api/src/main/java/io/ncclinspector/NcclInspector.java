@@ -1,19 +1,38 @@
 package io.ncclinspector;
 
+import io.ncclinspector.internal.AnalysisSink;
 import io.ncclinspector.internal.AsyncSink;
 import io.ncclinspector.internal.CommunicatorRegistry;
 import io.ncclinspector.internal.DumpThread;
+import io.ncclinspector.internal.HangWatchdog;
 import io.ncclinspector.internal.JsonFileSink;
+import io.ncclinspector.internal.JsonLinesWriter;
+import io.ncclinspector.internal.ListenerDispatcher;
 import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
 import io.ncclinspector.internal.RecordSink;
+import io.ncclinspector.internal.SlowCollectiveDetector;
+import io.ncclinspector.internal.StatisticsStore;
+import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.Flushable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,29 +42,40 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * try (NcclInspector inspector = NcclInspector.enable()) {
- *   // create NCCL communicators and train; every communicator of the process is profiled
+ *   inspector.addListener(new InspectorListener() {
+ *     public void slowCollective(SlowCollectiveEvent e) { log.warn("slow: {}", e); }
+ *   });
+ *   for (long step = 0; ; step++) {
+ *     inspector.step(step);
+ *     try (Phase p = inspector.phase("backward")) { ... }   // collectives enqueued here are tagged
+ *   }
  * }
  * }</pre>
  *
  * <p>{@link #enable()} loads the native core, points NCCL at it ({@code NCCL_PROFILER_PLUGIN})
- * and starts the dump thread. Call it before the first NCCL communicator of the process is
- * created: NCCL looks for its profiler plugin once, at the first communicator init (and again only
- * after all communicators are destroyed).
+ * and starts the JVM threads that drain it. Call it before the first NCCL communicator of the
+ * process is created: NCCL looks for its profiler plugin once, at the first communicator init
+ * (and again only after all communicators are destroyed).
  *
  * <p>One inspector is active per process at a time, because NCCL has one profiler slot per
  * process. Enabling a second one while the first is open fails with an
  * {@link IllegalStateException}; use {@link #current()} to share the active one. {@link #close()}
- * (also run at JVM shutdown) flushes operations still in flight and writes every completed record
+ * (also run at JVM shutdown) flushes operations still in flight and delivers every completed record
  * before returning; closing twice is harmless.
+ *
+ * <p>Threads: {@code nccl-inspector-dump} drains the native ring; {@code nccl-inspector-json-writer}
+ * writes the JSON Lines file; {@code nccl-inspector-analysis} keeps the statistics and finds slow
+ * collectives; {@code nccl-inspector-watchdog} looks for hangs; each listener has its own thread.
+ * None of them ever blocks NCCL.
  */
 public final class NcclInspector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NcclInspector.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
   /**
-   * Records the JSON writer may fall behind the dump thread by (absorbing disk stalls) before
-   * records are dropped and counted (json_backlog_full).
+   * Records the JSON writer and the analysis may each fall behind the dump thread by (absorbing
+   * disk stalls and bursts) before records are dropped and counted.
    */
-  private static final int JSON_BACKLOG = 1 << 18;
+  private static final int BACKLOG = 1 << 18;
   /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
   private static final int TRACE_RING_CELLS = 1 << 16;
   private static final Object LOCK = new Object();
@@ -53,23 +83,26 @@ public final class NcclInspector implements AutoCloseable {
 
   private final InspectorConfig config;
   private final NativeCore core;
-  private final CommunicatorRegistry communicators;
-  private final JsonFileSink jsonSink;
-  private final AsyncSink jsonWriter;
-  private final DumpThread dumpThread;
-  private final TraceRecording recording;
+  private final Parts parts;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
-  private NcclInspector(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
-      JsonFileSink jsonSink, AsyncSink jsonWriter, DumpThread dumpThread, TraceRecording recording) {
+  /** What an active inspector runs; null for an inspector disabled by configuration. */
+  private record Parts(
+      CommunicatorRegistry communicators,
+      JsonFileSink jsonSink,
+      AsyncSink jsonWriter,
+      StatisticsStore statistics,
+      AsyncSink analysis,
+      ListenerDispatcher listeners,
+      DumpThread dumpThread,
+      HangWatchdog watchdog,
+      TraceRecording recording) {}
+
+  private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
     this.config = config;
     this.core = core;
-    this.communicators = communicators;
-    this.jsonSink = jsonSink;
-    this.jsonWriter = jsonWriter;
-    this.dumpThread = dumpThread;
-    this.recording = recording;
+    this.parts = parts;
     this.shutdownHook = core == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
   }
 
@@ -92,7 +125,7 @@ public final class NcclInspector implements AutoCloseable {
       }
       if (!config.enabled()) {
         log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
-        return new NcclInspector(config, null, null, null, null, null, null);
+        return new NcclInspector(config, null, null);
       }
       NativeCore core = NativeCore.get();
       PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
@@ -106,27 +139,39 @@ public final class NcclInspector implements AutoCloseable {
         log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
             + "table sizes of that session are kept");
       }
-      CommunicatorRegistry communicators = new CommunicatorRegistry();
-      List<RecordSink> sinks = new ArrayList<>();
-      JsonFileSink json = null;
-      AsyncSink jsonWriter = null;
-      if (config.jsonOutput()) {
-        json = JsonFileSink.open(config, gitRevision());
-        jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", JSON_BACKLOG);
-        sinks.add(jsonWriter);
-      }
-      TraceRecording recording = config.traceFile()
-          .map(f -> TraceRecording.start(f, config.traceMaxBytes(), TRACE_RING_CELLS)).orElse(null);
-      DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
-          config.dumpInterval(), recording);
-      NcclInspector inspector = new NcclInspector(config, core, communicators, json, jsonWriter, thread, recording);
-      thread.start();
+      NcclInspector inspector = new NcclInspector(config, core, start(config, core));
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
       log.info("NCCL Inspector enabled: {}={}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
-          json != null ? ", output " + json.file() : "");
+          inspector.outputFile().map(f -> ", output " + f).orElse(""));
       return inspector;
     }
+  }
+
+  private static Parts start(InspectorConfig config, NativeCore core) {
+    CommunicatorRegistry communicators = new CommunicatorRegistry();
+    List<RecordSink> sinks = new ArrayList<>();
+    JsonFileSink json = null;
+    AsyncSink jsonWriter = null;
+    if (config.jsonOutput()) {
+      json = JsonFileSink.open(config, gitRevision());
+      jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
+      sinks.add(jsonWriter);
+    }
+    ListenerDispatcher listeners = new ListenerDispatcher(config.listenerQueueCapacity());
+    StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
+    AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics,
+        new SlowCollectiveDetector(config.slowCollectives()), listeners), "nccl-inspector-analysis", BACKLOG);
+    sinks.add(analysis);
+    sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
+    TraceRecording recording = config.traceFile()
+        .map(f -> TraceRecording.start(f, config.traceMaxBytes(), TRACE_RING_CELLS)).orElse(null);
+    DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
+        config.dumpInterval(), recording);
+    thread.start();
+    HangWatchdog watchdog = config.hangTimeout().isZero() ? null
+        : new HangWatchdog(core, communicators, listeners, config.hangTimeout());
+    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, thread, watchdog, recording);
   }
 
   /** The inspector active in this process, if one is. */
@@ -145,6 +190,173 @@ public final class NcclInspector implements AutoCloseable {
     return core != null && !closed;
   }
 
+  // ---- listeners ----
+
+  /** Listens to every communicator. */
+  public ListenerRegistration addListener(InspectorListener listener) {
+    return addListener(CommunicatorSelector.all(), listener);
+  }
+
+  /**
+   * Listens to the communicators a selector picks. The listener first hears of the communicators
+   * already live, then of everything that happens, on its own thread.
+   */
+  public ListenerRegistration addListener(CommunicatorSelector selector, InspectorListener listener) {
+    Objects.requireNonNull(selector, "selector");
+    Objects.requireNonNull(listener, "listener");
+    if (!isActive()) {
+      return InactiveRegistration.INSTANCE;
+    }
+    return parts.listeners().add(selector, listener, parts.communicators().live(), false);
+  }
+
+  // ---- tags ----
+
+  /**
+   * Tags the collectives the calling thread enqueues from now on with a training step. The tag is
+   * captured when NCCL calls the plugin on the enqueuing thread, so it is right even when the
+   * operation completes much later or its events come from another thread. It stays until the
+   * next call or {@link #clearStep()}.
+   */
+  public void step(long step) {
+    if (isActive()) {
+      ThreadTags.step(step);
+    }
+  }
+
+  /** Removes the calling thread's step tag. */
+  public void clearStep() {
+    if (isActive()) {
+      ThreadTags.clearStep();
+    }
+  }
+
+  /**
+   * Tags the collectives the calling thread enqueues until the returned phase is closed (phases
+   * nest: closing restores the previous one).
+   */
+  public Phase phase(String name) {
+    Objects.requireNonNull(name, "name");
+    if (!isActive()) {
+      return new Phase() {
+        @Override
+        public String name() {
+          return name;
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+    return ThreadTags.phase(name);
+  }
+
+  // ---- runtime control ----
+
+  /** Stops tracking new operations (those in flight complete); counted as {@code paused}. */
+  public void pause() {
+    if (isActive()) {
+      core.setPaused(true);
+    }
+  }
+
+  public void resume() {
+    if (isActive()) {
+      core.setPaused(false);
+    }
+  }
+
+  public boolean isPaused() {
+    return isActive() && core.state() == NativeCore.STATE_PAUSED;
+  }
+
+  /** Changes the smallest message tracked, for operations that start from now on. */
+  public void setMinMessageBytes(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("minimum message size must not be negative: " + bytes);
+    }
+    if (isActive()) {
+      core.setMinMessageBytes(bytes);
+    }
+  }
+
+  // ---- snapshots and export ----
+
+  /**
+   * An immutable view of what the inspector has seen so far. Records still on their way from the
+   * native ring (a few milliseconds' worth) are not in it yet.
+   */
+  public InspectorSnapshot snapshot() {
+    if (parts == null) {
+      return new InspectorSnapshot(Instant.now(), List.of(), EventCounters.empty(), 0, 0, 0, false);
+    }
+    return new InspectorSnapshot(Instant.now().truncatedTo(ChronoUnit.MICROS), parts.statistics().snapshot(),
+        counters(), recordsReceived(), recordsWritten(), recordsQuarantined(), isPaused());
+  }
+
+  /** Writes a snapshot as JSON to a file (replacing it). */
+  public void exportSnapshot(Path file) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+      snapshot().writeJson(out);
+    }
+  }
+
+  /** Writes a snapshot as JSON to a stream (which stays open). */
+  public void exportSnapshot(OutputStream out) throws IOException {
+    snapshot().writeJson(out);
+  }
+
+  /**
+   * Writes the records of the selected communicators, from now until the returned registration
+   * is closed, to a JSON Lines file in the output format, on a thread of its own. Closing the
+   * registration writes what is queued and closes the file.
+   */
+  public ListenerRegistration exportRecords(Path file, CommunicatorSelector selector) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    return exportRecords(new BufferedOutputStream(Files.newOutputStream(file)), selector);
+  }
+
+  /** As {@link #exportRecords(Path, CommunicatorSelector)}, to a stream, closed with the export. */
+  public ListenerRegistration exportRecords(OutputStream out, CommunicatorSelector selector) throws IOException {
+    if (!isActive()) {
+      out.close();
+      return InactiveRegistration.INSTANCE;
+    }
+    JsonLinesWriter writer = new JsonLinesWriter(out, config.processIdentity(), gitRevision(), config.verbose());
+    return parts.listeners().add(selector, new RecordExport(writer), List.of(), true);
+  }
+
+  /** Writes records as JSON Lines on its listener thread. */
+  private record RecordExport(JsonLinesWriter writer) implements InspectorListener, Flushable, Closeable {
+    @Override
+    public void operationCompleted(OperationRecord record) {
+      try {
+        writer.write(record, ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      writer.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      writer.close();
+    }
+  }
+
+  // ---- output and counters ----
+
   /** The shared object NCCL is pointed at (empty when disabled). */
   public Optional<Path> libraryPath() {
     return Optional.ofNullable(core).map(NativeCore::libraryPath);
@@ -152,81 +364,83 @@ public final class NcclInspector implements AutoCloseable {
 
   /** The JSON Lines file (empty when JSON output is off or the inspector is disabled). */
   public Optional<Path> outputFile() {
-    return Optional.ofNullable(jsonSink).map(JsonFileSink::file);
+    return Optional.ofNullable(parts).map(Parts::jsonSink).map(JsonFileSink::file);
   }
 
   /** Why JSON output stopped, if it did (for example an unwritable dump directory). */
   public Optional<String> outputError() {
-    return Optional.ofNullable(jsonSink).flatMap(JsonFileSink::error);
+    return Optional.ofNullable(parts).map(Parts::jsonSink).flatMap(JsonFileSink::error);
   }
 
   /** Records written to the JSON file so far. */
   public long recordsWritten() {
-    return jsonSink == null ? 0 : jsonSink.linesWritten();
+    return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesWritten();
   }
 
   /** Records written to the quarantine file so far (GPU timestamps unusable). */
   public long recordsQuarantined() {
-    return jsonSink == null ? 0 : jsonSink.linesQuarantined();
+    return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesQuarantined();
   }
 
   /** The quarantine file beside the output file (it exists once a record was quarantined). */
   public Optional<Path> quarantineFile() {
-    return Optional.ofNullable(jsonSink).map(JsonFileSink::quarantineFile);
+    return Optional.ofNullable(parts).map(Parts::jsonSink).map(JsonFileSink::quarantineFile);
   }
 
   /** The raw event recording file, if recording is on and could start. */
   public Optional<Path> traceFile() {
-    return Optional.ofNullable(recording).map(TraceRecording::file);
+    return Optional.ofNullable(parts).map(Parts::recording).map(TraceRecording::file);
   }
 
   /** Callbacks written to the raw event recording so far. */
   public long traceEventsWritten() {
-    return recording == null ? 0 : recording.eventsWritten();
+    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsWritten();
   }
 
   /** Callbacks not written because the recording reached its size bound. */
   public long traceEventsDroppedAtLimit() {
-    return recording == null ? 0 : recording.eventsDroppedAtLimit();
+    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsDroppedAtLimit();
   }
 
   /** Records the dump thread has received from the native core so far. */
   public long recordsReceived() {
-    return dumpThread == null ? 0 : dumpThread.recordsDelivered();
+    return parts == null ? 0 : parts.dumpThread().recordsDelivered();
   }
 
   /**
    * Drop, note and quarantine counters since this inspector was enabled: the native core's, and
-   * the JVM side's own ({@code json_backlog_full}: records the JSON writer could not take;
-   * {@code json_not_written}: records lost to an output error).
+   * the JVM side's own ({@code json_backlog_full}, {@code analysis_backlog_full}: records a writer
+   * thread could not take; {@code json_not_written}: records lost to an output error).
    */
   public EventCounters counters() {
     if (core == null) {
       return EventCounters.empty();
     }
     EventCounters n = core.counters();
-    java.util.Map<String, Long> drops = new java.util.LinkedHashMap<>(n.drops());
-    drops.put("json_backlog_full", jsonWriter == null ? 0 : jsonWriter.dropped());
-    drops.put("json_not_written", jsonSink == null ? 0 : jsonSink.linesNotWritten());
+    Map<String, Long> drops = new LinkedHashMap<>(n.drops());
+    drops.put("json_backlog_full", parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
+    drops.put("json_not_written", parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
+    drops.put("analysis_backlog_full", parts.analysis().dropped());
     return new EventCounters(drops, n.notes(), n.quarantined());
   }
 
   /** Communicators currently live (as far as the dump thread has seen). */
   public Collection<CommunicatorInfo> communicators() {
-    return communicators == null ? List.of() : communicators.live();
+    return parts == null ? List.of() : parts.communicators().live();
   }
 
   /** Asks the dump thread to drain and flush the output soon. */
   public void flush() {
-    if (dumpThread != null && !closed) {
-      dumpThread.requestFlush();
+    if (parts != null && !closed) {
+      parts.dumpThread().requestFlush();
     }
   }
 
   /**
    * Stops profiling: operations still in flight are closed (with the timing they have), every
-   * completed record is written, the output is closed and native memory is released (or, if NCCL
-   * communicators are still alive, released when the last of them is destroyed).
+   * completed record is written and delivered to listeners, the output is closed and native
+   * memory is released (or, if NCCL communicators are still alive, released when the last of them
+   * is destroyed).
    */
   @Override
   public void close() {
@@ -244,9 +458,12 @@ public final class NcclInspector implements AutoCloseable {
         return;
       }
       closed = true;
+      if (parts.watchdog() != null) {
+        parts.watchdog().close();
+      }
       core.close();
       try {
-        if (!dumpThread.finish(CLOSE_TIMEOUT)) {
+        if (!parts.dumpThread().finish(CLOSE_TIMEOUT)) {
           log.error("NCCL Inspector: the dump thread did not finish within {}", CLOSE_TIMEOUT);
         }
       } catch (InterruptedException e) {
@@ -272,5 +489,23 @@ public final class NcclInspector implements AutoCloseable {
   private static String gitRevision() {
     String v = NcclInspector.class.getPackage().getImplementationVersion();
     return "nccl-inspector-jvm-" + (v != null ? v : "dev");
+  }
+
+  /** The registration of an inactive inspector: nothing to deliver. */
+  private enum InactiveRegistration implements ListenerRegistration {
+    INSTANCE;
+
+    @Override
+    public long dropped() {
+      return 0;
+    }
+
+    @Override
+    public long delivered() {
+      return 0;
+    }
+
+    @Override
+    public void close() {}
   }
 }

@@ -67,6 +67,12 @@ public sealed interface OperationRecord permits CollectiveRecord, P2pRecord {
   /** Kernel channels that started. */
   int channelsSeen();
 
+  /** Step tag of the thread that enqueued it ({@link NcclInspector#step}), -1 if none. */
+  long step();
+
+  /** Phase tag of the thread that enqueued it ({@link NcclInspector#phase}), null if none. */
+  String phase();
+
   /** Execution time in whole microseconds, as the reference Inspector reports it. */
   default long executionMicros() {
     return executionNanos() / 1000;

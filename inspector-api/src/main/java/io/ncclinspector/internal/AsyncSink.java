@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a sink on its own thread behind a bounded queue, so that a slow consumer (a file write
  * blocked by the kernel's dirty-page throttling, a slow listener) never stops the dump thread from
- * draining the native ring. When the queue is full the record is dropped and counted; nothing
- * blocks.
+ * draining the native ring. When the queue is full the item is dropped and counted; nothing
+ * blocks. Items other than records and communicator events go to {@link RecordSink#other}.
  */
 public final class AsyncSink implements RecordSink {
   private static final Logger log = LoggerFactory.getLogger(AsyncSink.class);
@@ -24,6 +24,8 @@ public final class AsyncSink implements RecordSink {
   private final BlockingQueue<Object> queue;
   private final Thread thread;
   private final AtomicLong dropped = new AtomicLong();
+  private final AtomicLong delivered = new AtomicLong();
+  private volatile boolean discarding;
 
   public AsyncSink(RecordSink delegate, String threadName, int capacity) {
     this.delegate = delegate;
@@ -33,23 +35,31 @@ public final class AsyncSink implements RecordSink {
     this.thread.start();
   }
 
-  /** Records dropped because the queue was full. */
+  /** Items dropped because the queue was full. */
   public long dropped() {
     return dropped.get();
   }
 
-  @Override
-  public void record(OperationRecord record) {
-    if (!queue.offer(record)) {
+  /** Items handed to the delegate. */
+  public long delivered() {
+    return delivered.get();
+  }
+
+  /** Queues any item; never blocks. */
+  public void offer(Object item) {
+    if (!discarding && !queue.offer(item)) {
       dropped.incrementAndGet();
     }
   }
 
   @Override
+  public void record(OperationRecord record) {
+    offer(record);
+  }
+
+  @Override
   public void communicator(CommunicatorEvent event) {
-    if (!queue.offer(event)) {
-      dropped.incrementAndGet();
-    }
+    offer(event);
   }
 
   @Override
@@ -57,9 +67,29 @@ public final class AsyncSink implements RecordSink {
     queue.offer(FLUSH); /* a full queue is being worked on anyway */
   }
 
-  /** Hands over everything queued, lets the delegate write it, and closes it. */
+  /** Hands over everything queued, lets the delegate finish it, and closes the delegate. */
   @Override
   public void close() {
+    finish(false);
+  }
+
+  /** Drops what is queued and stops: nothing more reaches the delegate once this returns. */
+  public void discard() {
+    finish(true);
+  }
+
+  private void finish(boolean drop) {
+    if (drop) {
+      discarding = true;
+      queue.clear();
+    }
+    if (Thread.currentThread() == thread) {
+      /* Called from the delegate itself (a listener removing itself): stop after this item. */
+      discarding = true;
+      queue.clear();
+      queue.offer(CLOSE);
+      return;
+    }
     try {
       queue.put(CLOSE);
       thread.join();
@@ -80,20 +110,34 @@ public final class AsyncSink implements RecordSink {
         return;
       }
       for (Object item : batch) {
-        try {
-          if (item == CLOSE) {
+        if (item == CLOSE) {
+          try {
             delegate.flush();
             delegate.close();
-            return;
-          } else if (item == FLUSH) {
+          } catch (RuntimeException ex) {
+            log.error("NCCL Inspector: {} failed while closing", thread.getName(), ex);
+          }
+          return;
+        }
+        if (discarding) {
+          continue;
+        }
+        try {
+          if (item == FLUSH) {
             delegate.flush();
           } else if (item instanceof OperationRecord r) {
             delegate.record(r);
+            delivered.incrementAndGet();
           } else if (item instanceof CommunicatorEvent e) {
             delegate.communicator(e);
+            delivered.incrementAndGet();
+          } else {
+            delegate.other(item);
+            delivered.incrementAndGet();
           }
-        } catch (RuntimeException ex) {
-          log.error("NCCL Inspector: {} failed on an item, continuing", thread.getName(), ex);
+        } catch (RuntimeException | Error ex) {
+          log.error("NCCL Inspector: {} failed on {}, continuing", thread.getName(),
+              item.getClass().getSimpleName(), ex);
         }
       }
       batch.clear();

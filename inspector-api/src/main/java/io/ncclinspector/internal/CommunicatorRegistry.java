@@ -35,6 +35,12 @@ public final class CommunicatorRegistry {
     return made;
   }
 
+  /** The communicator registered under a serial, or one made from what is known, not stored. */
+  public CommunicatorInfo lookup(long serial, long id) {
+    CommunicatorInfo known = live.get(serial);
+    return known != null ? known : new CommunicatorInfo(serial, id, CommunicatorInfo.UNKNOWN_NAME, -1, 0, 0, 0);
+  }
+
   /** Communicators currently live, in no particular order. */
   public Collection<CommunicatorInfo> live() {
     return List.copyOf(live.values());

@@ -262,6 +262,14 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.gpuSkew);
       json.writeNumber(r.gpuSkewNanos());
     }
+    if (r.step() >= 0) {
+      json.writeFieldName(f.step);
+      json.writeNumber(r.step());
+    }
+    if (r.phase() != null) {
+      json.writeFieldName(f.phase);
+      json.writeString(value(r.phase()));
+    }
     if (r.quarantine() != Quarantine.NONE) {
       json.writeFieldName(f.quarantine);
       json.writeString(value(r.quarantine().jsonName()));
@@ -383,7 +391,7 @@ public final class JsonLinesWriter implements Closeable {
   private static final class Prefixed {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
-        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs;
+        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs, step, phase;
 
     Prefixed(String p) {
       perf = name(p + "_perf");
@@ -413,6 +421,8 @@ public final class JsonLinesWriter implements Closeable {
       stopSn = name(p + "_stop_sn");
       startTs = name(p + "_start_ts");
       stopTs = name(p + "_stop_ts");
+      step = name(p + "_step");
+      phase = name(p + "_phase");
     }
 
     private static SerializedString name(String s) {

@@ -141,6 +141,8 @@ public final class RecordDecoder {
     List<KernelChannelTrace> channels = channels(b, o);
     int startSn = Short.toUnsignedInt(b.getShort(o + l.startSn));
     int stopSn = Short.toUnsignedInt(b.getShort(o + l.stopSn));
+    long step = b.getLong(o + l.step);
+    String phase = PhaseNames.nameOf(Short.toUnsignedInt(b.getShort(o + l.phase)));
     if (kind == KIND_COLL) {
       return new CollectiveRecord(comm, op, b.getLong(o + l.seq), b.getLong(o + l.count), datatype,
           bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
@@ -148,12 +150,13 @@ public final class RecordDecoder {
           u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
           bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew, quarantine,
           b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
-          stopSn);
+          stopSn, step, phase);
     }
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
         datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
         bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew,
-        quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn);
+        quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn,
+        step, phase);
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {

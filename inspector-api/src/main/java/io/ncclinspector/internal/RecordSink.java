@@ -8,6 +8,9 @@ public interface RecordSink {
 
   default void communicator(CommunicatorEvent event) {}
 
+  /** Any other event (slow collective, suspected hang) routed through an {@link AsyncSink}. */
+  default void other(Object event) {}
+
   /** Called at the flush interval and before close. */
   default void flush() {}
 

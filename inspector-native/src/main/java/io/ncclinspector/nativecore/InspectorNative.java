@@ -69,6 +69,12 @@ public final class InspectorNative {
   @Name("nccl_inspector_drain_trace")
   public static native long drainTrace(@Cast("void*") ByteBuffer buffer, long capacity);
 
+  @Name("nccl_inspector_inflight")
+  public static native int inflight(long minAgeNanos, @Cast("void*") ByteBuffer buffer, int maxEntries);
+
+  @Name("nccl_inspector_set_thread_tag")
+  public static native void setThreadTag(long step, int phase);
+
   @Name("nccl_inspector_sweep")
   public static native int sweep();
 

@@ -1,0 +1,14 @@
+package io.ncclinspector;
+
+/**
+ * What a communicator's operations of one class did since the inspector was enabled.
+ *
+ * @param operationClass operation, algorithm, protocol and size bucket
+ * @param count operations recorded
+ * @param bytes their message bytes
+ * @param executionNanos execution times
+ * @param busBandwidthGbs bus bandwidths (recorded in MB/s steps)
+ */
+public record ClassStatistics(
+    OperationClass operationClass, long count, long bytes, Distribution executionNanos,
+    Distribution busBandwidthGbs) {}

@@ -1,0 +1,179 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.ClassStatistics;
+import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.CommunicatorSnapshot;
+import io.ncclinspector.Distribution;
+import io.ncclinspector.OperationClass;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.PhaseStatistics;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.SingleWriterRecorder;
+
+/**
+ * Statistics for snapshots, per communicator and class of operation. One writer (the analysis
+ * thread) records with HdrHistogram's wait-free {@link SingleWriterRecorder}; a snapshot, from any
+ * thread, folds the recorders' interval histograms into cumulative ones under a per-class lock that
+ * only snapshots take. Destroyed communicators are kept for snapshots, the oldest forgotten beyond
+ * {@value #MAX_DESTROYED_KEPT}.
+ */
+public final class StatisticsStore {
+  private static final int MAX_DESTROYED_KEPT = 256;
+  private static final int SIGNIFICANT_DIGITS = 3;
+
+  private final int lastRecordsKept;
+  private final Map<Long, CommStats> communicators = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedDeque<Long> destroyedOrder = new ConcurrentLinkedDeque<>();
+
+  public StatisticsStore(int lastRecordsKept) {
+    this.lastRecordsKept = lastRecordsKept;
+  }
+
+  /** Analysis thread only. */
+  public void record(OperationRecord r) {
+    CommStats c = communicators.computeIfAbsent(r.communicator().serial(), s -> new CommStats(r.communicator()));
+    c.record(r, lastRecordsKept);
+  }
+
+  /** Analysis thread only. */
+  public void communicator(CommunicatorEvent e) {
+    CommunicatorInfo info = e.communicator();
+    CommStats c = communicators.computeIfAbsent(info.serial(), s -> new CommStats(info));
+    c.info = info;
+    c.live = e.created();
+    if (!e.created()) {
+      destroyedOrder.addLast(info.serial());
+      while (destroyedOrder.size() > MAX_DESTROYED_KEPT) {
+        Long oldest = destroyedOrder.pollFirst();
+        if (oldest != null) {
+          communicators.remove(oldest);
+        }
+      }
+    }
+  }
+
+  /** Any thread. */
+  public List<CommunicatorSnapshot> snapshot() {
+    List<CommunicatorSnapshot> out = new ArrayList<>();
+    for (CommStats c : communicators.values()) {
+      out.add(c.snapshot());
+    }
+    out.sort(Comparator.comparing((CommunicatorSnapshot s) -> !s.live())
+        .thenComparingLong(s -> s.communicator().serial()));
+    return out;
+  }
+
+  private static final class CommStats {
+    volatile CommunicatorInfo info;
+    volatile boolean live = true;
+    volatile long lastStep = -1;
+    final LongAdder operations = new LongAdder();
+    final LongAdder bytes = new LongAdder();
+    final Map<OperationClass, ClassStats> classes = new ConcurrentHashMap<>();
+    final Map<String, PhaseStats> phases = new ConcurrentHashMap<>();
+    final ArrayDeque<OperationRecord> last = new ArrayDeque<>();
+
+    CommStats(CommunicatorInfo info) {
+      this.info = info;
+    }
+
+    void record(OperationRecord r, int keep) {
+      info = r.communicator();
+      operations.increment();
+      bytes.add(r.messageBytes());
+      if (r.step() >= 0) {
+        lastStep = r.step();
+      }
+      classes.computeIfAbsent(OperationClass.of(r), k -> new ClassStats(k)).record(r);
+      if (r.phase() != null) {
+        PhaseStats p = phases.computeIfAbsent(r.phase(), k -> new PhaseStats());
+        p.count.increment();
+        p.bytes.add(r.messageBytes());
+        p.nanos.add(r.executionNanos());
+      }
+      if (keep > 0) {
+        synchronized (last) {
+          if (last.size() == keep) {
+            last.removeFirst();
+          }
+          last.addLast(r);
+        }
+      }
+    }
+
+    CommunicatorSnapshot snapshot() {
+      List<ClassStatistics> cls = new ArrayList<>();
+      for (ClassStats s : classes.values()) {
+        cls.add(s.snapshot());
+      }
+      cls.sort(Comparator.comparing((ClassStatistics s) -> s.operationClass().operation())
+          .thenComparingLong(s -> s.operationClass().sizeBucketBytes())
+          .thenComparing(s -> s.operationClass().algorithm())
+          .thenComparing(s -> s.operationClass().protocol()));
+      List<PhaseStatistics> ph = new ArrayList<>();
+      phases.forEach((name, p) -> ph.add(new PhaseStatistics(name, p.count.sum(), p.bytes.sum(), p.nanos.sum())));
+      ph.sort(Comparator.comparing(PhaseStatistics::phase));
+      List<OperationRecord> recent;
+      synchronized (last) {
+        recent = List.copyOf(last);
+      }
+      return new CommunicatorSnapshot(info, live, operations.sum(), bytes.sum(), cls, ph, lastStep, recent);
+    }
+  }
+
+  private static final class PhaseStats {
+    final LongAdder count = new LongAdder();
+    final LongAdder bytes = new LongAdder();
+    final LongAdder nanos = new LongAdder();
+  }
+
+  private static final class ClassStats {
+    final OperationClass key;
+    final LongAdder count = new LongAdder();
+    final LongAdder bytes = new LongAdder();
+    final SingleWriterRecorder exec = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
+    final SingleWriterRecorder busMbps = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
+    /* Guarded by this: folded by snapshots only. */
+    final Histogram execTotal = new Histogram(SIGNIFICANT_DIGITS);
+    final Histogram busTotal = new Histogram(SIGNIFICANT_DIGITS);
+    Histogram execInterval;
+    Histogram busInterval;
+
+    ClassStats(OperationClass key) {
+      this.key = key;
+    }
+
+    void record(OperationRecord r) {
+      count.increment();
+      bytes.add(r.messageBytes());
+      exec.recordValue(Math.max(r.executionNanos(), 0));
+      busMbps.recordValue(Math.max(Math.round(r.busBandwidthGbs() * 1000.0), 0));
+    }
+
+    synchronized ClassStatistics snapshot() {
+      execInterval = exec.getIntervalHistogram(execInterval);
+      execTotal.add(execInterval);
+      busInterval = busMbps.getIntervalHistogram(busInterval);
+      busTotal.add(busInterval);
+      return new ClassStatistics(key, count.sum(), bytes.sum(), summary(execTotal, 1.0),
+          summary(busTotal, 1000.0));
+    }
+
+    private static Distribution summary(Histogram h, double unit) {
+      if (h.getTotalCount() == 0) {
+        return Distribution.EMPTY;
+      }
+      return new Distribution(h.getTotalCount(), h.getMinValue() / unit, h.getMean() / unit,
+          h.getValueAtPercentile(50) / unit, h.getValueAtPercentile(90) / unit,
+          h.getValueAtPercentile(99) / unit, h.getMaxValue() / unit);
+    }
+  }
+}
