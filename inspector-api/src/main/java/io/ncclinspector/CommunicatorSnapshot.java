@@ -11,7 +11,7 @@ import java.util.List;
  * @param bytes their message bytes
  * @param classes statistics by operation class
  * @param phases operations by phase tag
- * @param lastStep the latest step tag seen on its operations, -1 if none
+ * @param lastStep the highest step tag seen on its operations, -1 if none
  * @param lastRecords its most recent records, oldest first
  */
 public record CommunicatorSnapshot(

@@ -158,7 +158,7 @@ public final class NcclInspector implements AutoCloseable {
       jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
       sinks.add(jsonWriter);
     }
-    ListenerDispatcher listeners = new ListenerDispatcher(config.listenerQueueCapacity());
+    ListenerDispatcher listeners = new ListenerDispatcher();
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
     AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics,
         new SlowCollectiveDetector(config.slowCollectives()), listeners), "nccl-inspector-analysis", BACKLOG);
@@ -202,12 +202,24 @@ public final class NcclInspector implements AutoCloseable {
    * already live, then of everything that happens, on its own thread.
    */
   public ListenerRegistration addListener(CommunicatorSelector selector, InspectorListener listener) {
+    return addListener(selector, listener, config.listenerQueueCapacity());
+  }
+
+  /**
+   * As {@link #addListener(CommunicatorSelector, InspectorListener)}, with this listener's own
+   * queue capacity: the events it may fall behind by before its events are dropped and counted.
+   */
+  public ListenerRegistration addListener(CommunicatorSelector selector, InspectorListener listener,
+      int queueCapacity) {
     Objects.requireNonNull(selector, "selector");
     Objects.requireNonNull(listener, "listener");
+    if (queueCapacity < 1) {
+      throw new IllegalArgumentException("queue capacity must be positive: " + queueCapacity);
+    }
     if (!isActive()) {
       return InactiveRegistration.INSTANCE;
     }
-    return parts.listeners().add(selector, listener, parts.communicators().live(), false);
+    return parts.listeners().add(selector, listener, parts.communicators().live(), false, queueCapacity);
   }
 
   // ---- tags ----
@@ -330,7 +342,7 @@ public final class NcclInspector implements AutoCloseable {
       return InactiveRegistration.INSTANCE;
     }
     JsonLinesWriter writer = new JsonLinesWriter(out, config.processIdentity(), gitRevision(), config.verbose());
-    return parts.listeners().add(selector, new RecordExport(writer), List.of(), true);
+    return parts.listeners().add(selector, new RecordExport(writer), List.of(), true, config.listenerQueueCapacity());
   }
 
   /** Writes records as JSON Lines on its listener thread. */

@@ -25,7 +25,8 @@ public final class HangWatchdog implements AutoCloseable {
       KIND = 50, FUNC = 51, STARTED = 52, DONE = 53, STOPPED = 54, N_CHANNELS = 55, ENTRY = 64, MAX_ENTRIES = 256;
   private static final int REMEMBERED = 1 << 16;
 
-  private record Key(long serial, int kind, long seq, long startWallNanos) {}
+  /** An operation: its communicator, kind, operation and sequence number identify it. */
+  private record Key(long serial, int kind, int func, long seq) {}
 
   private final NativeCore core;
   private final CommunicatorRegistry communicators;
@@ -75,14 +76,14 @@ public final class HangWatchdog implements AutoCloseable {
     int reportedNow = 0;
     for (int i = 0; i < n; i++) {
       int o = i * ENTRY;
-      Key key = new Key(buffer.getLong(o + SERIAL), buffer.get(o + KIND), buffer.getLong(o + SEQ),
-          buffer.getLong(o + START_WALL));
+      Key key = new Key(buffer.getLong(o + SERIAL), buffer.get(o + KIND), buffer.get(o + FUNC),
+          buffer.getLong(o + SEQ));
       if (reported.put(key, Boolean.TRUE) != null) {
         continue;
       }
       CommunicatorInfo comm = communicators.lookup(key.serial(), buffer.getLong(o + COMM_ID));
       HangEvent event = new HangEvent(comm, core.name(NativeCore.TABLE_FUNC, Byte.toUnsignedInt(buffer.get(o + FUNC))),
-          key.seq(), Instant.ofEpochSecond(0, key.startWallNanos()), Duration.ofNanos(buffer.getLong(o + AGE)),
+          key.seq(), Instant.ofEpochSecond(0, buffer.getLong(o + START_WALL)), Duration.ofNanos(buffer.getLong(o + AGE)),
           Byte.toUnsignedInt(buffer.get(o + STARTED)), Byte.toUnsignedInt(buffer.get(o + DONE)),
           Byte.toUnsignedInt(buffer.get(o + N_CHANNELS)), buffer.get(o + STOPPED) != 0, buffer.getLong(o + STEP),
           PhaseNames.nameOf(Short.toUnsignedInt(buffer.getShort(o + PHASE))));

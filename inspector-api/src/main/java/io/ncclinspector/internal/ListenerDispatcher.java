@@ -20,11 +20,6 @@ public final class ListenerDispatcher implements RecordSink {
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final CopyOnWriteArrayList<Registration> registrations = new CopyOnWriteArrayList<>();
-  private final int capacity;
-
-  public ListenerDispatcher(int capacity) {
-    this.capacity = capacity;
-  }
 
   /**
    * Registers a listener; it first hears of the communicators already live. With
@@ -32,7 +27,7 @@ public final class ListenerDispatcher implements RecordSink {
    * listener if it is {@link AutoCloseable}); otherwise what is queued is dropped.
    */
   public ListenerRegistration add(CommunicatorSelector selector, InspectorListener listener,
-      Iterable<CommunicatorInfo> alreadyLive, boolean finishOnClose) {
+      Iterable<CommunicatorInfo> alreadyLive, boolean finishOnClose, int capacity) {
     Registration r = new Registration(this, selector, listener, capacity, finishOnClose);
     for (CommunicatorInfo c : alreadyLive) {
       if (selector.matches(c)) {

@@ -89,8 +89,8 @@ public final class StatisticsStore {
       info = r.communicator();
       operations.increment();
       bytes.add(r.messageBytes());
-      if (r.step() >= 0) {
-        lastStep = r.step();
+      if (r.step() > lastStep) {
+        lastStep = r.step(); /* the highest: records complete out of enqueue order */
       }
       classes.computeIfAbsent(OperationClass.of(r), k -> new ClassStats(k)).record(r);
       if (r.phase() != null) {

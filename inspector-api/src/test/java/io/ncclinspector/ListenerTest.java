@@ -1,0 +1,184 @@
+package io.ncclinspector;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ListenerTest {
+  @TempDir Path dir;
+
+  @AfterEach
+  void closeAll() {
+    NcclInspector.current().ifPresent(NcclInspector::close);
+  }
+
+  private NcclInspector enable() {
+    return NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
+        .requireKernelTiming(false).build());
+  }
+
+  /** Records everything it hears, on its thread. */
+  static final class Collecting implements InspectorListener {
+    final List<OperationRecord> records = new CopyOnWriteArrayList<>();
+    final List<CommunicatorInfo> created = new CopyOnWriteArrayList<>();
+    final List<CommunicatorInfo> destroyed = new CopyOnWriteArrayList<>();
+    final AtomicReference<Thread> thread = new AtomicReference<>();
+
+    @Override
+    public void communicatorCreated(CommunicatorInfo c) {
+      created.add(c);
+    }
+
+    @Override
+    public void communicatorDestroyed(CommunicatorInfo c) {
+      destroyed.add(c);
+    }
+
+    @Override
+    public void operationCompleted(OperationRecord r) {
+      thread.set(Thread.currentThread());
+      records.add(r);
+    }
+  }
+
+  private static Path twoCommunicators(Path dir) throws Exception {
+    SyntheticTrace s = new SyntheticTrace().init(1, 0xaaaaL, 0, 2).init(2, 0xbbbbL, 0, 2);
+    for (int i = 0; i < 10; i++) {
+      int a = s.coll(1, "AllReduce", i, 1 << 20, "ncclFloat32", 0);
+      s.stop(a);
+      int b = s.coll(2, "AllGather", i, 1 << 20, "ncclInt8", 0);
+      s.stop(b);
+    }
+    return s.fini(1).fini(2).write(dir, 1);
+  }
+
+  @Test
+  void listenersHearTheirCommunicatorsOnTheirOwnThread() throws Exception {
+    NcclInspector inspector = enable();
+    Collecting all = new Collecting();
+    Collecting onlyB = new Collecting();
+    inspector.addListener(all);
+    inspector.addListener(CommunicatorSelector.byId(0xbbbbL), onlyB);
+    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.runAll();
+    }
+    inspector.close(); /* delivers everything before returning */
+    assertEquals(20, all.records.size());
+    assertEquals(10, onlyB.records.size());
+    assertTrue(onlyB.records.stream().allMatch(r -> r.communicator().id() == 0xbbbbL));
+    assertEquals(2, all.created.size());
+    assertEquals(2, all.destroyed.size());
+    assertEquals(1, onlyB.created.size());
+    assertTrue(all.thread.get().getName().startsWith("nccl-inspector-listener-"));
+    assertEquals(List.of("synthetic"), onlyB.created.stream().map(CommunicatorInfo::name).toList());
+    assertEquals(5, all.created.get(0).profilerInterfaceVersion());
+  }
+
+  @Test
+  void selectingByNameAndSeeingCommunicatorsThatAlreadyExist() throws Exception {
+    NcclInspector inspector = enable();
+    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.run(2); /* both communicators are created */
+      awaitTrue(() -> inspector.communicators().size() == 2);
+      Collecting late = new Collecting();
+      inspector.addListener(CommunicatorSelector.byName("synthetic"), late);
+      Collecting nobody = new Collecting();
+      inspector.addListener(CommunicatorSelector.byName("other"), nobody);
+      d.runAll();
+      inspector.close();
+      assertEquals(2, late.created.size(), "told about communicators already live");
+      assertEquals(20, late.records.size());
+      assertEquals(0, nobody.records.size() + nobody.created.size());
+    }
+  }
+
+  @Test
+  void aThrowingListenerIsLoggedAndKeepsReceiving() throws Exception {
+    NcclInspector inspector = enable();
+    AtomicInteger calls = new AtomicInteger();
+    inspector.addListener(new InspectorListener() {
+      @Override
+      public void operationCompleted(OperationRecord r) {
+        calls.incrementAndGet();
+        throw new IllegalStateException("listener bug");
+      }
+    });
+    Collecting other = new Collecting();
+    inspector.addListener(other);
+    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.runAll();
+    }
+    inspector.close();
+    assertEquals(20, calls.get());
+    assertEquals(20, other.records.size());
+  }
+
+  @Test
+  void aSlowListenerLosesOnlyItsOwnEventsAndStallsNothing() throws Exception {
+    NcclInspector inspector = enable();
+    CountDownLatch release = new CountDownLatch(1);
+    ListenerRegistration slow = inspector.addListener(CommunicatorSelector.all(), new InspectorListener() {
+      @Override
+      public void operationCompleted(OperationRecord r) {
+        try {
+          release.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }, 4);
+    Collecting fast = new Collecting();
+    inspector.addListener(fast);
+    long t0 = System.nanoTime();
+    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.runAll();
+    }
+    awaitTrue(() -> fast.records.size() == 20);
+    assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "nothing waited for the slow listener");
+    assertTrue(slow.dropped() > 0, "its queue overflowed");
+    release.countDown();
+    inspector.close();
+    assertEquals(20, inspector.recordsReceived());
+    assertEquals(20, inspector.recordsWritten(), "the JSON output did not lose anything");
+    assertEquals(24, slow.delivered() + slow.dropped(),
+        "each of the 24 events (20 records, 2 communicators created and destroyed) delivered or counted");
+  }
+
+  @Test
+  void removingAListenerStopsItsEvents() throws Exception {
+    NcclInspector inspector = enable();
+    Collecting first = new Collecting();
+    ListenerRegistration reg = inspector.addListener(first);
+    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.run(6);
+      awaitTrue(() -> first.records.size() == 2);
+      reg.close();
+      int seen = first.records.size();
+      d.runAll();
+      inspector.close();
+      assertEquals(seen, first.records.size(), "nothing after close returned");
+      reg.close(); /* twice: harmless */
+    }
+  }
+
+  static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+}
