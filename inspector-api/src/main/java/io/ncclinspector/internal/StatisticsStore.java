@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
@@ -27,7 +28,8 @@ import org.HdrHistogram.SingleWriterRecorder;
  */
 public final class StatisticsStore {
   private static final int MAX_DESTROYED_KEPT = 256;
-  private static final int SIGNIFICANT_DIGITS = 3;
+  /** 1% resolution: plenty for monitoring, and an eighth of the buckets of 3 digits to fold. */
+  private static final int SIGNIFICANT_DIGITS = 2;
 
   private final int lastRecordsKept;
   private final Map<Long, CommStats> communicators = new ConcurrentHashMap<>();
@@ -146,6 +148,8 @@ public final class StatisticsStore {
     final Histogram busTotal = new Histogram(SIGNIFICANT_DIGITS);
     Histogram execInterval;
     Histogram busInterval;
+    long countAtLastSnapshot = -1;
+    ClassStatistics lastSnapshot;
 
     ClassStats(OperationClass key) {
       this.key = key;
@@ -159,21 +163,51 @@ public final class StatisticsStore {
     }
 
     synchronized ClassStatistics snapshot() {
+      long n = count.sum();
+      if (n == countAtLastSnapshot) {
+        return lastSnapshot; /* nothing new: folding empty intervals would only cost time */
+      }
       execInterval = exec.getIntervalHistogram(execInterval);
       execTotal.add(execInterval);
       busInterval = busMbps.getIntervalHistogram(busInterval);
       busTotal.add(busInterval);
-      return new ClassStatistics(key, count.sum(), bytes.sum(), summary(execTotal, 1.0),
-          summary(busTotal, 1000.0));
+      ClassStatistics snapshot = new ClassStatistics(key, execTotal.getTotalCount(), bytes.sum(),
+          summary(execTotal, 1.0), summary(busTotal, 1000.0));
+      countAtLastSnapshot = snapshot.count();
+      lastSnapshot = snapshot;
+      return snapshot;
     }
 
+    /** Min, mean, p50, p90, p99 and max in one pass over the recorded values. */
     private static Distribution summary(Histogram h, double unit) {
-      if (h.getTotalCount() == 0) {
+      long total = h.getTotalCount();
+      if (total == 0) {
         return Distribution.EMPTY;
       }
-      return new Distribution(h.getTotalCount(), h.getMinValue() / unit, h.getMean() / unit,
-          h.getValueAtPercentile(50) / unit, h.getValueAtPercentile(90) / unit,
-          h.getValueAtPercentile(99) / unit, h.getMaxValue() / unit);
+      long at50 = (long) Math.ceil(total * 0.50);
+      long at90 = (long) Math.ceil(total * 0.90);
+      long at99 = (long) Math.ceil(total * 0.99);
+      long seen = 0;
+      double sum = 0;
+      long p50 = 0, p90 = 0, p99 = 0;
+      for (HistogramIterationValue v : h.recordedValues()) {
+        long count = v.getCountAtValueIteratedTo();
+        long value = h.highestEquivalentValue(v.getValueIteratedTo());
+        sum += (double) h.medianEquivalentValue(v.getValueIteratedTo()) * count;
+        long before = seen;
+        seen += count;
+        if (before < at50 && seen >= at50) {
+          p50 = value;
+        }
+        if (before < at90 && seen >= at90) {
+          p90 = value;
+        }
+        if (before < at99 && seen >= at99) {
+          p99 = value;
+        }
+      }
+      return new Distribution(total, h.getMinValue() / unit, sum / total / unit, p50 / unit, p90 / unit,
+          p99 / unit, h.getMaxValue() / unit);
     }
   }
 }
