@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "gpu_identity.h"
 #include "inspector_limits.h"
 
 enum { COMM_FREE = 0, COMM_INIT = 1, COMM_LIVE = 2, COMM_CLOSING = 3 };
@@ -22,6 +23,7 @@ typedef struct comm_slot {
   int32_t nnodes, nranks, rank;
   uint32_t abi_version;
   uint64_t created_ns;
+  gpu_identity gpu;
   char name[INSPECTOR_COMM_NAME_MAX];
 } __attribute__((aligned(64))) comm_slot;
 

@@ -45,6 +45,7 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   c->rank = rank;
   c->abi_version = abi_version;
   c->created_ns = clock_mono_ns();
+  c->gpu = gpu_identity_of_current_context();
   memset(c->name, 0, sizeof(c->name));
   if (comm_name != NULL) strncpy(c->name, comm_name, sizeof(c->name) - 1);
   void* context = comm_table_publish(&g_core.comms, (uint32_t)index);

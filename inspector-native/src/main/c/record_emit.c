@@ -125,6 +125,8 @@ void emit_comm_record(const comm_slot* c, uint16_t kind) {
   r.nranks = c->nranks;
   r.nnodes = c->nnodes;
   r.event_wall_ns = clock_mono_to_wall_ns(clock_mono_ns());
+  r.cuda_device = c->gpu.ordinal;
+  memcpy(r.gpu_uuid, c->gpu.uuid, sizeof(c->gpu.uuid));
   size_t len = strnlen(c->name, INSPECTOR_COMM_NAME_MAX - 1);
   memcpy(r.name, c->name, len);
   r.name_length = (uint32_t)len;

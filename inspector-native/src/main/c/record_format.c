@@ -52,6 +52,8 @@ int record_layout_offset(int field) {
     case LAYOUT_OP_HEADER_CELLS: return OP_RECORD_CELLS;
     case LAYOUT_STEP: return offsetof(op_record, step);
     case LAYOUT_PHASE: return offsetof(op_record, phase);
+    case LAYOUT_COMM_CUDA_DEVICE: return offsetof(comm_record, cuda_device);
+    case LAYOUT_COMM_GPU_UUID: return offsetof(comm_record, gpu_uuid);
     default: return -1;
   }
 }

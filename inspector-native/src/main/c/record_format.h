@@ -111,7 +111,9 @@ typedef struct comm_record {
   int32_t nnodes;         /* 40 */
   int32_t reserved1;      /* 44 */
   uint64_t event_wall_ns; /* 48 */
-  uint8_t reserved2[72];  /* 56 */
+  int32_t cuda_device;    /* 56: CUDA device ordinal, -1 when unknown */
+  char gpu_uuid[44];      /* 60: "GPU-...", empty when unknown */
+  uint8_t reserved2[24];  /* 104 */
   char name[INSPECTOR_COMM_NAME_MAX]; /* 128 */
 } comm_record;
 
@@ -136,7 +138,7 @@ typedef enum {
   LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
   LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
   LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX, LAYOUT_QUARANTINE_REASON, LAYOUT_GPU_SKEW_NS,
-  LAYOUT_OP_HEADER_CELLS, LAYOUT_STEP, LAYOUT_PHASE,
+  LAYOUT_OP_HEADER_CELLS, LAYOUT_STEP, LAYOUT_PHASE, LAYOUT_COMM_CUDA_DEVICE, LAYOUT_COMM_GPU_UUID,
   LAYOUT_FIELD_COUNT
 } layout_field;
 

@@ -11,16 +11,29 @@ import java.util.Objects;
  * @param rank this process's rank in the communicator
  * @param ranks number of ranks
  * @param nodes number of nodes NCCL counted
- * @param profilerInterfaceVersion the profiler interface version NCCL used for it (4 or 5)
+ * @param profilerInterfaceVersion the profiler interface version NCCL used for it (1 to 6)
+ * @param cudaDevice the CUDA device ordinal current when NCCL initialised it, or -1 when unknown
+ * @param gpuUuid that device's UUID ({@code GPU-...}), or {@link #UNKNOWN_GPU} when unknown
  */
 public record CommunicatorInfo(
-    long serial, long id, String name, int rank, int ranks, int nodes, int profilerInterfaceVersion) {
+    long serial, long id, String name, int rank, int ranks, int nodes, int profilerInterfaceVersion,
+    int cudaDevice, String gpuUuid) {
 
   /** The name written when NCCL gave a communicator none. */
   public static final String UNKNOWN_NAME = "unknown";
 
+  /** The GPU UUID written when the device could not be identified (no CUDA driver, v1-v3 init). */
+  public static final String UNKNOWN_GPU = "unknown";
+
   public CommunicatorInfo {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(gpuUuid, "gpuUuid");
+  }
+
+  /** A communicator whose device is unknown. */
+  public CommunicatorInfo(
+      long serial, long id, String name, int rank, int ranks, int nodes, int profilerInterfaceVersion) {
+    this(serial, id, name, rank, ranks, nodes, profilerInterfaceVersion, -1, UNKNOWN_GPU);
   }
 
   /** The id as the JSON output writes it: {@code 0x} and lower-case hex, all 64 bits. */

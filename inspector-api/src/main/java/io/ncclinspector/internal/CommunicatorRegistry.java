@@ -29,8 +29,10 @@ public final class CommunicatorRegistry {
     }
     /* Unknown (its creation record was lost), or interface v1-v3, whose init names no
        communicator: the operation records say which it is. */
-    CommunicatorInfo made = new CommunicatorInfo(serial, id,
-        known != null ? known.name() : CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
+    CommunicatorInfo made = known != null
+        ? new CommunicatorInfo(serial, id, known.name(), rank, ranks, nodes, abiVersion,
+            known.cudaDevice(), known.gpuUuid())
+        : new CommunicatorInfo(serial, id, CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
     live.put(serial, made);
     return made;
   }

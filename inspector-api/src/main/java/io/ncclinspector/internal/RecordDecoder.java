@@ -27,6 +27,8 @@ public final class RecordDecoder {
 
   /** Quarantine reasons by their native code (QUARANTINE_* in record_format.h). */
   private static final Quarantine[] QUARANTINES = Quarantine.values();
+  /** Size of comm_record.gpu_uuid (record_format.h), NUL-terminated within it. */
+  private static final int GPU_UUID_MAX = 44;
 
   private final NativeCore core;
   private final RecordLayout l;
@@ -112,7 +114,9 @@ public final class RecordDecoder {
         b.getInt(o + l.rank),
         b.getInt(o + l.nranks),
         b.getInt(o + l.nnodes),
-        b.getInt(o + l.commAbiVersion));
+        b.getInt(o + l.commAbiVersion),
+        b.getInt(o + l.commCudaDevice),
+        gpuUuid(b, o + l.commGpuUuid));
     boolean created = kind == KIND_COMM_CREATED;
     lastCommunicator = null; /* its name may have changed what resolve returns */
     if (created) {
@@ -121,6 +125,19 @@ public final class RecordDecoder {
       communicators.destroyed(info.serial());
     }
     return new CommunicatorEvent(created, info, b.getLong(o + l.commEventWallNs));
+  }
+
+  private static String gpuUuid(ByteBuffer b, int at) {
+    int n = 0;
+    while (n < GPU_UUID_MAX && b.get(at + n) != 0) {
+      n++;
+    }
+    if (n == 0) {
+      return CommunicatorInfo.UNKNOWN_GPU;
+    }
+    byte[] text = new byte[n];
+    b.get(at, text);
+    return new String(text, StandardCharsets.US_ASCII);
   }
 
   private Object decodeOperation(ByteBuffer b, int o, int kind) {

@@ -16,7 +16,8 @@ public final class RecordLayout {
     "ch_channel_id", "ch_state", "ch_start_sn", "ch_record_sn", "ch_stop_sn", "ch_start_wall_ns",
     "ch_record_wall_ns", "ch_stop_wall_ns", "ch_gpu_start_ns", "ch_gpu_stop_ns",
     "comm_name_length", "comm_abi_version", "comm_event_wall_ns", "comm_name", "cell_bytes",
-    "comm_name_max", "quarantine_reason", "gpu_skew_ns", "op_header_cells", "step", "phase"
+    "comm_name_max", "quarantine_reason", "gpu_skew_ns", "op_header_cells", "step", "phase",
+    "comm_cuda_device", "comm_gpu_uuid"
   };
 
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
@@ -24,7 +25,8 @@ public final class RecordLayout {
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
       chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
       chStopWallNs, chGpuStartNs, chGpuStopNs, commNameLength, commAbiVersion, commEventWallNs,
-      commName, cellBytes, commNameMax, quarantineReason, gpuSkewNs, opHeaderCells, step, phase;
+      commName, cellBytes, commNameMax, quarantineReason, gpuSkewNs, opHeaderCells, step, phase,
+      commCudaDevice, commGpuUuid;
 
   private RecordLayout(int[] o) {
     int i = 0;
@@ -40,6 +42,7 @@ public final class RecordLayout {
     commNameLength = o[i++]; commAbiVersion = o[i++]; commEventWallNs = o[i++]; commName = o[i++];
     cellBytes = o[i++]; commNameMax = o[i++]; quarantineReason = o[i++]; gpuSkewNs = o[i++];
     opHeaderCells = o[i++]; step = o[i++]; phase = o[i++];
+    commCudaDevice = o[i++]; commGpuUuid = o[i++];
   }
 
   static RecordLayout readFromNative() {
