@@ -48,6 +48,12 @@ import java.util.function.Function;
  * @param listenerQueueCapacity events each listener may fall behind by before its events are
  *     dropped and counted (65536)
  * @param lastRecordsPerCommunicator records kept per communicator for snapshots (16)
+ * @param prometheus the Prometheus textfile output ({@code NCCL_INSPECTOR_PROM_DUMP=1} turns it on
+ *     and, as in the reference, JSON off; its interval is then
+ *     {@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}, raised to 30 s; default off)
+ * @param jfrEvents emit JDK Flight Recorder events (slow collectives, hangs, periodic statistics,
+ *     and, when enabled in the recording's settings, every collective); they cost nothing while no
+ *     recording enables them ({@code NCCL_INSPECTOR_JFR}, default on)
  */
 public record InspectorConfig(
     boolean enabled,
@@ -69,7 +75,9 @@ public record InspectorConfig(
     SlowCollectiveDetection slowCollectives,
     Duration hangTimeout,
     int listenerQueueCapacity,
-    int lastRecordsPerCommunicator) {
+    int lastRecordsPerCommunicator,
+    PrometheusTextfile prometheus,
+    boolean jfrEvents) {
 
   public InspectorConfig {
     Objects.requireNonNull(dumpInterval, "dumpInterval");
@@ -88,6 +96,7 @@ public record InspectorConfig(
     if (listenerQueueCapacity < 1) {
       throw new IllegalArgumentException("listenerQueueCapacity must be positive: " + listenerQueueCapacity);
     }
+    Objects.requireNonNull(prometheus, "prometheus");
     if (lastRecordsPerCommunicator < 0 || lastRecordsPerCommunicator > 4096) {
       throw new IllegalArgumentException("lastRecordsPerCommunicator must be in [0, 4096]");
     }
@@ -192,6 +201,8 @@ public record InspectorConfig(
     private Duration hangTimeout = Duration.ofMinutes(5);
     private int listenerQueueCapacity = 1 << 16;
     private int lastRecordsPerCommunicator = 16;
+    private PrometheusTextfile prometheus = PrometheusTextfile.disabled();
+    private boolean jfrEvents = true;
 
     private Builder() {}
 
@@ -216,6 +227,8 @@ public record InspectorConfig(
       hangTimeout = c.hangTimeout;
       listenerQueueCapacity = c.listenerQueueCapacity;
       lastRecordsPerCommunicator = c.lastRecordsPerCommunicator;
+      prometheus = c.prometheus;
+      jfrEvents = c.jfrEvents;
     }
 
     public Builder enabled(boolean v) {
@@ -323,6 +336,16 @@ public record InspectorConfig(
       return this;
     }
 
+    public Builder prometheus(PrometheusTextfile v) {
+      prometheus = Objects.requireNonNull(v);
+      return this;
+    }
+
+    public Builder jfrEvents(boolean v) {
+      jfrEvents = v;
+      return this;
+    }
+
     /** Applies this process's environment variables (see the record's documentation). */
     public Builder fromEnvironment() {
       return fromEnvironment(System.getenv());
@@ -335,12 +358,33 @@ public record InspectorConfig(
     public Builder fromEnvironment(Map<String, String> env) {
       EnvReader r = new EnvReader(env);
       r.bool("NCCL_INSPECTOR_ENABLE", this::enabled);
+      boolean[] prom = {false};
+      r.bool("NCCL_INSPECTOR_PROM_DUMP", v -> prom[0] = v);
       r.number("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", Long::parseLong, us -> {
+        if (prom[0]) {
+          /* The reference raises any interval below 30 s to 30 s in this mode; a negative one
+             means "no dump thread" there, but enable() is an explicit request for output. */
+          Duration d = Duration.ofNanos(Math.multiplyExact(Math.max(us, 0), 1000L));
+          prometheus(PrometheusTextfile.every(
+              d.compareTo(PrometheusTextfile.MIN_INTERVAL) < 0 ? PrometheusTextfile.MIN_INTERVAL : d));
+          return;
+        }
         jsonOutput(us >= 0);
         if (us >= 0) {
           dumpInterval(Duration.ofNanos(Math.multiplyExact(us, 1000L)));
         }
       });
+      if (prom[0]) {
+        jsonOutput(false);
+        if (!prometheus.enabled()) {
+          prometheus(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL));
+        }
+        String job = env.get("SLURM_JOB_ID");
+        if (job != null && !job.isBlank()) {
+          prometheus(prometheus.withSlurmJobId(job.trim()));
+        }
+      }
+      r.bool("NCCL_INSPECTOR_JFR", this::jfrEvents);
       r.string("NCCL_INSPECTOR_DUMP_DIR", dir -> dumpDirectory(Path.of(dir)));
       r.bool("NCCL_INSPECTOR_DUMP_VERBOSE", this::verbose);
       r.bool("NCCL_INSPECTOR_ENABLE_P2P", this::trackP2p);
@@ -377,7 +421,8 @@ public record InspectorConfig(
       return new InspectorConfig(enabled, jsonOutput, dumpInterval, dir, verbose, trackP2p,
           minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
           maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes,
-          slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator);
+          slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator, prometheus,
+          jfrEvents);
     }
 
     /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */

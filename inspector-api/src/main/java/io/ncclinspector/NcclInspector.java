@@ -16,6 +16,7 @@ import io.ncclinspector.internal.SlowCollectiveDetector;
 import io.ncclinspector.internal.StatisticsStore;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
+import io.ncclinspector.internal.prometheus.PrometheusTextfileSink;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.Flushable;
@@ -34,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +100,9 @@ public final class NcclInspector implements AutoCloseable {
       ListenerDispatcher listeners,
       DumpThread dumpThread,
       HangWatchdog watchdog,
-      TraceRecording recording) {}
+      TraceRecording recording,
+      PrometheusTextfileSink prometheus,
+      AsyncSink prometheusWriter) {}
 
   private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
     this.config = config;
@@ -139,7 +144,9 @@ public final class NcclInspector implements AutoCloseable {
         log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
             + "table sizes of that session are kept");
       }
-      NcclInspector inspector = new NcclInspector(config, core, start(config, core));
+      AtomicReference<NcclInspector> self = new AtomicReference<>();
+      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self));
+      self.set(inspector);
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
       log.info("NCCL Inspector enabled: {}={}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
@@ -148,7 +155,7 @@ public final class NcclInspector implements AutoCloseable {
     }
   }
 
-  private static Parts start(InspectorConfig config, NativeCore core) {
+  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<NcclInspector> self) {
     CommunicatorRegistry communicators = new CommunicatorRegistry();
     List<RecordSink> sinks = new ArrayList<>();
     JsonFileSink json = null;
@@ -157,6 +164,17 @@ public final class NcclInspector implements AutoCloseable {
       json = JsonFileSink.open(config, gitRevision());
       jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
       sinks.add(jsonWriter);
+    }
+    PrometheusTextfileSink prometheus = null;
+    AsyncSink prometheusWriter = null;
+    if (config.prometheus().enabled()) {
+      PrometheusTextfile p = config.prometheus();
+      prometheus = new PrometheusTextfileSink(config.dumpDirectory(), p.interval(), p.removeFilesOnClose(),
+          config.processIdentity().hostname(), config.processIdentity().pid(), p.slurmJobId(),
+          () -> self.get() == null ? EventCounters.empty() : self.get().counters(),
+          () -> self.get() == null ? 0 : self.get().recordsReceived());
+      prometheusWriter = new AsyncSink(prometheus, "nccl-inspector-prometheus", BACKLOG);
+      sinks.add(prometheusWriter);
     }
     ListenerDispatcher listeners = new ListenerDispatcher();
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
@@ -171,7 +189,8 @@ public final class NcclInspector implements AutoCloseable {
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
         : new HangWatchdog(core, communicators, listeners, config.hangTimeout());
-    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, thread, watchdog, recording);
+    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, thread, watchdog, recording,
+        prometheus, prometheusWriter);
   }
 
   /** The inspector active in this process, if one is. */
@@ -389,6 +408,14 @@ public final class NcclInspector implements AutoCloseable {
     return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesWritten();
   }
 
+  /**
+   * The Prometheus textfiles written so far and still there (empty when that output is off). A
+   * GPU's file appears at the first write after it saw operations.
+   */
+  public Set<Path> prometheusFiles() {
+    return parts == null || parts.prometheus() == null ? Set.of() : parts.prometheus().files();
+  }
+
   /** Records written to the quarantine file so far (GPU timestamps unusable). */
   public long recordsQuarantined() {
     return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesQuarantined();
@@ -433,6 +460,10 @@ public final class NcclInspector implements AutoCloseable {
     drops.put("json_backlog_full", parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
     drops.put("json_not_written", parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
     drops.put("analysis_backlog_full", parts.analysis().dropped());
+    if (parts.prometheus() != null) {
+      drops.put("prometheus_backlog_full", parts.prometheusWriter().dropped());
+      drops.put("prometheus_series_overflow", parts.prometheus().seriesOverflow());
+    }
     return new EventCounters(drops, n.notes(), n.quarantined());
   }
 
@@ -441,7 +472,10 @@ public final class NcclInspector implements AutoCloseable {
     return parts == null ? List.of() : parts.communicators().live();
   }
 
-  /** Asks the dump thread to drain and flush the output soon. */
+  /**
+   * Asks the dump thread to drain and flush the output soon: the JSON file is flushed and the
+   * Prometheus textfiles are rewritten, whatever their interval.
+   */
   public void flush() {
     if (parts != null && !closed) {
       parts.dumpThread().requestFlush();

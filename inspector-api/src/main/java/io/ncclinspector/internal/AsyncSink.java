@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 public final class AsyncSink implements RecordSink {
   private static final Logger log = LoggerFactory.getLogger(AsyncSink.class);
   private static final Object FLUSH = new Object();
+  private static final Object FLUSH_REQUESTED = new Object();
   private static final Object CLOSE = new Object();
 
   private final RecordSink delegate;
@@ -65,6 +66,11 @@ public final class AsyncSink implements RecordSink {
   @Override
   public void flush() {
     queue.offer(FLUSH); /* a full queue is being worked on anyway */
+  }
+
+  @Override
+  public void flushRequested() {
+    queue.offer(FLUSH_REQUESTED);
   }
 
   /** Hands over everything queued, lets the delegate finish it, and closes the delegate. */
@@ -125,6 +131,8 @@ public final class AsyncSink implements RecordSink {
         try {
           if (item == FLUSH) {
             delegate.flush();
+          } else if (item == FLUSH_REQUESTED) {
+            delegate.flushRequested();
           } else if (item instanceof OperationRecord r) {
             delegate.record(r);
             delivered.incrementAndGet();

@@ -96,9 +96,12 @@ public final class DumpThread {
           core.sweep();
           lastSweep = now;
         }
-        if (flushRequested || now - lastFlush >= flushIntervalNanos) {
+        if (flushRequested) {
           flushRequested = false;
-          flushSinks();
+          flushSinks(true);
+          lastFlush = now;
+        } else if (now - lastFlush >= flushIntervalNanos) {
+          flushSinks(false);
           lastFlush = now;
         }
       } catch (RuntimeException | Error e) {
@@ -114,7 +117,7 @@ public final class DumpThread {
         quietPolls = 0;
       }
     }
-    flushSinks();
+    flushSinks(false);
     if (recording != null) {
       recording.finish();
     }
@@ -160,10 +163,14 @@ public final class DumpThread {
     }
   }
 
-  private void flushSinks() {
+  private void flushSinks(boolean requested) {
     for (RecordSink s : sinks) {
       try {
-        s.flush();
+        if (requested) {
+          s.flushRequested();
+        } else {
+          s.flush();
+        }
       } catch (RuntimeException e) {
         log.error("NCCL Inspector: flushing a record sink failed", e);
       }

@@ -14,6 +14,11 @@ public interface RecordSink {
   /** Called at the flush interval and before close. */
   default void flush() {}
 
+  /** Called when a flush was asked for explicitly ({@code NcclInspector.flush()}). */
+  default void flushRequested() {
+    flush();
+  }
+
   /** Called once, after the last record. */
   default void close() {}
 }

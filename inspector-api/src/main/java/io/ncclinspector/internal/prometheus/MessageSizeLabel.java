@@ -1,0 +1,54 @@
+package io.ncclinspector.internal.prometheus;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The reference Inspector's {@code message_size} label: the size divided by 1024 until it is
+ * below 1024 (units B, KB, MB, GB, TB), written as {@code <floor>-<floor+1><unit>}; 8 KiB is
+ * {@code 8-9KB}, 4.5 GiB {@code 4-5GB}. Dashboards group by this exact text.
+ */
+final class MessageSizeLabel {
+  private static final String[] UNITS = {"B", "KB", "MB", "GB", "TB"};
+  /** Labels by bucket key; a job uses a few dozen sizes, the cap guards against anything else. */
+  private static final int CACHE_LIMIT = 4096;
+
+  private final Map<Long, String> cache = new HashMap<>();
+
+  /** The label of a message size (not thread-safe: one instance per writer thread). */
+  String of(long bytes) {
+    long key = bucketKey(bytes);
+    String label = cache.get(key);
+    if (label == null) {
+      label = format(bytes);
+      if (cache.size() < CACHE_LIMIT) {
+        cache.put(key, label);
+      }
+    }
+    return label;
+  }
+
+  /** floor(size / 1024^unit) * 1024^unit: the bytes that identify a bucket. */
+  static long bucketKey(long bytes) {
+    long b = Math.max(bytes, 0);
+    int unit = 0;
+    long scale = 1;
+    while (b / scale >= 1024 && unit < UNITS.length - 1) {
+      scale *= 1024;
+      unit++;
+    }
+    return (b / scale) * scale;
+  }
+
+  static String format(long bytes) {
+    long b = Math.max(bytes, 0);
+    int unit = 0;
+    long scale = 1;
+    while (b / scale >= 1024 && unit < UNITS.length - 1) {
+      scale *= 1024;
+      unit++;
+    }
+    long floor = b / scale;
+    return floor + "-" + (floor + 1) + UNITS[unit];
+  }
+}
