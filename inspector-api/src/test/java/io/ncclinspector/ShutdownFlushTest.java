@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A program that enables the inspector and exits without closing it loses nothing: the shutdown
  * hook writes every completed record. Runs a real second JVM that replays h3_mix rank 0 through
- * the plugin table and then calls System.exit.
+ * the plugin table and then calls System.exit, with Micrometer (an optional dependency) left off its
+ * class path.
  */
 class ShutdownFlushTest {
   @TempDir Path dir;
@@ -50,7 +51,11 @@ class ShutdownFlushTest {
   void exitingWithoutCloseStillWritesEveryRecord() throws Exception {
     Path trace = SharedData.traceFiles("h3_mix").get(0);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+    /* Without Micrometer on the class path: the core must not need its optional dependency. */
+    String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> !e.contains(File.separator + "micrometer")).collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    assertTrue(!classPath.contains("micrometer"));
+    Process p = new ProcessBuilder(java, "-cp", classPath,
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ShutdownFlushTest.class.getName(),
         trace.toString(), dir.toString())
         .redirectErrorStream(true).start();

@@ -5,6 +5,7 @@ import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
+import io.ncclinspector.internal.MessageSizeLabel;
 import io.ncclinspector.internal.RecordSink;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;

@@ -12,6 +12,7 @@ import io.ncclinspector.NodeExporter.Sample;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.TimingSource;
+import io.ncclinspector.internal.MessageSizeLabel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;

@@ -1,4 +1,4 @@
-package io.ncclinspector.internal.prometheus;
+package io.ncclinspector.internal;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -8,7 +8,7 @@ import java.util.Map;
  * below 1024 (units B, KB, MB, GB, TB), written as {@code <floor>-<floor+1><unit>}; 8 KiB is
  * {@code 8-9KB}, 4.5 GiB {@code 4-5GB}. Dashboards group by this exact text.
  */
-final class MessageSizeLabel {
+public final class MessageSizeLabel {
   private static final String[] UNITS = {"B", "KB", "MB", "GB", "TB"};
   /** Labels by bucket key; a job uses a few dozen sizes, the cap guards against anything else. */
   private static final int CACHE_LIMIT = 4096;
@@ -16,7 +16,7 @@ final class MessageSizeLabel {
   private final Map<Long, String> cache = new HashMap<>();
 
   /** The label of a message size (not thread-safe: one instance per writer thread). */
-  String of(long bytes) {
+  public String of(long bytes) {
     long key = bucketKey(bytes);
     String label = cache.get(key);
     if (label == null) {
@@ -29,7 +29,7 @@ final class MessageSizeLabel {
   }
 
   /** floor(size / 1024^unit) * 1024^unit: the bytes that identify a bucket. */
-  static long bucketKey(long bytes) {
+  public static long bucketKey(long bytes) {
     long b = Math.max(bytes, 0);
     int unit = 0;
     long scale = 1;
@@ -40,7 +40,7 @@ final class MessageSizeLabel {
     return (b / scale) * scale;
   }
 
-  static String format(long bytes) {
+  public static String format(long bytes) {
     long b = Math.max(bytes, 0);
     int unit = 0;
     long scale = 1;

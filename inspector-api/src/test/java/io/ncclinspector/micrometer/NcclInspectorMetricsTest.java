@@ -1,0 +1,132 @@
+package io.ncclinspector.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.Driving;
+import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.InspectorListener;
+import io.ncclinspector.NcclInspector;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.Quarantine;
+import io.ncclinspector.SharedData;
+import io.ncclinspector.internal.MessageSizeLabel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NcclInspectorMetricsTest {
+  @TempDir Path dir;
+
+  static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private static String classOf(OperationRecord r) {
+    String size = MessageSizeLabel.format(r.messageBytes());
+    return r instanceof CollectiveRecord c
+        ? r.operation() + "/" + c.algorithm() + "/" + c.protocol() + "/" + size
+        : r.operation() + "/" + size;
+  }
+
+  private static String classOf(Meter m) {
+    Meter.Id id = m.getId();
+    return id.getTag("algorithm") != null
+        ? id.getTag("operation") + "/" + id.getTag("algorithm") + "/" + id.getTag("protocol") + "/" + id.getTag("message_size")
+        : id.getTag("operation") + "/" + id.getTag("message_size");
+  }
+
+  @Test
+  void metersMatchTheRecordsAndAreRemovedAtClose() throws Exception {
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir)
+        .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ConcurrentLinkedQueue<OperationRecord> seen = new ConcurrentLinkedQueue<>();
+    try (NcclInspectorMetrics metrics = NcclInspectorMetrics.builder(inspector).tags("job", "test").build();
+         NcclInspectorMetrics tiny = NcclInspectorMetrics.builder(inspector).maxOperationClasses(2).build()) {
+      metrics.bindTo(registry);
+      SimpleMeterRegistry tinyRegistry = new SimpleMeterRegistry();
+      tiny.bindTo(tinyRegistry);
+      inspector.addListener(new InspectorListener() {
+        @Override
+        public void operationCompleted(OperationRecord record) {
+          seen.add(record);
+        }
+      });
+      try (Driving d = Driving.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+        d.runAll();
+      }
+      await(() -> seen.size() == 262);
+      List<OperationRecord> timed = seen.stream().filter(r -> r.quarantine() == Quarantine.NONE).toList();
+      await(() -> registry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
+          + registry.find("nccl.p2p.exec.time").timers().stream().mapToLong(Timer::count).sum() == timed.size());
+
+      /* Per class: count, total time and mean bandwidth equal what the records say. */
+      Map<String, List<OperationRecord>> byClass = timed.stream().collect(Collectors.groupingBy(NcclInspectorMetricsTest::classOf));
+      List<Timer> timers = new java.util.ArrayList<>(registry.find("nccl.collective.exec.time").timers());
+      timers.addAll(registry.find("nccl.p2p.exec.time").timers());
+      assertEquals(byClass.size(), timers.size());
+      for (Timer t : timers) {
+        List<OperationRecord> rs = byClass.get(classOf(t));
+        assertEquals(rs.size(), t.count(), classOf(t));
+        assertEquals(rs.stream().mapToLong(OperationRecord::executionNanos).sum(), t.totalTime(TimeUnit.NANOSECONDS), 1.0);
+        assertEquals("test", t.getId().getTag("job"));
+        assertEquals(rs.get(0).communicator().idHex(), t.getId().getTag("comm_id"));
+        Set<String> keys = t.getId().getTags().stream().map(Tag::getKey).collect(Collectors.toSet());
+        assertTrue(Set.of("job", "communicator", "comm_id", "operation", "message_size", "algorithm", "protocol")
+            .containsAll(keys), "bounded tag keys only: " + keys);
+      }
+      for (DistributionSummary s : registry.find("nccl.collective.bus.bandwidth").summaries()) {
+        List<OperationRecord> rs = byClass.get(classOf(s));
+        assertEquals(rs.stream().mapToDouble(OperationRecord::busBandwidthGbs).average().orElseThrow(), s.mean(), 1e-9);
+        assertEquals("GB/s", s.getId().getBaseUnit());
+      }
+
+      /* Counters read the inspector's. */
+      assertEquals(262.0, registry.get("nccl.inspector.records").functionCounter().count());
+      for (Map.Entry<String, Long> drop : inspector.counters().drops().entrySet()) {
+        FunctionCounter c = registry.get("nccl.inspector.dropped").tag("reason", drop.getKey()).functionCounter();
+        assertEquals(drop.getValue().doubleValue(), c.count(), drop.getKey());
+      }
+      assertFalse(registry.find("nccl.inspector.dropped").functionCounters().isEmpty());
+      assertEquals(1.0, registry.get("nccl.inspector.communicators").gauge().value()
+          + (inspector.communicators().isEmpty() ? 1 : 0), "0 or 1 live communicator");
+
+      /* Past the class limit operations are counted, not metered. */
+      await(() -> tinyRegistry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
+          + tinyRegistry.find("nccl.p2p.exec.time").timers().stream().mapToLong(Timer::count).sum()
+          + tiny.overflow() == timed.size());
+      assertEquals(2, tinyRegistry.find("nccl.collective.exec.time").timers().size()
+          + tinyRegistry.find("nccl.p2p.exec.time").timers().size());
+      assertTrue(tiny.overflow() > 0);
+      assertEquals((double) tiny.overflow(), tinyRegistry.get("nccl.inspector.meters.overflow").functionCounter().count());
+
+      metrics.close();
+      assertEquals(List.of(), registry.getMeters(), "close removes the meters");
+    } finally {
+      inspector.close();
+    }
+  }
+}

@@ -1,0 +1,247 @@
+package io.ncclinspector.report.synthetic;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Writes the log file of one simulated process (one global rank): one JSON object per line, in
+ * the field order of the chosen producer. Used by one thread at a time.
+ */
+final class RankLogWriter implements AutoCloseable {
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+      .build();
+  /** 2^64: the reference computes uint8 sizes as a small negative number printed unsigned. */
+  private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
+  private static final String JVM_GIT_REV = "nccl-inspector-jvm-0.1.0-SNAPSHOT";
+
+  private final SyntheticConfig config;
+  private final List<SimCommunicator> comms;
+  private final int rank;
+  private final String hostname;
+  private final long pid;
+  private final long clockOffset;
+  private final Path file;
+  private final CountingOutputStream counted;
+  private final JsonGenerator json;
+  private final int[] memberIndex; // per communicator: this rank's member index or -1
+  private final String[] ids; // per communicator: header.id as the producer writes it
+  private final char[] number = new char[32];
+  private long records;
+
+  RankLogWriter(SyntheticConfig config, List<SimCommunicator> comms, int rank) throws IOException {
+    this.config = config;
+    this.comms = comms;
+    this.rank = rank;
+    int node = rank / config.gpusPerNode();
+    this.hostname = String.format(Locale.ROOT, "node%02d", node);
+    this.pid = 10_000L + rank;
+    this.clockOffset = config.clockOffsetNanos(node);
+    this.file = config.outputDirectory().resolve(
+        hostname + "-pid" + pid + (config.gzip() ? ".log.gz" : ".log"));
+    OutputStream raw = Files.newOutputStream(file);
+    this.counted = new CountingOutputStream(raw);
+    OutputStream out = config.gzip() ? new FastGzip(counted) : new BufferedOutputStream(counted,
+        1 << 16);
+    this.json = JSON.createGenerator(out, JsonEncoding.UTF8);
+    this.json.setRootValueSeparator(null);
+    this.memberIndex = new int[comms.size()];
+    this.ids = new String[comms.size()];
+    for (int c = 0; c < comms.size(); c++) {
+      memberIndex[c] = comms.get(c).memberOf(rank);
+      String id = String.format(Locale.ROOT, "0x%016x", comms.get(c).id());
+      // The reference prints the id into a buffer that keeps 14 hex digits.
+      ids[c] = config.format() == LogFormat.REFERENCE ? id.substring(0, 16) : id;
+    }
+  }
+
+  Path file() {
+    return file;
+  }
+
+  long records() {
+    return records;
+  }
+
+  /** Bytes written to the file so far (compressed size for gzip). */
+  long bytes() {
+    return counted.count;
+  }
+
+  /** Writes this rank's records of the given operations. */
+  void write(List<SimOperation> ops) throws IOException {
+    for (SimOperation op : ops) {
+      int me = memberIndex[op.comm()];
+      if (me < 0) {
+        continue;
+      }
+      for (int i = 0; i < op.members().length; i++) {
+        if (op.members()[i] == me) {
+          writeRecord(op, i, me);
+        }
+      }
+    }
+  }
+
+  private void writeRecord(SimOperation op, int i, int me) throws IOException {
+    SimCommunicator c = comms.get(op.comm());
+    boolean reference = config.format() == LogFormat.REFERENCE;
+    long exec = op.execNanos()[i];
+    long startTrue = op.startNanos()[i];
+    long dumpMicros = (startTrue + exec + 300_000 + clockOffset) / 1000;
+    json.writeStartObject();
+
+    json.writeObjectFieldStart("header");
+    json.writeStringField("id", ids[op.comm()]);
+    json.writeStringField("comm_name", reference ? "unknown" : c.name());
+    json.writeNumberField("rank", me);
+    json.writeNumberField("n_ranks", c.size());
+    json.writeNumberField("nnodes", c.nodes());
+    json.writeEndObject();
+
+    json.writeObjectFieldStart("metadata");
+    json.writeStringField("inspector_output_format_version", "v4.0");
+    json.writeStringField("git_rev", reference ? "unknown" : JVM_GIT_REV);
+    json.writeStringField("rec_mechanism", "nccl_profiler_interface");
+    json.writeNumberField("dump_timestamp_us", dumpMicros);
+    json.writeStringField("hostname", hostname);
+    json.writeNumberField("pid", pid);
+    if (!reference) {
+      json.writeNumberField("profiler_interface_version", 5);
+    }
+    json.writeEndObject();
+
+    String p = op.p2p() ? "p2p" : "coll";
+    boolean uint8 = op.elementBytes() == 1;
+    long micros = exec / 1000;
+    double factor = BusBandwidth.factor(op.name(), op.p2p() ? 2 : c.size());
+    json.writeObjectFieldStart(p + "_perf");
+    json.writeStringField(p, op.name());
+    json.writeNumberField(p + "_sn", op.sequence());
+    if (op.p2p()) {
+      json.writeNumberField("p2p_peer", op.peer());
+    }
+    json.writeFieldName(p + "_msg_size_bytes");
+    double sizeForBandwidth = op.messageBytes();
+    if (reference && uint8) {
+      // What the reference prints for ncclUint8 (named "Unknown" by NCCL 2.28): a tiny
+      // negative size, unsigned.
+      BigInteger bogus = TWO_TO_64.subtract(BigInteger.valueOf(1000 + op.sequence() % 1000));
+      json.writeNumber(bogus);
+      sizeForBandwidth = bogus.doubleValue();
+    } else {
+      json.writeNumber(op.messageBytes());
+    }
+    json.writeNumberField(p + "_exec_time_us", micros);
+    json.writeStringField(p + "_timing_source", "kernel_gpu");
+    double algbw = micros > 0 ? sizeForBandwidth / micros / 1000.0 : 0;
+    writeFixed6(p + "_algobw_gbs", algbw);
+    writeFixed6(p + "_busbw_gbs", algbw * factor);
+    if (!reference) {
+      json.writeNumberField(p + "_exec_time_ns", exec);
+      if (!op.p2p()) {
+        json.writeStringField("coll_algo", op.algorithm());
+        json.writeStringField("coll_proto", op.protocol());
+      }
+      json.writeStringField(p + "_datatype", uint8 ? "Unknown" : op.datatype());
+      json.writeNumberField(p + "_count", op.messageBytes() / op.elementBytes());
+      if (!op.p2p()) {
+        json.writeNumberField("coll_root", op.root());
+      }
+      json.writeNumberField(p + "_nchannels", op.channels());
+      json.writeNumberField(p + "_channels_seen", op.channels());
+      if (!op.p2p()) {
+        json.writeNumberField("coll_nwarps", 16);
+      }
+      json.writeNumberField(p + "_gpu_start_ns", startTrue + clockOffset);
+      json.writeNumberField(p + "_gpu_span_ns", exec);
+      json.writeNumberField(p + "_gpu_skew_ns", op.skewNanos()[i]);
+      json.writeNumberField(p + "_step", op.step());
+      if (op.phase() != null) {
+        json.writeStringField(p + "_phase", op.phase());
+      }
+      if (uint8) {
+        json.writeArrayFieldStart(p + "_flags");
+        json.writeString("uint8_named_unknown");
+        json.writeEndArray();
+      }
+    }
+    json.writeEndObject();
+
+    json.writeEndObject();
+    json.writeRaw('\n');
+    records++;
+  }
+
+  /**
+   * Six decimals, as both producers print bandwidths ({@code %lf}); formatted by hand because
+   * {@code String.format} would dominate the generator's run time.
+   */
+  private void writeFixed6(String field, double v) throws IOException {
+    json.writeFieldName(field);
+    if (!(Math.abs(v) < 9.0e12)) {
+      json.writeNumber(String.format(Locale.ROOT, "%.6f", v));
+      return;
+    }
+    long millionths = Math.round(Math.abs(v) * 1e6);
+    int pos = number.length;
+    for (int i = 0; i < 6; i++) {
+      number[--pos] = (char) ('0' + millionths % 10);
+      millionths /= 10;
+    }
+    number[--pos] = '.';
+    do {
+      number[--pos] = (char) ('0' + millionths % 10);
+      millionths /= 10;
+    } while (millionths > 0);
+    if (v < 0) {
+      number[--pos] = '-';
+    }
+    json.writeNumber(number, pos, number.length - pos);
+  }
+
+  @Override
+  public void close() throws IOException {
+    json.close();
+  }
+
+  /** Gzip at the fastest level: the generator is used to make large inputs quickly. */
+  private static final class FastGzip extends GZIPOutputStream {
+    FastGzip(OutputStream out) throws IOException {
+      super(out, 1 << 16);
+      def.setLevel(Deflater.BEST_SPEED);
+    }
+  }
+
+  private static final class CountingOutputStream extends java.io.FilterOutputStream {
+    long count;
+
+    CountingOutputStream(OutputStream out) {
+      super(out);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      count += len;
+    }
+  }
+}
