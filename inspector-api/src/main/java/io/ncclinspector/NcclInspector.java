@@ -17,6 +17,7 @@ import io.ncclinspector.internal.StatisticsStore;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
 import io.ncclinspector.internal.prometheus.PrometheusTextfileSink;
+import io.ncclinspector.jfr.JfrEvents;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.Flushable;
@@ -102,7 +103,8 @@ public final class NcclInspector implements AutoCloseable {
       HangWatchdog watchdog,
       TraceRecording recording,
       PrometheusTextfileSink prometheus,
-      AsyncSink prometheusWriter) {}
+      AsyncSink prometheusWriter,
+      JfrEvents jfr) {}
 
   private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
     this.config = config;
@@ -178,8 +180,10 @@ public final class NcclInspector implements AutoCloseable {
     }
     ListenerDispatcher listeners = new ListenerDispatcher();
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
+    JfrEvents jfr = config.jfrEvents()
+        ? new JfrEvents(() -> self.get() == null ? emptySnapshot() : self.get().snapshot()) : null;
     AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics,
-        new SlowCollectiveDetector(config.slowCollectives()), listeners), "nccl-inspector-analysis", BACKLOG);
+        new SlowCollectiveDetector(config.slowCollectives()), listeners, jfr), "nccl-inspector-analysis", BACKLOG);
     sinks.add(analysis);
     sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
     TraceRecording recording = config.traceFile()
@@ -188,9 +192,9 @@ public final class NcclInspector implements AutoCloseable {
         config.dumpInterval(), recording);
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
-        : new HangWatchdog(core, communicators, listeners, config.hangTimeout());
+        : new HangWatchdog(core, communicators, listeners, config.hangTimeout(), jfr);
     return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, thread, watchdog, recording,
-        prometheus, prometheusWriter);
+        prometheus, prometheusWriter, jfr);
   }
 
   /** The inspector active in this process, if one is. */
@@ -319,10 +323,14 @@ public final class NcclInspector implements AutoCloseable {
    */
   public InspectorSnapshot snapshot() {
     if (parts == null) {
-      return new InspectorSnapshot(Instant.now(), List.of(), EventCounters.empty(), 0, 0, 0, false);
+      return emptySnapshot();
     }
     return new InspectorSnapshot(Instant.now().truncatedTo(ChronoUnit.MICROS), parts.statistics().snapshot(),
         counters(), recordsReceived(), recordsWritten(), recordsQuarantined(), isPaused());
+  }
+
+  private static InspectorSnapshot emptySnapshot() {
+    return new InspectorSnapshot(Instant.now(), List.of(), EventCounters.empty(), 0, 0, 0, false);
   }
 
   /** Writes a snapshot as JSON to a file (replacing it). */
@@ -517,6 +525,9 @@ public final class NcclInspector implements AutoCloseable {
         log.warn("NCCL Inspector: interrupted while writing the last records");
       }
       core.release();
+      if (parts.jfr() != null) {
+        parts.jfr().close();
+      }
       if (!atShutdown) {
         try {
           Runtime.getRuntime().removeShutdownHook(shutdownHook);

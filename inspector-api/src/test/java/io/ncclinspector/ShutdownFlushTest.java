@@ -9,7 +9,9 @@ import io.ncclinspector.replay.TraceReader;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,8 +54,8 @@ class ShutdownFlushTest {
     Path trace = SharedData.traceFiles("h3_mix").get(0);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     /* Without Micrometer on the class path: the core must not need its optional dependency. */
-    String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(e -> !e.contains(File.separator + "micrometer")).collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> !e.contains(File.separator + "micrometer")).collect(Collectors.joining(File.pathSeparator));
     assertTrue(!classPath.contains("micrometer"));
     Process p = new ProcessBuilder(java, "-cp", classPath,
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ShutdownFlushTest.class.getName(),

@@ -1,5 +1,6 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.jfr.JfrEvents;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.HangEvent;
 import io.ncclinspector.nativecore.InspectorNative;
@@ -41,11 +42,14 @@ public final class HangWatchdog implements AutoCloseable {
     }
   };
   private final Thread thread;
+  private final JfrEvents jfr;
   private volatile boolean stopping;
 
+  /** @param jfr where hangs also go as JFR events; null when JFR events are off */
   public HangWatchdog(NativeCore core, CommunicatorRegistry communicators, ListenerDispatcher listeners,
-      Duration timeout) {
+      Duration timeout, JfrEvents jfr) {
     this.core = core;
+    this.jfr = jfr;
     this.communicators = communicators;
     this.listeners = listeners;
     this.timeoutNanos = timeout.toNanos();
@@ -91,6 +95,9 @@ public final class HangWatchdog implements AutoCloseable {
           event.operation(), event.sequence(), comm.idHex(), event.age().toMillis(), event.channelsStarted(),
           event.announcedChannels(), event.channelsDone());
       listeners.hang(event);
+      if (jfr != null) {
+        jfr.hang(event);
+      }
       reportedNow++;
     }
     return reportedNow;

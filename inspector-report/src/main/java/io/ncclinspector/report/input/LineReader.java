@@ -1,0 +1,164 @@
+package io.ncclinspector.report.input;
+
+import java.io.BufferedInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Reads a file line by line as bytes (no charset decoding), counting lines from 1. A line longer
+ * than the limit is returned truncated and marked, and the reader resynchronises at the next
+ * newline: one runaway line cannot exhaust memory. A gzip stream that ends early or is corrupt
+ * surfaces as an {@link IOException} from {@link #next()}, after every complete line before it.
+ */
+public final class LineReader implements AutoCloseable {
+  /** The longest line kept whole; DuckDB's reader is configured with the same bound. */
+  public static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+  private final InputStream in;
+  private final int maxLine;
+  private byte[] buffer = new byte[1 << 16];
+  private int start;
+  private int end;
+  private boolean eof;
+  private long lineNumber;
+
+  /** One line: a view into the reader's buffer, valid until the next call to {@link #next()}. */
+  public record Line(long number, byte[] bytes, int offset, int length, boolean tooLong,
+      boolean lastWithoutNewline) {
+    /** Whether the line holds only whitespace. */
+    public boolean blank() {
+      for (int i = offset; i < offset + length; i++) {
+        byte b = bytes[i];
+        if (b != ' ' && b != '\t' && b != '\r') {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private LineReader(InputStream in, int maxLine) {
+    this.in = in;
+    this.maxLine = maxLine;
+  }
+
+  public static LineReader open(Path file, Compression compression) throws IOException {
+    return open(file, compression, MAX_LINE_BYTES);
+  }
+
+  static LineReader open(Path file, Compression compression, int maxLine) throws IOException {
+    InputStream raw = Files.newInputStream(file);
+    try {
+      InputStream in = compression == Compression.GZIP
+          ? new GZIPInputStream(raw, 1 << 16) : new BufferedInputStream(raw, 1 << 16);
+      return new LineReader(in, maxLine);
+    } catch (IOException e) {
+      raw.close();
+      throw e;
+    }
+  }
+
+  /** Lines returned so far. */
+  public long lineNumber() {
+    return lineNumber;
+  }
+
+  /** The next line, or null at the end of the file. */
+  public Line next() throws IOException {
+    int scanFrom = start;
+    while (true) {
+      for (int i = scanFrom; i < end; i++) {
+        if (buffer[i] == '\n') {
+          Line line = new Line(++lineNumber, buffer, start, i - start, false, false);
+          start = i + 1;
+          return line;
+        }
+      }
+      if (end - start >= maxLine) {
+        return skipRestOfLongLine();
+      }
+      if (eof) {
+        if (start == end) {
+          return null;
+        }
+        Line line = new Line(++lineNumber, buffer, start, end - start, false, true);
+        start = end;
+        return line;
+      }
+      int scanned = end - start;
+      fill();
+      scanFrom = start + scanned;
+    }
+  }
+
+  /** Returns the first {@code maxLine} bytes of an over-long line and discards the rest. */
+  private Line skipRestOfLongLine() throws IOException {
+    byte[] head = new byte[Math.min(maxLine, 256)];
+    System.arraycopy(buffer, start, head, 0, head.length);
+    long number = ++lineNumber;
+    start = end;
+    while (true) {
+      if (start == end) {
+        if (eof) {
+          break;
+        }
+        fill();
+        continue;
+      }
+      int i = start;
+      while (i < end && buffer[i] != '\n') {
+        i++;
+      }
+      if (i < end) {
+        start = i + 1;
+        break;
+      }
+      start = end;
+    }
+    return new Line(number, head, 0, head.length, true, false);
+  }
+
+  private void fill() throws IOException {
+    if (start > 0) {
+      System.arraycopy(buffer, start, buffer, 0, end - start);
+      end -= start;
+      start = 0;
+    }
+    if (end == buffer.length) {
+      byte[] bigger = new byte[Math.min(buffer.length * 2, maxLine + (1 << 16))];
+      System.arraycopy(buffer, 0, bigger, 0, end);
+      buffer = bigger;
+    }
+    int n;
+    try {
+      n = in.read(buffer, end, buffer.length - end);
+    } catch (EOFException e) {
+      throw new DamagedInputException(
+          "gzip stream ends early (file truncated) after line " + lineNumber, e);
+    } catch (java.util.zip.ZipException e) {
+      throw new DamagedInputException(
+          "gzip data corrupt after line " + lineNumber + " (" + e.getMessage() + ")", e);
+    }
+    if (n < 0) {
+      eof = true;
+    } else {
+      end += n;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+
+  /** The compressed stream ended before its end marker or cannot be decompressed further. */
+  public static final class DamagedInputException extends IOException {
+    DamagedInputException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package io.ncclinspector.report.input;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Finds the log files under the input arguments: directories are searched recursively for
+ * {@code *.log}, {@code *.jsonl} and their {@code .gz} forms (the names the reference exporter
+ * looks for); a file named directly is taken whatever its name. Each file's first bytes decide
+ * whether it is gzip; its first line tells this project's raw event traces (which are not records)
+ * apart from Inspector logs.
+ */
+public final class LogDiscovery {
+  private static final String[] SUFFIXES = {".log", ".jsonl", ".log.gz", ".jsonl.gz"};
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final int SNIFF_BYTES = 64 * 1024;
+
+  private LogDiscovery() {}
+
+  /**
+   * Discovers the inputs.
+   *
+   * @param arguments files or directories as the user gave them
+   * @param exclude a directory whose contents are never inputs (the report's output), or null
+   * @throws NoSuchFileException if an argument does not exist: a mistyped path should stop the
+   *     run rather than silently shrink the report
+   */
+  public static InputSet discover(List<String> arguments, Path exclude) throws IOException {
+    List<LogFile> logs = new ArrayList<>();
+    List<SkippedInput> skipped = new ArrayList<>();
+    Set<Path> seen = new HashSet<>();
+    Path excluded = exclude == null ? null : exclude.toAbsolutePath().normalize();
+    for (String argument : arguments) {
+      Path root = Path.of(argument);
+      if (!Files.exists(root)) {
+        throw new NoSuchFileException(argument, null, "no such file or directory");
+      }
+      if (Files.isDirectory(root)) {
+        walk(argument, root, excluded, seen, logs, skipped);
+      } else {
+        consider(root, argument, seen, logs, skipped);
+      }
+    }
+    logs.sort(Comparator.comparing(LogFile::displayName));
+    return new InputSet(logs, skipped);
+  }
+
+  /** Whether a file name is one the directory search takes. */
+  public static boolean hasLogName(String fileName) {
+    String lower = fileName.toLowerCase(Locale.ROOT);
+    for (String suffix : SUFFIXES) {
+      if (lower.endsWith(suffix) && lower.length() > suffix.length()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void walk(String argument, Path root, Path excluded, Set<Path> seen,
+      List<LogFile> logs, List<SkippedInput> skipped) throws IOException {
+    Path absRoot = root.toAbsolutePath().normalize();
+    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+        if (excluded != null && dir.toAbsolutePath().normalize().startsWith(excluded)) {
+          return FileVisitResult.SKIP_SUBTREE;
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        if (hasLogName(file.getFileName().toString()) && Files.isRegularFile(file)) {
+          Path relative = absRoot.relativize(file.toAbsolutePath().normalize());
+          consider(file, join(argument, relative), seen, logs, skipped);
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) {
+        String name = join(argument, absRoot.relativize(file.toAbsolutePath().normalize()));
+        skipped.add(new SkippedInput(name, "cannot be read: " + describe(e)));
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+
+  private static String join(String argument, Path relative) {
+    String sep = argument.endsWith("/") ? "" : "/";
+    return relative.toString().isEmpty() ? argument : argument + sep + relative;
+  }
+
+  private static void consider(Path file, String displayName, Set<Path> seen, List<LogFile> logs,
+      List<SkippedInput> skipped) {
+    try {
+      Path real = file.toRealPath();
+      if (!seen.add(real)) {
+        return; // reached through two arguments: read once
+      }
+      long size = Files.size(real);
+      if (size == 0) {
+        skipped.add(new SkippedInput(displayName, "empty file"));
+        return;
+      }
+      Compression compression = sniffCompression(real);
+      Optional<String> notRecords = sniffContent(real, compression);
+      if (notRecords.isPresent()) {
+        skipped.add(new SkippedInput(displayName, notRecords.get()));
+        return;
+      }
+      logs.add(new LogFile(file.toAbsolutePath().normalize(), displayName, size, compression));
+    } catch (IOException e) {
+      skipped.add(new SkippedInput(displayName, "cannot be read: " + describe(e)));
+    }
+  }
+
+  static Compression sniffCompression(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      int b0 = in.read();
+      int b1 = in.read();
+      return b0 == 0x1f && b1 == 0x8b ? Compression.GZIP : Compression.NONE;
+    }
+  }
+
+  /**
+   * Looks at the first non-blank line: empty content, or a raw event trace of this project
+   * ({@code "ev"} and no {@code "header"}), is not a log. Anything else, even garbage, is
+   * imported so that its lines are reported one by one.
+   */
+  private static Optional<String> sniffContent(Path file, Compression compression) {
+    try (LineReader lines = LineReader.open(file, compression, SNIFF_BYTES)) {
+      LineReader.Line line;
+      while ((line = lines.next()) != null) {
+        if (line.blank()) {
+          continue;
+        }
+        return isEventTrace(line) ? Optional.of(
+            "raw event trace, not Inspector records (replay it with 'nccl-inspector replay')")
+            : Optional.empty();
+      }
+      return Optional.of("no records (only blank lines)");
+    } catch (IOException e) {
+      return Optional.empty(); // unreadable content is reported by the import, line by line
+    }
+  }
+
+  private static boolean isEventTrace(LineReader.Line line) {
+    if (line.tooLong()) {
+      return false;
+    }
+    boolean ev = false;
+    try (JsonParser p = JSON.createParser(line.bytes(), line.offset(), line.length())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        if (name.equals("header")) {
+          return false;
+        }
+        ev |= name.equals("ev");
+        p.nextToken();
+        p.skipChildren();
+      }
+    } catch (IOException e) {
+      return false;
+    }
+    return ev;
+  }
+
+  static String describe(IOException e) {
+    String m = e.getMessage();
+    String kind = e.getClass().getSimpleName();
+    return m == null ? kind : kind + ": " + m;
+  }
+}
