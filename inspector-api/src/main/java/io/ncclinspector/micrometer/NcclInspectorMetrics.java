@@ -187,24 +187,33 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     return m;
   }
 
+  /**
+   * Meters one completed operation, as the binder's listener does for every record of the
+   * inspector. Also usable to meter records from elsewhere (a replay, an exported file). Call it
+   * from one thread at a time.
+   */
+  public void record(OperationRecord r) {
+    if (r.quarantine() != Quarantine.NONE) {
+      return; /* counted by nccl.inspector.quarantined */
+    }
+    Meters m = metersFor(r);
+    if (m == null) {
+      overflow.incrementAndGet();
+      return;
+    }
+    for (Timer t : m.time()) {
+      t.record(r.executionNanos(), TimeUnit.NANOSECONDS);
+    }
+    for (DistributionSummary s : m.bandwidth()) {
+      s.record(r.busBandwidthGbs());
+    }
+  }
+
   /** Records on the listener thread of the registration. */
   private final class Recorder implements InspectorListener {
     @Override
     public void operationCompleted(OperationRecord r) {
-      if (r.quarantine() != Quarantine.NONE) {
-        return; /* counted by nccl.inspector.quarantined */
-      }
-      Meters m = metersFor(r);
-      if (m == null) {
-        overflow.incrementAndGet();
-        return;
-      }
-      for (Timer t : m.time()) {
-        t.record(r.executionNanos(), TimeUnit.NANOSECONDS);
-      }
-      for (DistributionSummary s : m.bandwidth()) {
-        s.record(r.busBandwidthGbs());
-      }
+      record(r);
     }
 
     @Override

@@ -60,11 +60,13 @@ public final class DuckDbEngine implements AutoCloseable {
     // Row order within the Parquet export carries no meaning; not keeping it lets DuckDB write
     // in parallel.
     p.setProperty("preserve_insertion_order", "false");
-    p.setProperty("enable_progress_bar", "false");
     DuckDBConnection c = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:", p);
     DuckDbEngine engine = new DuckDbEngine(c);
     try {
       engine.checkExtensions();
+      // Progress is polled for the stderr display; DuckDB must not print its own bar.
+      engine.execute("SET enable_progress_bar = true");
+      engine.execute("SET enable_progress_bar_print = false");
       engine.execute("SET lock_configuration = true");
     } catch (SQLException e) {
       engine.close();

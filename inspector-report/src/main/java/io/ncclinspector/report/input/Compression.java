@@ -2,7 +2,7 @@ package io.ncclinspector.report.input;
 
 /** How a log file is stored, decided from its first bytes rather than its name. */
 public enum Compression {
-  NONE("none"),
+  NONE("uncompressed"),
   GZIP("gzip");
 
   private final String duckDbName;

@@ -25,6 +25,8 @@ public final class LineReader implements AutoCloseable {
   private int end;
   private boolean eof;
   private long lineNumber;
+  /** A damaged stream's error, raised once the bytes read before it have been returned. */
+  private IOException damage;
 
   /** One line: a view into the reader's buffer, valid until the next call to {@link #next()}. */
   public record Line(long number, byte[] bytes, int offset, int length, boolean tooLong,
@@ -83,6 +85,11 @@ public final class LineReader implements AutoCloseable {
       }
       if (eof) {
         if (start == end) {
+          if (damage != null) {
+            IOException e = damage;
+            damage = null;
+            throw e;
+          }
           return null;
         }
         Line line = new Line(++lineNumber, buffer, start, end - start, false, true);
@@ -137,17 +144,30 @@ public final class LineReader implements AutoCloseable {
     try {
       n = in.read(buffer, end, buffer.length - end);
     } catch (EOFException e) {
-      throw new DamagedInputException(
-          "gzip stream ends early (file truncated) after line " + lineNumber, e);
+      n = -1;
+      damage = new DamagedInputException("gzip stream ends early (file truncated) after line "
+          + (lineNumber + countNewlines()), e);
     } catch (java.util.zip.ZipException e) {
-      throw new DamagedInputException(
-          "gzip data corrupt after line " + lineNumber + " (" + e.getMessage() + ")", e);
+      n = -1;
+      damage = new DamagedInputException("gzip data corrupt after line "
+          + (lineNumber + countNewlines()) + " (" + e.getMessage() + ")", e);
     }
     if (n < 0) {
       eof = true;
     } else {
       end += n;
     }
+  }
+
+  /** Complete lines still in the buffer, for the line number of a damage message. */
+  private long countNewlines() {
+    long n = 0;
+    for (int i = start; i < end; i++) {
+      if (buffer[i] == '\n') {
+        n++;
+      }
+    }
+    return n;
   }
 
   @Override

@@ -1,0 +1,328 @@
+package io.ncclinspector.report.ingest;
+
+import io.ncclinspector.report.Progress;
+import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.input.Compression;
+import io.ncclinspector.report.input.FileDiagnosis;
+import io.ncclinspector.report.input.LineReader;
+import io.ncclinspector.report.input.LogFile;
+import io.ncclinspector.report.input.LogFileScanner;
+import io.ncclinspector.report.input.RejectedLine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Imports log files into the Parquet export.
+ *
+ * <p>The fast path is DuckDB's own JSON reader, multi-threaded and in C++, which turns a batch of
+ * files straight into Parquet ({@code COPY ... TO}) without materialising a table. It is told to
+ * skip lines it cannot use, but it cannot say where they were; so every row also carries whether
+ * it is a usable record, the unusable ones go to a separate partition, and only the files that
+ * have any are then read again, line by line, by {@link LogFileScanner}, which names each bad
+ * line with its number and reason. A file DuckDB cannot read at all (a corrupt gzip stream, for
+ * instance) makes its batch fail; the batch's files are then probed one by one, the broken ones
+ * are salvaged line by line into clean copies, and the batch is run again.
+ */
+public final class RecordImporter {
+  private static final Logger LOG = LoggerFactory.getLogger(RecordImporter.class);
+  /** Gzip files count this many times their size when batches are filled. */
+  private static final int GZIP_WEIGHT = 6;
+
+  /**
+   * Tuning.
+   *
+   * @param batchBytes input bytes (gzip weighted) per DuckDB statement: bounds the work redone
+   *     when a batch fails and sets the granularity of progress
+   * @param maxFilesPerBatch bound on the statement's length
+   * @param maxListedPerFile rejected lines listed per file
+   */
+  public record Options(long batchBytes, int maxFilesPerBatch, int maxListedPerFile) {
+    public static Options defaults() {
+      return new Options(768L << 20, 2000, 1000);
+    }
+  }
+
+  private final DuckDbEngine engine;
+  private final Path recordsDir;
+  private final Path stagingDir;
+  private final Progress progress;
+  private final Options options;
+  private final AtomicLong bytesDone = new AtomicLong();
+  private volatile long bytesTotal;
+  private volatile long currentBatchBytes;
+  private volatile String batchLabel = "";
+  private int salvageCounter;
+
+  public RecordImporter(DuckDbEngine engine, Path recordsDir, Path stagingDir, Progress progress,
+      Options options) {
+    this.engine = engine;
+    this.recordsDir = recordsDir;
+    this.stagingDir = stagingDir;
+    this.progress = progress;
+    this.options = options;
+  }
+
+  /** Imports the files; the export's parts are written to the records directory. */
+  public ImportResult run(List<LogFile> files) throws SQLException, IOException {
+    Files.createDirectories(recordsDir);
+    Files.createDirectories(stagingDir);
+    bytesTotal = files.stream().mapToLong(f -> weight(f)).sum();
+    progress.stage("importing " + files.size() + " files", this::status);
+
+    Map<String, FileDiagnosis> diagnoses = new LinkedHashMap<>();
+    Map<String, Path> salvaged = new HashMap<>(); // display name -> clean copy
+    List<String> notices = new ArrayList<>();
+    for (LogFile f : files) {
+      if (!f.engineSafePath()) {
+        salvage(f, salvaged, diagnoses);
+      }
+    }
+
+    Map<String, Long> invalidRows = new HashMap<>();
+    List<Path> parts = new ArrayList<>();
+    List<List<LogFile>> batches = plan(files);
+    for (int b = 0; b < batches.size(); b++) {
+      List<LogFile> batch = batches.get(b);
+      batchLabel = "batch " + (b + 1) + "/" + batches.size();
+      currentBatchBytes = batch.stream().mapToLong(RecordImporter::weight).sum();
+      Path target = stagingDir.resolve(String.format(Locale.ROOT, "batch-%05d", b));
+      try {
+        copyBatch(batch, salvaged, target);
+      } catch (SQLException first) {
+        LOG.debug("batch {} failed, probing its files", b, first);
+        deleteTree(target);
+        int broken = 0;
+        for (LogFile f : batch) {
+          if (!salvaged.containsKey(f.displayName()) && !readable(f)) {
+            salvage(f, salvaged, diagnoses);
+            broken++;
+          }
+        }
+        if (broken == 0) {
+          throw new SQLException("DuckDB could not import " + batchLabel + " ("
+              + batch.size() + " files, first " + batch.get(0).displayName() + "): "
+              + first.getMessage(), first);
+        }
+        copyBatch(batch, salvaged, target);
+      }
+      parts.addAll(collectParts(target, b));
+      invalidRows.putAll(countInvalid(target));
+      deleteTree(target);
+      bytesDone.addAndGet(currentBatchBytes);
+      currentBatchBytes = 0;
+    }
+
+    // Name the unusable lines: only files where the fast reader met some are read again.
+    Map<String, LogFile> byName = files.stream()
+        .collect(Collectors.toMap(LogFile::displayName, f -> f, (a, c) -> a, LinkedHashMap::new));
+    List<String> toDiagnose = invalidRows.keySet().stream()
+        .filter(n -> !diagnoses.containsKey(n)).sorted().toList();
+    for (int i = 0; i < toDiagnose.size(); i++) {
+      String name = toDiagnose.get(i);
+      LogFile f = byName.get(name);
+      if (f == null) {
+        notices.add("the reader reported " + invalidRows.get(name) + " unusable rows for '"
+            + name + "', which is not an input file");
+        continue;
+      }
+      int n = i + 1;
+      progress.stage("locating unusable lines", () -> "file " + n + "/" + toDiagnose.size());
+      diagnoses.put(name, LogFileScanner.scan(f, options.maxListedPerFile(), null));
+    }
+
+    Map<String, Long> recordsPerFile = countRecords(parts);
+    List<FileImport> imports = new ArrayList<>();
+    List<RejectedLine> listed = new ArrayList<>();
+    long totalRecords = 0;
+    long totalRejected = 0;
+    for (LogFile f : files) {
+      String name = f.displayName();
+      FileDiagnosis d = diagnoses.get(name);
+      boolean wasSalvaged = salvaged.containsKey(name);
+      long sqlInvalid = invalidRows.getOrDefault(name, 0L);
+      long rejected = wasSalvaged ? d.rejected() + sqlInvalid : sqlInvalid;
+      if (d != null && !wasSalvaged && d.rejected() != sqlInvalid) {
+        notices.add(String.format(Locale.ROOT, "%s: DuckDB's reader skipped %d rows, the line"
+            + " check found %d unusable lines; the records imported are DuckDB's", name,
+            sqlInvalid, d.rejected()));
+      }
+      long records = recordsPerFile.getOrDefault(name, 0L);
+      totalRecords += records;
+      totalRejected += rejected;
+      if (d != null) {
+        listed.addAll(d.listed());
+      }
+      imports.add(new FileImport(name, f.path().toString(), f.compression(), f.sizeBytes(),
+          records, rejected, d == null ? 0 : d.listed().size(), d == null ? null : d.damage(),
+          wasSalvaged));
+    }
+    listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
+    return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices);
+  }
+
+  private String status() {
+    long total = Math.max(1, bytesTotal);
+    double[] inBatch = {0};
+    engine.pollProgress(p -> inBatch[0] = p);
+    double done = bytesDone.get() + inBatch[0] * currentBatchBytes;
+    return String.format(Locale.ROOT, "%s, %.0f%% of %s", batchLabel, 100.0 * done / total,
+        bytes(bytesTotal));
+  }
+
+  static String bytes(long n) {
+    if (n >= 1L << 30) {
+      return String.format(Locale.ROOT, "%.1f GiB", n / (double) (1L << 30));
+    }
+    if (n >= 1L << 20) {
+      return String.format(Locale.ROOT, "%.1f MiB", n / (double) (1L << 20));
+    }
+    return n + " bytes";
+  }
+
+  private static long weight(LogFile f) {
+    return f.compression() == Compression.GZIP ? f.sizeBytes() * GZIP_WEIGHT : f.sizeBytes();
+  }
+
+  /** Consecutive files (name order) up to the batch's byte and file bounds. */
+  private List<List<LogFile>> plan(List<LogFile> files) {
+    List<List<LogFile>> batches = new ArrayList<>();
+    List<LogFile> current = new ArrayList<>();
+    long bytes = 0;
+    for (LogFile f : files) {
+      if (!current.isEmpty() && (bytes + weight(f) > options.batchBytes()
+          || current.size() >= options.maxFilesPerBatch())) {
+        batches.add(current);
+        current = new ArrayList<>();
+        bytes = 0;
+      }
+      current.add(f);
+      bytes += weight(f);
+    }
+    if (!current.isEmpty()) {
+      batches.add(current);
+    }
+    return batches;
+  }
+
+  private void copyBatch(List<LogFile> batch, Map<String, Path> salvaged, Path target)
+      throws SQLException {
+    Map<Compression, List<String>> paths = new LinkedHashMap<>();
+    Map<String, String> displayByPath = new LinkedHashMap<>();
+    for (LogFile f : batch) {
+      Path clean = salvaged.get(f.displayName());
+      String path = clean != null ? clean.toString() : f.path().toString();
+      Compression c = clean != null ? Compression.NONE : f.compression();
+      paths.computeIfAbsent(c, k -> new ArrayList<>()).add(path);
+      displayByPath.put(path, f.displayName());
+    }
+    String source = paths.entrySet().stream()
+        .map(e -> "SELECT * FROM " + readJson(e.getValue(), e.getKey()))
+        .collect(Collectors.joining("\nUNION ALL\n"));
+    String sql = "COPY (\nSELECT " + RecordSchema.finalColumns(
+        DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
+        + " AS valid\nFROM (SELECT " + RecordSchema.RAW + "\nFROM (" + source + "))\n) TO "
+        + DuckDbEngine.literal(target.toString())
+        + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
+        + " OVERWRITE_OR_IGNORE true)";
+    engine.update(sql);
+  }
+
+  static String readJson(List<String> paths, Compression compression) {
+    return "read_json(" + DuckDbEngine.literalList(paths)
+        + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
+        + ", columns = " + RecordSchema.JSON_COLUMNS
+        + ", ignore_errors = true, filename = true"
+        + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
+  }
+
+  /** Whether DuckDB reads the file on its own without a hard error. */
+  private boolean readable(LogFile f) {
+    try {
+      engine.query("SELECT count(*) FROM "
+          + readJson(List.of(f.path().toString()), f.compression()), r -> r.getLong(1));
+      return true;
+    } catch (SQLException e) {
+      LOG.debug("{} cannot be read by DuckDB: {}", f.displayName(), e.getMessage());
+      return false;
+    }
+  }
+
+  private void salvage(LogFile f, Map<String, Path> salvaged, Map<String, FileDiagnosis> diagnoses)
+      throws IOException {
+    Path copy = stagingDir.resolve(String.format(Locale.ROOT, "salvaged-%05d.jsonl",
+        salvageCounter++));
+    progress.stage("reading " + f.displayName() + " line by line");
+    diagnoses.put(f.displayName(), LogFileScanner.scan(f, options.maxListedPerFile(), copy));
+    salvaged.put(f.displayName(), copy);
+  }
+
+  private List<Path> collectParts(Path target, int batch) throws IOException {
+    Path valid = target.resolve("valid=true");
+    List<Path> moved = new ArrayList<>();
+    if (!Files.isDirectory(valid)) {
+      return moved;
+    }
+    List<Path> produced;
+    try (Stream<Path> s = Files.list(valid)) {
+      produced = s.filter(p -> p.toString().endsWith(".parquet")).sorted().toList();
+    }
+    for (int i = 0; i < produced.size(); i++) {
+      Path to = recordsDir.resolve(String.format(Locale.ROOT, "part-%05d-%03d.parquet", batch, i));
+      Files.move(produced.get(i), to);
+      moved.add(to);
+    }
+    return moved;
+  }
+
+  private Map<String, Long> countInvalid(Path target) throws SQLException, IOException {
+    Path invalid = target.resolve("valid=false");
+    Map<String, Long> counts = new HashMap<>();
+    if (!Files.isDirectory(invalid)) {
+      return counts;
+    }
+    engine.query("SELECT source_file, count(*) FROM read_parquet("
+        + DuckDbEngine.literal(invalid.resolve("*.parquet").toString()) + ") GROUP BY 1",
+        r -> counts.put(r.getString(1), r.getLong(2)));
+    return counts;
+  }
+
+  private Map<String, Long> countRecords(List<Path> parts) throws SQLException {
+    Map<String, Long> counts = new HashMap<>();
+    if (parts.isEmpty()) {
+      return counts;
+    }
+    progress.stage("counting records per file");
+    engine.query("SELECT source_file, count(*) FROM read_parquet("
+        + DuckDbEngine.literalList(parts.stream().map(Path::toString).toList()) + ") GROUP BY 1",
+        r -> counts.put(r.getString(1), r.getLong(2)));
+    return counts;
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
+  }
+}
