@@ -1,6 +1,7 @@
 package io.ncclinspector.examples.cli;
 
 import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.PrometheusTextfile;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceReplayer;
 import java.io.PrintStream;
@@ -61,6 +62,13 @@ public final class NcclInspectorCommand {
     if (o.recordDir() != null) {
       config.traceDirectory(o.recordDir());
     }
+    if (o.prometheus()) {
+      config.prometheus(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL));
+    }
+    if (config.build().prometheus().enabled()) {
+      /* A replay's textfiles are its result: keep them (a live job removes them at close). */
+      config.prometheus(config.build().prometheus().withRemoveFilesOnClose(false));
+    }
     int failures = 0;
     for (Path trace : o.traces()) {
       if (!Files.isReadable(trace)) {
@@ -84,22 +92,30 @@ public final class NcclInspectorCommand {
         out.printf("    %d trace line(s) skipped (see the log)%n", r.problems().size());
       }
     }
+    if (config.build().prometheus().enabled()) {
+      try (var files = Files.list(o.dumpDir())) {
+        files.filter(f -> f.getFileName().toString().endsWith(".prom")).sorted()
+            .forEach(f -> out.printf("Prometheus textfile: %s%n", f));
+      }
+    }
     return failures == 0 ? 0 : 1;
   }
 
   private static void usage(PrintStream s) {
     s.println("usage: nccl-inspector replay --trace FILE [--trace FILE ...] --dump-dir DIR [--verbose]");
     s.println("                             [--hostname NAME] [--min-size BYTES] [--all-timing] [--record DIR]");
+    s.println("                             [--prometheus]");
     s.println("  Replays recorded NCCL profiler traces through the inspector, as NCCL would call it,");
     s.println("  and writes the JSON Lines output a real run would leave (one file per traced process).");
     s.println("  --min-size    smallest message tracked (default: NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES or 8192)");
     s.println("  --all-timing  keep CPU-timed records too (NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=0)");
     s.println("  --record DIR  record the callbacks the plugin receives, as a replayable trace (NCCL_INSPECTOR_TRACE_DIR)");
+    s.println("  --prometheus  also write the Prometheus textfiles (NCCL_INSPECTOR_PROM_DUMP=1 writes only them)");
   }
 
   /** Parsed arguments of {@code replay}. */
   record ReplayOptions(List<Path> traces, Path dumpDir, boolean verbose, String hostname, long minSize,
-      boolean allTiming, Path recordDir) {
+      boolean allTiming, Path recordDir, boolean prometheus) {
     static ReplayOptions parse(String[] args) {
       List<Path> traces = new ArrayList<>();
       Path dumpDir = null;
@@ -108,12 +124,14 @@ public final class NcclInspectorCommand {
       String hostname = "replay";
       long minSize = -1;
       Path recordDir = null;
+      boolean prometheus = false;
       for (int i = 1; i < args.length; i++) {
         switch (args[i]) {
           case "--record" -> recordDir = Path.of(value(args, ++i, "--record"));
           case "--trace" -> traces.add(Path.of(value(args, ++i, "--trace")));
           case "--dump-dir" -> dumpDir = Path.of(value(args, ++i, "--dump-dir"));
           case "--verbose" -> verbose = true;
+          case "--prometheus" -> prometheus = true;
           case "--all-timing" -> allTiming = true;
           case "--hostname" -> hostname = value(args, ++i, "--hostname");
           case "--min-size" -> {
@@ -133,7 +151,7 @@ public final class NcclInspectorCommand {
       if (dumpDir == null) {
         throw new IllegalArgumentException("give --dump-dir DIR");
       }
-      return new ReplayOptions(traces, dumpDir, verbose, hostname, minSize, allTiming, recordDir);
+      return new ReplayOptions(traces, dumpDir, verbose, hostname, minSize, allTiming, recordDir, prometheus);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -1,0 +1,62 @@
+package io.ncclinspector.report.analysis;
+
+import java.util.Locale;
+
+/** How message sizes are grouped in the summaries. */
+public enum SizeBucketing {
+  /**
+   * Power-of-two ranges [2^k, 2^(k+1)), named by their lower bound: sizes that differ by a few
+   * bytes (padding, odd element counts) share a row, and the bandwidth-by-size chart gets one
+   * point per octave.
+   */
+  POW2,
+  /** One group per exact size, as the reference exporter groups. */
+  EXACT;
+
+  /** SQL for the bucket (its lower bound in bytes) of a size expression. */
+  public String sql(String size) {
+    return this == POW2 ? "pow2_floor(" + size + ")" : size;
+  }
+
+  /** The macros {@link #POW2} relies on; created once per database. */
+  public static final String[] POW2_MACROS = {
+      "CREATE OR REPLACE TEMP MACRO pow2_estimate(x) AS"
+          + " CAST(1 AS BIGINT) << CAST(floor(log2(x)) AS INTEGER)",
+      // log2 in floating point can land one off next to a power of two; the checks correct it.
+      "CREATE OR REPLACE TEMP MACRO pow2_floor(x) AS"
+          + " CASE WHEN x IS NULL THEN NULL WHEN x < 1 THEN CAST(0 AS BIGINT)"
+          + " WHEN pow2_estimate(x) > x THEN pow2_estimate(x) >> 1"
+          + " WHEN pow2_estimate(x) << 1 <= x THEN pow2_estimate(x) << 1"
+          + " ELSE pow2_estimate(x) END"};
+
+  /** The bucket containing a size, computed in Java (the same rule). */
+  public long bucketOf(long size) {
+    if (this == EXACT) {
+      return size;
+    }
+    return size < 1 ? 0 : Long.highestOneBit(size);
+  }
+
+  /** A size as people read it: binary units, exact where the value allows. */
+  public static String label(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " B";
+    }
+    String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = bytes;
+    int u = -1;
+    while (v >= 1024 && u < units.length - 1) {
+      v /= 1024;
+      u++;
+    }
+    if (v == Math.rint(v)) {
+      return String.format(Locale.ROOT, "%d %s", (long) v, units[u]);
+    }
+    return String.format(Locale.ROOT, v < 10 ? "%.2f %s" : "%.1f %s", v, units[u]);
+  }
+
+  /** How a bucket is named in outputs. */
+  public String bucketLabel(long lower) {
+    return this == POW2 && lower > 0 ? label(lower) + "–" + label(lower * 2) : label(lower);
+  }
+}
