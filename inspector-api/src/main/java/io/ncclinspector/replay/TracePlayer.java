@@ -1,0 +1,109 @@
+package io.ncclinspector.replay;
+
+import io.ncclinspector.NcclInspector;
+import io.ncclinspector.nativecore.ProfilerTableDriver;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Plays a recorded trace into an enabled inspector piece by piece, as NCCL would call it, on the
+ * calling thread and with the real clock: a stand-in for NCCL where there is none (a laptop, a CI
+ * machine), for examples and for tests of code that listens to the inspector. It calls the plugin
+ * table of the very library the inspector pointed NCCL at, so everything after the callbacks is
+ * the real thing.
+ *
+ * <p>One player at a time per process (it stands in for NCCL's single profiler slot).
+ */
+public final class TracePlayer implements AutoCloseable {
+  /* Offsets within a packed driver event (driver/profiler_table_driver.h), as TraceReader writes them. */
+  private static final int OP = 0, TYPE = 4;
+  private static final int OP_START = 1;
+  private static final int TYPE_COLL = 1 << 1, TYPE_P2P = 1 << 2;
+
+  private final TraceEvents events;
+  private int next;
+  private boolean closed;
+
+  private TracePlayer(TraceEvents events) {
+    this.events = events;
+  }
+
+  /** Reads a trace file and opens the inspector's library as NCCL would. */
+  public static TracePlayer open(NcclInspector inspector, Path trace) throws IOException {
+    return open(inspector, new TraceReader().read(trace));
+  }
+
+  public static TracePlayer open(NcclInspector inspector, TraceEvents events) {
+    Objects.requireNonNull(events, "events");
+    String library = inspector.libraryPath()
+        .orElseThrow(() -> new IllegalStateException("the inspector is not active")).toString();
+    if (ProfilerTableDriver.open(library) != 0) {
+      throw new IllegalStateException("cannot open the profiler table of " + library + ": " + ProfilerTableDriver.error());
+    }
+    if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
+      ProfilerTableDriver.close();
+      throw new IllegalStateException("cannot prepare the trace: " + ProfilerTableDriver.error());
+    }
+    return new TracePlayer(events);
+  }
+
+  /** Callbacks not played yet. */
+  public int remaining() {
+    return events.count() - next;
+  }
+
+  /** Makes the next {@code n} callbacks (fewer at the end of the trace); returns how many. */
+  public int play(int n) {
+    if (closed) {
+      throw new IllegalStateException("closed");
+    }
+    int count = Math.max(0, Math.min(n, remaining()));
+    if (count > 0) {
+      ByteBuffer slice = events.events().slice(next * ProfilerTableDriver.EVENT_BYTES,
+          count * ProfilerTableDriver.EVENT_BYTES);
+      ProfilerTableDriver.run(slice, count, 0, null);
+      next += count;
+    }
+    return count;
+  }
+
+  /**
+   * Plays the next {@code operations} collective or P2P operations: every callback up to (not
+   * including) the start of the operation after them, or to the end of the trace. Returns the
+   * number of operations started.
+   */
+  public int playOperations(int operations) {
+    ByteBuffer b = events.events();
+    int started = 0;
+    int end = next;
+    while (end < events.count()) {
+      int at = end * ProfilerTableDriver.EVENT_BYTES;
+      boolean opStart = b.get(at + OP) == OP_START
+          && (b.getInt(at + TYPE) & (TYPE_COLL | TYPE_P2P)) != 0;
+      if (opStart) {
+        if (started == operations) {
+          break;
+        }
+        started++;
+      }
+      end++;
+    }
+    play(end - next);
+    return started;
+  }
+
+  /** Plays whatever is left. */
+  public void playAll() {
+    play(remaining());
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      ProfilerTableDriver.close();
+    }
+  }
+}

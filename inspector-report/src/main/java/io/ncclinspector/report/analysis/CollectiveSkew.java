@@ -1,0 +1,29 @@
+package io.ncclinspector.report.analysis;
+
+/**
+ * One collective lined up across ranks: (communicator, operation, sequence number).
+ *
+ * @param skewUs last start − first start
+ * @param delayUs last start − median start: how long a typical rank waited for the last one
+ * @param leadUs last start − second-to-last start: how long the last rank alone held the rest
+ * @param lastExecUs the last rank's execution time (short: it did not wait)
+ * @param medianExecUs the ranks' median execution time (long when they waited)
+ */
+public record CollectiveSkew(
+    String commId,
+    String commName,
+    String op,
+    long sn,
+    int nRanks,
+    long ranksAligned,
+    Long msgSizeBytes,
+    long firstStartNs,
+    double skewUs,
+    double delayUs,
+    double leadUs,
+    int lastRank,
+    String lastHostname,
+    Long lastPid,
+    Double lastExecUs,
+    Double medianExecUs,
+    Double maxExecUs) {}

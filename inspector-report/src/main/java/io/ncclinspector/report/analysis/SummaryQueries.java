@@ -1,0 +1,211 @@
+package io.ncclinspector.report.analysis;
+
+import io.ncclinspector.report.engine.DuckDbEngine;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The summaries, computed by DuckDB over the imported records (a relation named
+ * {@code records} with the export's columns).
+ */
+public final class SummaryQueries {
+  private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
+  private static final int HISTOGRAM_BINS = 30;
+
+  private final DuckDbEngine engine;
+  private final AnalysisOptions options;
+
+  public SummaryQueries(DuckDbEngine engine, AnalysisOptions options) throws SQLException {
+    this.engine = engine;
+    this.options = options;
+    for (String macro : SizeBucketing.POW2_MACROS) {
+      engine.execute(macro);
+    }
+  }
+
+  public Overview overview() throws SQLException {
+    String used = options.includedSql();
+    Object[] totals = engine.query("SELECT count(*) AS n,"
+        + " count(*) FILTER (WHERE kind = 'coll') AS colls,"
+        + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
+        + " count(*) FILTER (WHERE " + used + ") AS used,"
+        + " count(DISTINCT comm_id) AS comms,"
+        + " count(DISTINCT (hostname, pid)) AS procs,"
+        + " count(DISTINCT hostname) AS hosts,"
+        + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us,"
+        + " count(*) FILTER (WHERE kind = 'coll' AND gpu_start_ns IS NOT NULL) AS gpu_start"
+        + " FROM records", r -> new Object[] {r.getLong("n"), r.getLong("colls"),
+            r.getLong("p2ps"), r.getLong("used"), r.getLong("comms"), r.getLong("procs"),
+            r.getLong("hosts"), Rows.longOrNull(r, "first_us"), Rows.longOrNull(r, "last_us"),
+            r.getLong("gpu_start")}).get(0);
+    Map<String, Long> excluded = counts("excluded_reason", "NOT (" + used + ")");
+    return new Overview((Long) totals[0], (Long) totals[1], (Long) totals[2], (Long) totals[3],
+        excluded, (Long) totals[4], (Long) totals[5], (Long) totals[6], (Long) totals[7],
+        (Long) totals[8], counts("producer", "true"), counts("timing_source", "true"),
+        counts("comm_type", "true"), (Long) totals[9]);
+  }
+
+  private Map<String, Long> counts(String column, String where) throws SQLException {
+    Map<String, Long> m = new LinkedHashMap<>();
+    engine.query("SELECT coalesce(CAST(" + column + " AS VARCHAR), '(none)') AS k, count(*) AS n"
+        + " FROM records WHERE " + where + " GROUP BY 1 ORDER BY n DESC, k",
+        r -> m.put(r.getString("k"), r.getLong("n")));
+    return m;
+  }
+
+  /** Class × kind × operation × size bucket, over the records the figures use. */
+  public List<ClassSummary> classSummaries() throws SQLException {
+    SizeBucketing b = options.sizeBucketing();
+    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket,"
+        + " count(*) AS n, count(DISTINCT comm_id) AS comms,"
+        + " min(msg_size_bytes) AS min_size, max(msg_size_bytes) AS max_size,"
+        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
+        + " min(exec_us) AS exec_min, quantile_cont(exec_us, [0.5, 0.9, 0.99]) AS exec_q,"
+        + " max(exec_us) AS exec_max, avg(exec_us) AS exec_mean,"
+        + " min(busbw_gbs) AS bw_min, quantile_cont(busbw_gbs, " + list(BUSBW_QUANTILES)
+        + ") AS bw_q, max(busbw_gbs) AS bw_max, avg(busbw_gbs) AS bw_mean"
+        + " FROM records WHERE " + options.includedSql()
+        + " GROUP BY ALL ORDER BY comm_type, kind, op, bucket";
+    return engine.query(sql, r -> {
+      long bucket = r.getLong("bucket");
+      double[] e = Rows.doubles(r, "exec_q", 3);
+      double[] q = Rows.doubles(r, "bw_q", BUSBW_QUANTILES.length);
+      return new ClassSummary(r.getString("comm_type"), r.getString("kind"), r.getString("op"),
+          bucket, b.bucketLabel(bucket), r.getLong("n"), r.getLong("comms"),
+          r.getLong("min_size"), r.getLong("max_size"), r.getLong("total_bytes"),
+          Rows.doubleOrNaN(r, "exec_min"), e[0], e[1], e[2], Rows.doubleOrNaN(r, "exec_max"),
+          Rows.doubleOrNaN(r, "exec_mean"), Rows.doubleOrNaN(r, "bw_min"), q[0], q[1], q[2],
+          q[3], q[4], q[5], q[6], Rows.doubleOrNaN(r, "bw_max"), Rows.doubleOrNaN(r, "bw_mean"));
+    });
+  }
+
+  /** Per communicator; straggler fields come from {@code skews} where present. */
+  public List<CommunicatorSummary> communicators(Map<String, CommunicatorSkew> skews)
+      throws SQLException {
+    String used = options.includedSql();
+    String sql = "SELECT comm_id, mode(comm_name) AS comm_name, mode(comm_type) AS comm_type,"
+        + " max(n_ranks) AS n_ranks, max(nnodes) AS nnodes, count(DISTINCT rank) AS ranks_seen,"
+        + " count(DISTINCT hostname) AS hosts, count(*) AS n,"
+        + " count(*) FILTER (WHERE kind = 'coll') AS colls,"
+        + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
+        + " string_agg(DISTINCT op, ',' ORDER BY op) AS ops,"
+        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
+        + " coalesce(sum(exec_us) FILTER (WHERE " + used + "), 0) / 1000.0 AS exec_total_ms,"
+        + " quantile_cont(exec_us, [0.5, 0.99]) FILTER (WHERE " + used + ") AS exec_q,"
+        + " quantile_cont(busbw_gbs, 0.5) FILTER (WHERE " + used + ") AS bw_p50,"
+        + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us"
+        + " FROM records GROUP BY comm_id ORDER BY exec_total_ms DESC, comm_id";
+    return engine.query(sql, r -> {
+      double[] e = Rows.doubles(r, "exec_q", 2);
+      CommunicatorSkew s = skews.get(r.getString("comm_id"));
+      return new CommunicatorSummary(r.getString("comm_id"), r.getString("comm_name"),
+          r.getString("comm_type"), r.getInt("n_ranks"), r.getInt("nnodes"),
+          r.getLong("ranks_seen"), r.getLong("hosts"), r.getLong("n"), r.getLong("colls"),
+          r.getLong("p2ps"), r.getString("ops"), Rows.longOr0(r, "total_bytes"),
+          r.getDouble("exec_total_ms"), nanToNull(e[0]), nanToNull(e[1]),
+          Rows.doubleOrNull(r, "bw_p50"), Rows.longOrNull(r, "first_us"),
+          Rows.longOrNull(r, "last_us"), s == null ? null : s.aligned(),
+          s == null ? null : s.late(), s == null ? null : s.skewP50Us(),
+          s == null ? null : s.skewP99Us(), s == null ? null : s.topLateRank(),
+          s == null ? null : s.topLateShare());
+    });
+  }
+
+  /** Per communicator rank. */
+  public List<RankSummary> ranks() throws SQLException {
+    String used = options.includedSql();
+    String sql = "SELECT comm_id, mode(comm_name) AS comm_name, mode(comm_type) AS comm_type,"
+        + " rank, mode(hostname) AS hostname, mode(pid) AS pid, count(*) AS n,"
+        + " count(*) FILTER (WHERE " + used + ") AS used,"
+        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
+        + " coalesce(sum(exec_us) FILTER (WHERE " + used + "), 0) / 1000.0 AS exec_total_ms,"
+        + " quantile_cont(exec_us, [0.5, 0.9, 0.99]) FILTER (WHERE " + used + ") AS exec_q,"
+        + " avg(exec_us) FILTER (WHERE " + used + ") AS exec_mean,"
+        + " quantile_cont(busbw_gbs, 0.5) FILTER (WHERE " + used + ") AS bw_p50"
+        + " FROM records GROUP BY comm_id, rank ORDER BY comm_id, rank";
+    return engine.query(sql, r -> {
+      double[] e = Rows.doubles(r, "exec_q", 3);
+      return new RankSummary(r.getString("comm_id"), r.getString("comm_name"),
+          r.getString("comm_type"), r.getInt("rank"), r.getString("hostname"),
+          Rows.longOrNull(r, "pid"), r.getLong("n"), r.getLong("used"),
+          Rows.longOr0(r, "total_bytes"), r.getDouble("exec_total_ms"), nanToNull(e[0]),
+          nanToNull(e[1]), nanToNull(e[2]), Rows.doubleOrNull(r, "exec_mean"),
+          Rows.doubleOrNull(r, "bw_p50"));
+    });
+  }
+
+  /**
+   * Execution-time histograms of the busiest groups: {@value #HISTOGRAM_BINS} equal bins from
+   * the group's minimum to its 99th percentile, and one bin above for the tail.
+   */
+  public List<Histogram> execHistograms(List<ClassSummary> summaries, int groups)
+      throws SQLException {
+    List<ClassSummary> top = summaries.stream()
+        .filter(s -> s.records() >= 2 && s.execP99Us() > s.execMinUs())
+        .sorted(Comparator.comparingLong(ClassSummary::records).reversed()
+            .thenComparing(ClassSummary::commType).thenComparing(ClassSummary::op))
+        .limit(groups).toList();
+    if (top.isEmpty()) {
+      return List.of();
+    }
+    SizeBucketing b = options.sizeBucketing();
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < top.size(); i++) {
+      ClassSummary s = top.get(i);
+      values.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT,
+          "(%d, %s, %s, %s, %d, %s, %s)", i, DuckDbEngine.literal(s.commType()),
+          DuckDbEngine.literal(s.kind()), DuckDbEngine.literal(s.op()), s.sizeBucketBytes(),
+          num(s.execMinUs()), num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
+    }
+    String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "
+        + HISTOGRAM_BINS + ") AS bin, count(*) AS n"
+        + " FROM records r JOIN (VALUES " + values + ") g(i, ct, kind, op, bucket, lo, width)"
+        + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND "
+        + b.sql("r.msg_size_bytes") + " = g.bucket"
+        + " WHERE " + options.includedSql().replace("excluded_reason", "r.excluded_reason")
+        + " GROUP BY ALL ORDER BY i, bin";
+    long[][] counts = new long[top.size()][HISTOGRAM_BINS + 1];
+    engine.query(sql, r -> {
+      int bin = Math.max(0, r.getInt("bin"));
+      counts[r.getInt("i")][bin] += r.getLong("n");
+      return null;
+    });
+    List<Histogram> out = new ArrayList<>();
+    for (int i = 0; i < top.size(); i++) {
+      ClassSummary s = top.get(i);
+      double width = (s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS;
+      List<Histogram.Bin> bins = new ArrayList<>();
+      long total = 0;
+      for (int k = 0; k <= HISTOGRAM_BINS; k++) {
+        double lo = s.execMinUs() + k * width;
+        double hi = k == HISTOGRAM_BINS ? Double.POSITIVE_INFINITY : lo + width;
+        bins.add(new Histogram.Bin(lo, hi, counts[i][k]));
+        total += counts[i][k];
+      }
+      out.add(new Histogram(s.commType() + " · " + s.op() + " · " + s.sizeBucket(),
+          "µs", bins, total));
+    }
+    return out;
+  }
+
+  static Double nanToNull(double v) {
+    return Double.isNaN(v) ? null : v;
+  }
+
+  static String num(double v) {
+    return Double.isFinite(v) ? Double.toString(v) : "NULL";
+  }
+
+  private static String list(double[] values) {
+    StringBuilder b = new StringBuilder("[");
+    for (int i = 0; i < values.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(values[i]);
+    }
+    return b.append(']').toString();
+  }
+}
