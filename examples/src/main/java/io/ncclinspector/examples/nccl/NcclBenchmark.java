@@ -31,7 +31,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +62,12 @@ import org.bytedeco.cuda.nccl.ncclUniqueId;
 public final class NcclBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  /** One timed call. */
-  record Sample(String operation, long sizeBytes, int iteration, long sequence, long cudaEventNanos,
+  /**
+   * One timed call. {@code call} numbers every call of the run (warm-up ones too); with the
+   * inspector on it is also the step tag of the call's records ({@link NcclInspector#step}), which
+   * is how records are matched to calls.
+   */
+  record Sample(String operation, long sizeBytes, int iteration, long call, long cudaEventNanos,
       long enqueueNanos, long wallNanos) {}
 
   /** One row of the final table: medians over the timed calls of an operation and size. */
@@ -174,11 +177,16 @@ public final class NcclBenchmark {
     List<Sample> samples = new ArrayList<>();
     long collectiveCalls = 0;
     long p2pCalls = 0;
+    long call = 0;
     float[] ms = new float[1];
     long runStart = System.nanoTime();
     for (Operation op : o.ops()) {
       for (long size = o.minBytes(); size <= o.maxBytes(); size *= o.factor()) {
         for (int w = 0; w < o.warmup(); w++) {
+          if (inspector != null) {
+            inspector.step(call);
+          }
+          call++;
           op.launch(buffers, size, o.ranks(), o.rank(), comm, stream);
           Cuda.check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
           if (op.collective) {
@@ -188,6 +196,9 @@ public final class NcclBenchmark {
           }
         }
         for (int i = 0; i < o.iters(); i++) {
+          if (inspector != null) {
+            inspector.step(call);
+          }
           long a = System.nanoTime();
           Cuda.check(cudaEventRecord(start, stream), "cudaEventRecord");
           op.launch(buffers, size, o.ranks(), o.rank(), comm, stream);
@@ -196,8 +207,12 @@ public final class NcclBenchmark {
           Cuda.check(cudaEventSynchronize(stop), "cudaEventSynchronize");
           long c = System.nanoTime();
           Cuda.check(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");
-          long seq = op.collective ? collectiveCalls++ : p2pCalls++;
-          samples.add(new Sample(op.name, size, i, seq, Math.round(ms[0] * 1e6), b - a, c - a));
+          if (op.collective) {
+            collectiveCalls++;
+          } else {
+            p2pCalls++;
+          }
+          samples.add(new Sample(op.name, size, i, call++, Math.round(ms[0] * 1e6), b - a, c - a));
         }
       }
     }
@@ -206,7 +221,11 @@ public final class NcclBenchmark {
       printer.interrupt();
     }
 
-    long expected = collectiveCalls + 2 * p2pCalls; /* a Send and a Recv per SendRecv call */
+    /* A Send and a Recv per SendRecv call; NCCL 2.28 runs AlltoAll as one Send and one Recv per
+       peer (the own rank's pair has no kernel and is not kept with REQUIRE_KERNEL_TIMING=1). */
+    long alltoallCalls = o.ops().contains(Operation.ALL_TO_ALL) ? collectiveCalls / Math.max(1, o.ops().stream()
+        .filter(x -> x.collective).count()) : 0;
+    long expected = collectiveCalls - alltoallCalls + alltoallCalls * 2L * (o.ranks() - 1) + 2 * p2pCalls;
     if (inspector != null) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (records.size() < expected && System.nanoTime() < deadline) {
@@ -292,21 +311,16 @@ public final class NcclBenchmark {
     return id;
   }
 
-  /** Matches records to calls (collectives by sequence number, Send records in order) and summarises. */
+  /**
+   * Matches records to calls by their step tag (the call number) and summarises. A collective's
+   * record is the one of its name; an AlltoAll that NCCL ran as Send/Recv pairs is timed by the
+   * longest of them; a SendRecv by its Send.
+   */
   static List<Row> rows(Options o, List<Sample> samples, List<OperationRecord> records) {
-    Map<Long, OperationRecord> collectives = new HashMap<>();
-    List<OperationRecord> sends = new ArrayList<>();
+    Map<Long, List<OperationRecord>> byCall = new HashMap<>();
     for (OperationRecord r : records) {
-      if (r.operation().equals("Send")) {
-        sends.add(r);
-      } else if (!r.operation().equals("Recv")) {
-        collectives.put(r.sequence(), r);
-      }
+      byCall.computeIfAbsent(r.step(), k -> new ArrayList<>()).add(r);
     }
-    sends.sort(Comparator.comparingLong(OperationRecord::sequence));
-    /* The first call of the run is sequence 0 here; should NCCL have numbered collectives before it
-       (none are expected), shift by the smallest sequence the records carry. */
-    long offset = collectives.keySet().stream().mapToLong(Long::longValue).min().orElse(0);
     Map<String, List<Sample>> groups = new java.util.LinkedHashMap<>();
     for (Sample s : samples) {
       groups.computeIfAbsent(s.operation() + "/" + s.sizeBytes(), k -> new ArrayList<>()).add(s);
@@ -325,13 +339,23 @@ public final class NcclBenchmark {
         event.add(s.cudaEventNanos() / 1e3);
         enqueue.add(s.enqueueNanos() / 1e3);
         wall.add(s.wallNanos() / 1e3);
-        OperationRecord r = op.collective ? collectives.get(s.sequence() + offset)
-            : (s.sequence() < sends.size() ? sends.get((int) s.sequence()) : null);
-        if (r != null && r.operation().equals(op.collective ? op.name : "Send")) {
-          exec.add(r.executionNanos() / 1e3);
-          diff.add((s.cudaEventNanos() - r.executionNanos()) / 1e3);
-          busbw.add(r.busBandwidthGbs());
+        List<OperationRecord> rs = byCall.getOrDefault(s.call(), List.of());
+        OperationRecord named = rs.stream().filter(r -> r.operation().equals(op == Operation.SEND_RECV ? "Send" : op.name))
+            .findFirst().orElse(null);
+        long execNanos;
+        double bw;
+        if (named != null) {
+          execNanos = named.executionNanos();
+          bw = named.busBandwidthGbs();
+        } else if (op == Operation.ALL_TO_ALL && !rs.isEmpty()) {
+          execNanos = rs.stream().mapToLong(OperationRecord::executionNanos).max().orElse(0);
+          bw = Double.NaN; /* its parts are point-to-point: no AlltoAll bus bandwidth to compare */
+        } else {
+          continue;
         }
+        exec.add(execNanos / 1e3);
+        diff.add((s.cudaEventNanos() - execNanos) / 1e3);
+        busbw.add(bw);
       }
       double eventMedian = median(event);
       double exampleBusBw = eventMedian > 0 ? first.sizeBytes() / (eventMedian * 1e3) * op.busFactor(o.ranks()) : 0;

@@ -1,0 +1,84 @@
+package io.ncclinspector.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ncclinspector.InspectorConfig;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A trace this project recorded itself on an H200 (examples/gpu-run.sh: the Java NCCL benchmark,
+ * 2 ranks on one GPU, rank 0, NCCL 2.28.9, raw event recording on), replayed: every record comes
+ * out as the live run wrote it — the recording loses nothing the output depends on.
+ */
+class RecordedGpuRunReplayTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** What the live run's records carry that a replay cannot know (the enqueuing thread's tag). */
+  private static final List<String> NOT_REPLAYED = List.of("coll_step", "p2p_step");
+
+  @TempDir Path dir;
+
+  private Path resource(String name) throws Exception {
+    Path p = dir.resolve(name);
+    try (InputStream in = Objects.requireNonNull(getClass().getResourceAsStream("/h200-benchmark/" + name), name)) {
+      Files.copy(in, p);
+    }
+    return p;
+  }
+
+  private static Map<String, JsonNode> byKey(BufferedReader in) throws Exception {
+    Map<String, JsonNode> out = new HashMap<>();
+    String line;
+    while ((line = in.readLine()) != null) {
+      JsonNode r = JSON.readTree(line);
+      JsonNode perf = r.has("coll_perf") ? r.get("coll_perf") : r.get("p2p_perf");
+      String key = r.has("coll_perf") ? perf.get("coll").asText() + "#" + perf.get("coll_sn").asLong()
+          : perf.get("p2p").asText() + "#" + perf.get("p2p_sn").asLong() + "@" + perf.get("p2p_peer").asInt();
+      ((com.fasterxml.jackson.databind.node.ObjectNode) perf).remove(NOT_REPLAYED);
+      assertEquals(null, out.put(key, r), "duplicate " + key);
+    }
+    return out;
+  }
+
+  @Test
+  void replayingTheRecordingGivesTheLiveRecords() throws Exception {
+    Path trace = resource("trace-pid1640.jsonl.gz");
+    Map<String, JsonNode> live;
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(
+        new GZIPInputStream(Files.newInputStream(resource("live-pid1640.log.gz"))), StandardCharsets.UTF_8))) {
+      live = byKey(in);
+    }
+    ReplayResult r = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
+        .minMessageBytes(0).build(), "vm");
+    assertTrue(r.complete());
+    assertEquals(List.of(), r.problems());
+    Map<String, JsonNode> replayed;
+    try (BufferedReader in = Files.newBufferedReader(r.outputFile().orElseThrow())) {
+      replayed = byKey(in);
+    }
+    assertEquals(1400, live.size());
+    assertEquals(live.keySet(), replayed.keySet());
+    for (Map.Entry<String, JsonNode> e : live.entrySet()) {
+      JsonNode a = e.getValue();
+      JsonNode b = replayed.get(e.getKey());
+      assertEquals(a.get("header"), b.get("header"), e.getKey());
+      JsonNode pa = a.has("coll_perf") ? a.get("coll_perf") : a.get("p2p_perf");
+      JsonNode pb = b.has("coll_perf") ? b.get("coll_perf") : b.get("p2p_perf");
+      assertEquals(pa, pb, e.getKey());
+    }
+  }
+}
