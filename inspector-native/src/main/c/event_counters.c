@@ -13,7 +13,7 @@ static const char* const names[CTR_COUNT] = {
     "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
     "flushed_at_close",   "extra_channels",      "null_operation_name",
     "quiescent_close",    "paused",              "gpu_timestamp_zero",  "gpu_timestamp_reversed",
-    "gpu_timestamp_absurd"};
+    "gpu_timestamp_absurd", "gpu_timestamp_stale"};
 
 uint64_t counter_read(int id) {
   if (id < 0 || id >= CTR_COUNT) return 0;

@@ -41,6 +41,7 @@ typedef enum {
   CTR_GPU_TIMESTAMP_ZERO,     /* a GPU start or stop timestamp of 0 (interface v4+) */
   CTR_GPU_TIMESTAMP_REVERSED, /* a GPU stop at or before its start */
   CTR_GPU_TIMESTAMP_ABSURD,   /* a channel longer than an hour */
+  CTR_GPU_TIMESTAMP_STALE,    /* a GPU start before the operation was enqueued: another work's timestamp */
   CTR_COUNT
 } counter_id;
 

@@ -1,10 +1,13 @@
 #include "op_timing.h"
 
+#include "clock.h"
+#include "gpu_clock_check.h"
 #include "names.h"
 #include "record_format.h"
 
-static uint8_t quarantine_reason(uint64_t start, uint64_t stop) {
+static uint8_t quarantine_reason(uint64_t start, uint64_t stop, bool stale) {
   if (start == 0 || stop == 0) return QUARANTINE_GPU_TIMESTAMP_ZERO;
+  if (stale) return QUARANTINE_GPU_TIMESTAMP_STALE;
   if (stop <= start) return QUARANTINE_GPU_TIMESTAMP_REVERSED;
   return QUARANTINE_GPU_TIMESTAMP_ABSURD;
 }
@@ -17,6 +20,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
     return t;
   }
   bool gpu_timestamps_expected = s->abi_version >= 4;
+  uint64_t enqueue_wall = gpu_timestamps_expected && complete ? clock_mono_to_wall_ns(s->start_ns) : 0;
   uint64_t max_gpu = 0, max_any = 0, min_gpu_start = UINT64_MAX, max_gpu_start = 0, max_gpu_stop = 0;
   uint64_t first_cpu = 0, last_cpu = 0;
   bool all_gpu = channels_seen > 0, all_timed = channels_seen > 0;
@@ -32,6 +36,8 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
       continue;
     }
     bool gpu_ok = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
+    bool stale = gpu_ok && gpu_clock_start_is_stale(ch->gpu_start_ns, enqueue_wall);
+    if (stale) gpu_ok = false;
     bool cpu_ok = ch->cpu_start_ns != 0 && ch->cpu_stop_ns >= ch->cpu_start_ns;
     uint64_t d;
     if (gpu_ok) {
@@ -43,7 +49,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
     } else {
       all_gpu = false;
       if (gpu_timestamps_expected && complete && t.quarantine == QUARANTINE_NONE) {
-        t.quarantine = quarantine_reason(ch->gpu_start_ns, ch->gpu_stop_ns);
+        t.quarantine = quarantine_reason(ch->gpu_start_ns, ch->gpu_stop_ns, stale);
       }
       d = cpu_ok ? ch->cpu_stop_ns - ch->cpu_start_ns : 0;
       if (!cpu_ok) all_timed = false;
@@ -56,6 +62,7 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
     t.gpu_skew_ns = max_gpu_start - min_gpu_start;
   }
   if (complete && all_gpu) {
+    gpu_clock_observe(min_gpu_start, enqueue_wall);
     t.source = TIMING_KERNEL_GPU;
     t.exec_ns = max_gpu;
   } else if (complete && all_timed) {

@@ -43,7 +43,8 @@ enum {
   QUARANTINE_NONE = 0,
   QUARANTINE_GPU_TIMESTAMP_ZERO = 1,
   QUARANTINE_GPU_TIMESTAMP_REVERSED = 2,
-  QUARANTINE_GPU_TIMESTAMP_ABSURD = 3
+  QUARANTINE_GPU_TIMESTAMP_ABSURD = 3,
+  QUARANTINE_GPU_TIMESTAMP_STALE = 4     /* a GPU start before its operation was enqueued (gpu_clock_check.h) */
 };
 
 typedef struct op_record {

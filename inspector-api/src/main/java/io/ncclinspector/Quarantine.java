@@ -13,7 +13,13 @@ public enum Quarantine {
   /** A kernel channel's GPU stop was at or before its start. */
   GPU_TIMESTAMP_REVERSED,
   /** A kernel channel lasted more than an hour by its GPU timestamps. */
-  GPU_TIMESTAMP_ABSURD;
+  GPU_TIMESTAMP_ABSURD,
+  /**
+   * A kernel channel's GPU start came more than 1 ms before its operation was enqueued: the
+   * timestamp of other, earlier work that NCCL delivered from a reused slot. Judged only once the
+   * GPU clock was seen to run on host time.
+   */
+  GPU_TIMESTAMP_STALE;
 
   /** The name used in JSON output and counters, e.g. {@code gpu_timestamp_zero}. */
   public String jsonName() {
