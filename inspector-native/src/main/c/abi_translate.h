@@ -7,11 +7,16 @@
 #include "profiler_core.h"
 #include "record_format.h"
 
-/* The API events of v5 and v6, which carry the enqueuing thread's tag. */
-#define ABI_TRANSLATE_API_CASES(d, ev) \
-  case ncclProfileCollApi:             \
-  case ncclProfileP2pApi:              \
-    (ev).kind = CORE_EVENT_API;        \
+/* The API events of v5 and v6, which carry the enqueuing thread's tag and whether the call was
+ * captured into a CUDA graph. */
+#define ABI_TRANSLATE_API_CASES(d, ev)                       \
+  case ncclProfileCollApi:                                   \
+    (ev).kind = CORE_EVENT_API;                              \
+    (ev).graph_captured = (uint8_t)(d)->collApi.graphCaptured; \
+    break;                                                   \
+  case ncclProfileP2pApi:                                    \
+    (ev).kind = CORE_EVENT_API;                              \
+    (ev).graph_captured = (uint8_t)(d)->p2pApi.graphCaptured;  \
     break;
 
 /* Expands to the `case` labels of a switch on d->type for Coll, P2p and KernelCh. */

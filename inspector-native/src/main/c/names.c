@@ -27,7 +27,7 @@ static const char* const timing_names[TIMING_COUNT] = {"none", "kernel_gpu", "ke
 static const char* const flag_names[] = {"incomplete", "no_kernel_events", "expired", "evicted",
                                          "flushed", "self_p2p", "extra_channels",
                                          "uint8_named_unknown", "channels_truncated",
-                                         "copy_engine", "quarantined"};
+                                         "copy_engine", "quarantined", "graph_launched"};
 #define FLAG_NAME_COUNT ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
 
 /* A few spellings NCCL versions have used for the same operation. */

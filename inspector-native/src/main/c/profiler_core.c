@@ -130,6 +130,9 @@ void* core_op_start(void* context, const core_op_event* ev) {
                      : ev->channel_mode == CHANNELS_UNCOUNTED ? EXPECT_UNCOUNTED
                                                               : 0;
   if (ev->copy_engine) static_flags |= RECORD_FLAG_COPY_ENGINE;
+  if (ev->parent != NULL && handle_tag(ev->parent) == HANDLE_TAG_API && tags_graph_captured(ev->parent)) {
+    static_flags |= RECORD_FLAG_GRAPH_LAUNCHED; /* its API call was captured: a graph replay runs it */
+  }
   if (ev->func == NULL) counter_add(CTR_NULL_OPERATION_NAME, 1);
   if (ev->kind == RECORD_KIND_P2P && ev->peer_or_root == rank) {
     /* NCCL schedules no proxy or profiler op for a send/recv to itself: no channel will come. */
@@ -291,7 +294,7 @@ void* core_event_start(void* context, const core_event* ev) {
   switch (ev->kind) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
-    case CORE_EVENT_API: return tags_encode(tags_of_current_thread());
+    case CORE_EVENT_API: return tags_encode(tags_of_current_thread(), ev->graph_captured);
     default: return NULL; /* API, group, proxy and network events: no handle, so no children */
   }
 }

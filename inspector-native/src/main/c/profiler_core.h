@@ -58,6 +58,7 @@ typedef struct core_event {
   void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
   uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
+  uint8_t graph_captured; /* CORE_EVENT_API: NCCL captured the call into a CUDA graph */
 } core_event;
 
 /* Dispatches a translated start event; returns the handle for NCCL (NULL: untracked). */

@@ -35,7 +35,8 @@ enum {
   RECORD_FLAG_UINT8_AS_UNKNOWN = 1u << 7, /* datatype "Unknown" counted as one byte */
   RECORD_FLAG_CHANNELS_TRUNCATED = 1u << 8, /* verbose channel list shorter than the channels seen */
   RECORD_FLAG_COPY_ENGINE = 1u << 9,      /* a v6 copy-engine collective */
-  RECORD_FLAG_QUARANTINED = 1u << 10      /* GPU timestamps unusable: see quarantine_reason */
+  RECORD_FLAG_QUARANTINED = 1u << 10,     /* GPU timestamps unusable: see quarantine_reason */
+  RECORD_FLAG_GRAPH_LAUNCHED = 1u << 11   /* launched by a CUDA graph replay (v5+: its API call was captured) */
 };
 
 /* Why a record is quarantined (op_record.quarantine_reason); the counter of the same name. */

@@ -7,7 +7,11 @@
  * (non-blocking communicators, CUDA-graph replays). Interface v4 has no API events: there the tag
  * is read at the Coll/P2p event itself, on the thread that makes it.
  *
- *   tag handle: phase id (16) | step + 1 (46) | HANDLE_TAG_API (2)
+ * The same handle says whether NCCL captured the call into a CUDA graph: the Coll/P2p events
+ * of every replay of that graph name it as their parent, so their records are marked as
+ * graph-launched.
+ *
+ *   tag handle: phase id (16) | graph captured (1) | step + 1 (45) | HANDLE_TAG_API (2)
  */
 #ifndef NCCL_INSPECTOR_THREAD_TAGS_H
 #define NCCL_INSPECTOR_THREAD_TAGS_H
@@ -19,7 +23,8 @@
 #include "handles.h"
 #include "inspector_limits.h"
 
-#define TAG_STEP_BITS 46
+#define TAG_STEP_BITS 45
+#define TAG_GRAPH_BIT 47
 #define TAG_STEP_MAX ((1ull << TAG_STEP_BITS) - 2) /* step + 1 must fit */
 
 typedef struct thread_tag {
@@ -46,10 +51,16 @@ static inline thread_tag tags_of_current_thread(void) {
   return tls_tag;
 }
 
-static inline void* tags_encode(thread_tag t) {
-  if (t.step < 0 && t.phase == 0) return NULL;
+static inline void* tags_encode(thread_tag t, int graph_captured) {
+  if (t.step < 0 && t.phase == 0 && !graph_captured) return NULL;
   uint64_t step = t.step < 0 ? 0 : ((uint64_t)t.step > TAG_STEP_MAX ? TAG_STEP_MAX : (uint64_t)t.step) + 1;
-  return (void*)(uintptr_t)(((uint64_t)t.phase << 48) | (step << 2) | HANDLE_TAG_API);
+  return (void*)(uintptr_t)(((uint64_t)t.phase << 48) | ((uint64_t)(graph_captured != 0) << TAG_GRAPH_BIT) |
+                            (step << 2) | HANDLE_TAG_API);
+}
+
+/* Whether an API tag handle stands for a call captured into a CUDA graph. */
+static inline int tags_graph_captured(const void* handle) {
+  return (int)(((uint64_t)(uintptr_t)handle >> TAG_GRAPH_BIT) & 1u);
 }
 
 static inline thread_tag tags_decode(const void* handle) {

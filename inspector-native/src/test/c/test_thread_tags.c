@@ -56,6 +56,49 @@ static void the_tag_travels_with_the_api_event(void) {
   test_shutdown();
 }
 
+/* A collective captured into a CUDA graph: NCCL re-emits its Coll events at every replay, from a
+ * CUDA driver thread, with the capture-time CollApi handle as parent. */
+static void graph_replays_are_marked_even_without_tags(void) {
+  test_enable(test_defaults());
+  context = test_comm(0x7a7, 0, 2);
+  ncclProfilerEventDescr_v5_t api;
+  memset(&api, 0, sizeof(api));
+  api.type = ncclProfileCollApi;
+  api.collApi.func = "AllReduce";
+  api.collApi.graphCaptured = 1;
+  void* captured = NULL;
+  ncclProfiler_v5.startEvent(context, &captured, &api);
+  ncclProfiler_v5.stopEvent(captured);
+  CHECK(captured != NULL); /* a handle although no thread is tagged */
+  api.collApi.graphCaptured = 0;
+  void* eager = NULL;
+  ncclProfiler_v5.startEvent(context, &eager, &api);
+  CHECK(eager == NULL); /* nothing to carry: no handle, as before */
+  for (int replay = 0; replay < 3; replay++) {
+    ncclProfilerEventDescr_v5_t d;
+    memset(&d, 0, sizeof(d));
+    d.type = ncclProfileColl;
+    d.parentObj = captured;
+    d.coll.func = "AllReduce";
+    d.coll.seqNumber = (uint64_t)replay;
+    d.coll.datatype = "ncclFloat32";
+    d.coll.count = 4096;
+    void* op = NULL;
+    ncclProfiler_v5.startEvent(context, &op, &d);
+    test_stop(op);
+    decoded r = test_drain();
+    CHECK_EQ(r.ops, 1);
+    CHECK(r.last.flags & RECORD_FLAG_GRAPH_LAUNCHED);
+    CHECK_EQ(r.last.step, -1);
+  }
+  void* plain = test_coll(context, "AllReduce", 9, 4096, "ncclFloat32", 0);
+  test_stop(plain);
+  decoded r = test_drain();
+  CHECK(!(r.last.flags & RECORD_FLAG_GRAPH_LAUNCHED));
+  ncclProfiler_v5.finalize(context);
+  test_shutdown();
+}
+
 static void interface_v4_reads_the_tag_at_the_operation(void) {
   test_enable(test_defaults());
   void* ctx = NULL;
@@ -82,6 +125,7 @@ static void interface_v4_reads_the_tag_at_the_operation(void) {
 int main(void) {
   RUN(the_tag_travels_with_the_api_event);
   RUN(interface_v4_reads_the_tag_at_the_operation);
+  RUN(graph_replays_are_marked_even_without_tags);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }

@@ -23,7 +23,12 @@ public enum RecordFlag {
   /** A copy-engine collective (profiler interface v6). */
   COPY_ENGINE,
   /** Its GPU timestamps were unusable; see {@link OperationRecord#quarantine()}. */
-  QUARANTINED;
+  QUARANTINED,
+  /**
+   * Launched by a replay of a CUDA graph that captured it (interface v5 and later): NCCL reports
+   * every replay as an operation of its own.
+   */
+  GRAPH_LAUNCHED;
 
   /** The flag's name in JSON output. */
   public String jsonName() {

@@ -122,8 +122,18 @@ public final class ListenerDispatcher implements RecordSink {
     }
   }
 
-  /** Calls the listener's method for each kind of event. */
-  private record ListenerSink(InspectorListener listener) implements RecordSink {
+  /**
+   * Calls the listener's method for each kind of event. A communicator is announced once: a
+   * listener registered while the dump thread is between registering a new communicator and
+   * dispatching its creation hears of it both as already live and as created, and the second is
+   * dropped here (likewise a destruction of a communicator it never heard of). Runs on the
+   * registration's thread only.
+   */
+  private record ListenerSink(InspectorListener listener, java.util.Set<Long> announced) implements RecordSink {
+    ListenerSink(InspectorListener listener) {
+      this(listener, new java.util.HashSet<>());
+    }
+
     @Override
     public void record(OperationRecord record) {
       listener.operationCompleted(record);
@@ -131,9 +141,12 @@ public final class ListenerDispatcher implements RecordSink {
 
     @Override
     public void communicator(CommunicatorEvent event) {
+      long serial = event.communicator().serial();
       if (event.created()) {
-        listener.communicatorCreated(event.communicator());
-      } else {
+        if (announced.add(serial)) {
+          listener.communicatorCreated(event.communicator());
+        }
+      } else if (announced.remove(serial)) {
         listener.communicatorDestroyed(event.communicator());
       }
     }

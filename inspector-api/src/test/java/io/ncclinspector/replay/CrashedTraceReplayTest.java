@@ -34,6 +34,9 @@ class CrashedTraceReplayTest {
     assertEquals(r.recordsWritten(), records.size());
     long graphReplays = records.stream().filter(n -> n.at("/coll_perf/coll").asText().equals("AllReduce")).count();
     assertEquals(17, graphReplays, "one record per Coll event, graph replays included");
+    long graphLaunched = records.stream()
+        .filter(n -> n.at("/coll_perf/coll_flags").toString().contains("graph_launched")).count();
+    assertEquals(15, graphLaunched, "the 15 Coll events whose CollApi parent was captured into the graph");
     long flushed = records.stream().filter(n -> n.at("/coll_perf/coll_flags").toString().contains("flushed")).count();
     assertEquals(r.counters().get("flushed_at_close"), flushed);
     assertTrue(flushed > 0, "the collectives in flight when the run died are closed at close");
