@@ -20,7 +20,10 @@ public final class TracePlayer implements AutoCloseable {
   /* Offsets within a packed driver event (driver/profiler_table_driver.h), as TraceReader writes them. */
   private static final int OP = 0, TYPE = 4;
   private static final int OP_START = 1;
-  private static final int TYPE_COLL = 1 << 1, TYPE_P2P = 1 << 2;
+  private static final int TYPE_GROUP = 1, TYPE_COLL = 1 << 1, TYPE_P2P = 1 << 2;
+  /** The events NCCL makes on the enqueuing thread before an operation's own start. */
+  private static final int TYPES_BEFORE_OPERATION = TYPE_GROUP | (1 << 8) /* GroupApi */ | (1 << 9) /* CollApi */
+      | (1 << 10) /* P2pApi */ | (1 << 11) /* KernelLaunch */;
 
   private final TraceEvents events;
   private int next;
@@ -70,25 +73,37 @@ public final class TracePlayer implements AutoCloseable {
   }
 
   /**
-   * Plays the next {@code operations} collective or P2P operations: every callback up to (not
-   * including) the start of the operation after them, or to the end of the trace. Returns the
-   * number of operations started.
+   * Plays the next {@code operations} collective or P2P operations: every callback up to the
+   * events that lead to the operation after them (its API, group and launch events, which carry
+   * the enqueuing thread's step and phase tags), or to the end of the trace. Returns the number
+   * of operations started. Tags set on the calling thread between two calls therefore apply to
+   * the operations of the second.
    */
   public int playOperations(int operations) {
     ByteBuffer b = events.events();
     int started = 0;
     int end = next;
+    int lastOperationStart = next - 1;
     while (end < events.count()) {
       int at = end * ProfilerTableDriver.EVENT_BYTES;
-      boolean opStart = b.get(at + OP) == OP_START
-          && (b.getInt(at + TYPE) & (TYPE_COLL | TYPE_P2P)) != 0;
-      if (opStart) {
+      if (b.get(at + OP) == OP_START && (b.getInt(at + TYPE) & (TYPE_COLL | TYPE_P2P)) != 0) {
         if (started == operations) {
           break;
         }
         started++;
+        lastOperationStart = end;
       }
       end++;
+    }
+    if (end < events.count()) {
+      /* Leave the next operation's lead-in to it: cut before the first API, group or launch event
+         that follows this piece's last operation start (events after the cut keep their order). */
+      for (int i = end - 1; i > lastOperationStart; i--) {
+        int at = i * ProfilerTableDriver.EVENT_BYTES;
+        if (b.get(at + OP) == OP_START && (b.getInt(at + TYPE) & TYPES_BEFORE_OPERATION) != 0) {
+          end = i;
+        }
+      }
     }
     play(end - next);
     return started;

@@ -44,6 +44,56 @@ class TracePlayerTest {
   }
 
   @Test
+  void tagsSetBetweenPiecesApplyToTheOperationsOfTheNextPiece() throws Exception {
+    Path trace = SharedData.traceFiles("h3_mix").get(0);
+    /* The trace's collectives in the order they start. */
+    java.util.List<String> order = new java.util.ArrayList<>();
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(
+        new java.util.zip.GZIPInputStream(java.nio.file.Files.newInputStream(trace))))) {
+      String line;
+      int ops = 0;
+      while ((line = in.readLine()) != null) {
+        var e = json.readTree(line);
+        if (e.path("ev").asText().equals("start") && (e.path("type").asText().equals("Coll")
+            || e.path("type").asText().equals("P2p"))) {
+          order.add(e.path("type").asText().equals("Coll")
+              ? e.get("func").asText() + "#" + e.get("seq").asLong() : "p2p#" + ops);
+          ops++;
+        }
+      }
+    }
+    java.util.Map<String, Long> stepOf = new java.util.concurrent.ConcurrentHashMap<>();
+    try (NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir)
+        .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build())) {
+      inspector.addListener(new io.ncclinspector.InspectorListener() {
+        @Override
+        public void operationCompleted(io.ncclinspector.OperationRecord r) {
+          if (r instanceof io.ncclinspector.CollectiveRecord) {
+            stepOf.put(r.operation() + "#" + r.sequence(), r.step());
+          }
+        }
+      });
+      try (TracePlayer player = TracePlayer.open(inspector, trace)) {
+        for (long piece = 0; player.remaining() > 0; piece++) {
+          inspector.step(piece);
+          player.playOperations(10);
+        }
+      }
+      inspector.clearStep();
+    }
+    int checked = 0;
+    for (int i = 0; i < order.size(); i++) {
+      Long step = stepOf.get(order.get(i));
+      if (step != null) {
+        assertEquals(i / 10, step.longValue(), order.get(i) + ", operation " + i);
+        checked++;
+      }
+    }
+    assertEquals(order.stream().filter(o -> !o.startsWith("p2p#")).count(), checked, "every collective checked");
+  }
+
+  @Test
   void needsAnActiveInspector() throws Exception {
     NcclInspector off = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).enabled(false).build());
     assertThrows(IllegalStateException.class, () -> TracePlayer.open(off, SharedData.traceFiles("h3_mix").get(0)));
