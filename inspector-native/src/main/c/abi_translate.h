@@ -12,11 +12,11 @@
 #define ABI_TRANSLATE_API_CASES(d, ev)                       \
   case ncclProfileCollApi:                                   \
     (ev).kind = CORE_EVENT_API;                              \
-    (ev).graph_captured = (uint8_t)(d)->collApi.graphCaptured; \
+    (ev).graph_captured = ABI_BOOL((d)->collApi.graphCaptured); \
     break;                                                   \
   case ncclProfileP2pApi:                                    \
     (ev).kind = CORE_EVENT_API;                              \
-    (ev).graph_captured = (uint8_t)(d)->p2pApi.graphCaptured;  \
+    (ev).graph_captured = ABI_BOOL((d)->p2pApi.graphCaptured);  \
     break;
 
 /* Expands to the `case` labels of a switch on d->type for Coll, P2p and KernelCh. */

@@ -602,4 +602,8 @@ _Static_assert(sizeof(ncclProfiler_v5_t) == 48, "v5 table size");
 _Static_assert(sizeof(ncclProfiler_v4_t) == 48, "v4 table size");
 #endif
 
+/* Reads a descriptor's `bool` as the byte it is: NCCL writes 0 or 1, but a corrupt or hostile
+ * descriptor may hold any value, and loading that as _Bool is undefined behaviour. */
+#define ABI_BOOL(member) (*(const unsigned char*)&(member) != 0)
+
 #endif

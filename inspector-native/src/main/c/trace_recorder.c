@@ -133,7 +133,7 @@ void trace_start_v4_like(uint32_t abi, uint64_t type, void* context, void* handl
       e.i0 = d->proxyStep.step;
       break;
     case ncclProfileGroupApi:
-      e.graph_captured = d->groupApi.graphCaptured;
+      e.graph_captured = ABI_BOOL(d->groupApi.graphCaptured);
       e.i0 = d->groupApi.groupDepth;
       break;
     case ncclProfileCollApi:
@@ -142,14 +142,14 @@ void trace_start_v4_like(uint32_t abi, uint64_t type, void* context, void* handl
       copy_string(e.datatype, TRACE_STRING_BYTES, d->collApi.datatype);
       e.peer_or_root = d->collApi.root;
       e.stream = (uint64_t)(uintptr_t)d->collApi.stream;
-      e.graph_captured = d->collApi.graphCaptured;
+      e.graph_captured = ABI_BOOL(d->collApi.graphCaptured);
       break;
     case ncclProfileP2pApi:
       copy_string(e.func, TRACE_STRING_BYTES, d->p2pApi.func);
       e.count = d->p2pApi.count;
       copy_string(e.datatype, TRACE_STRING_BYTES, d->p2pApi.datatype);
       e.stream = (uint64_t)(uintptr_t)d->p2pApi.stream;
-      e.graph_captured = d->p2pApi.graphCaptured;
+      e.graph_captured = ABI_BOOL(d->p2pApi.graphCaptured);
       break;
     case ncclProfileKernelLaunch:
       e.stream = (uint64_t)(uintptr_t)d->kernelLaunch.stream;

@@ -1,0 +1,74 @@
+package io.ncclinspector.djl;
+
+import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.HangEvent;
+import io.ncclinspector.InspectorListener;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.SlowCollectiveEvent;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The listener registered with the inspector for one training. It runs on the inspector's listener
+ * thread, so it only touches its own lock-protected or atomic state (never the training listener's
+ * monitor: the training thread may hold that while closing the inspector, which waits for this
+ * thread).
+ */
+final class TrainingEventListener implements InspectorListener {
+  private static final Logger log = LoggerFactory.getLogger(NcclTrainingListener.class);
+
+  private final CommunicationLedger ledger;
+  private final EpochIndex epochs;
+  private final AtomicLong slowCollectives = new AtomicLong();
+  private final AtomicLong suspectedHangs = new AtomicLong();
+
+  TrainingEventListener(CommunicationLedger ledger, EpochIndex epochs) {
+    this.ledger = ledger;
+    this.epochs = epochs;
+  }
+
+  @Override
+  public void operationCompleted(OperationRecord record) {
+    ledger.add(record);
+  }
+
+  @Override
+  public void slowCollective(SlowCollectiveEvent event) {
+    slowCollectives.incrementAndGet();
+    OperationRecord r = event.record();
+    SlowCollectiveEvent.Baseline baseline = event.baseline();
+    String comparison = baseline.medianNanos() > 0
+        ? String.format(Locale.ROOT, "%.1fx the median of its class (%d us over %d samples)", event.ratio(),
+            baseline.medianNanos() / 1000, baseline.samples())
+        : "no baseline for its class yet";
+    log.warn("NCCL slow collective ({}): {} #{} of {} bytes on communicator {} took {} us, {}; step {}, epoch {},"
+            + " phase {}",
+        event.reason(), r.operation(), r.sequence(), r.messageBytes(), describe(r.communicator()),
+        r.executionMicros(), comparison, r.step(), epochs.epochOf(r.step()), r.phase());
+  }
+
+  @Override
+  public void hangSuspected(HangEvent event) {
+    suspectedHangs.incrementAndGet();
+    log.warn("NCCL operation suspected hung: {} #{} on communicator {} in flight for {} ms ({} of {} channels"
+            + " started, {} done); step {}, epoch {}, phase {}",
+        event.operation(), event.sequence(), describe(event.communicator()), event.age().toMillis(),
+        event.channelsStarted(), event.announcedChannels(), event.channelsDone(), event.step(),
+        epochs.epochOf(event.step()), event.phase());
+  }
+
+  long slowCollectives() {
+    return slowCollectives.get();
+  }
+
+  long suspectedHangs() {
+    return suspectedHangs.get();
+  }
+
+  private static String describe(CommunicatorInfo c) {
+    /* A communicator the inspector has no init record of comes with rank -1 and 0 ranks. */
+    return c.ranks() > 0 ? c.idHex() + " (rank " + c.rank() + " of " + c.ranks() + ")" : c.idHex();
+  }
+}
