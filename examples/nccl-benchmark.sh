@@ -9,7 +9,8 @@
 #         reference  NVIDIA's reference Inspector, from $REFERENCE_PLUGIN (a libnccl-profiler-inspector.so)
 # environment:
 #   JAVA (default: java), CLASSPATH_JARS (default: examples/target/examples-*.jar:examples/target/lib/*),
-#   NCCL_LIB  directory of libnccl.so.2 (default: the PyTorch venv's), CUDA_LIB (default /usr/local/cuda/lib64)
+#   NCCL_LIB  directory of libnccl.so.2 (default: the PyTorch venv's), CUDA_LIB (default /usr/local/cuda/lib64),
+#   MAIN_CLASS (default io.ncclinspector.examples.nccl.NcclBenchmark; NcclLongRun takes the same rank options)
 set -euo pipefail
 ranks=${1:?usage: nccl-benchmark.sh RANKS MODE OUT_DIR [options]}
 mode=${2:?mode: on, off or reference}
@@ -47,7 +48,7 @@ for ((r = 0; r < ranks; r++)); do
     esac
     exec "$java" -cp "$cp" -Djava.library.path="$nccl_lib:$cuda_lib" -Dorg.bytedeco.javacpp.pathsFirst=true \
       -Dorg.slf4j.simpleLogger.defaultLogLevel=info \
-      io.ncclinspector.examples.nccl.NcclBenchmark --rank "$r" --ranks "$ranks" --id-file "$id_file" \
+      "${MAIN_CLASS:-io.ncclinspector.examples.nccl.NcclBenchmark}" --rank "$r" --ranks "$ranks" --id-file "$id_file" \
       --out "$out" --inspector "$inspector" "$@"
   ) > "$out/log-$mode-$ranks-rank$r.txt" 2>&1 &
   pids+=($!)

@@ -12,7 +12,6 @@ import static org.bytedeco.cuda.global.cudart.cudaStreamCreate;
 import static org.bytedeco.cuda.global.cudart.cudaStreamSynchronize;
 import static org.bytedeco.cuda.global.nccl.ncclCommDestroy;
 import static org.bytedeco.cuda.global.nccl.ncclCommInitRank;
-import static org.bytedeco.cuda.global.nccl.ncclGetUniqueId;
 import static org.bytedeco.cuda.global.nccl.ncclGetVersion;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,10 +23,8 @@ import io.ncclinspector.InspectorSnapshot;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.PrometheusTextfile;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -139,7 +136,7 @@ public final class NcclBenchmark {
     Cuda.nccl(ncclGetVersion(version), "ncclGetVersion");
     CUstream_st stream = new CUstream_st();
     Cuda.check(cudaStreamCreate(stream), "cudaStreamCreate");
-    ncclUniqueId id = meet(o);
+    ncclUniqueId id = Rendezvous.meet(o.rank(), o.idFile());
     ncclComm comm = new ncclComm();
     long t0 = System.nanoTime();
     Cuda.nccl(ncclCommInitRank(comm, o.ranks(), id, o.rank()), "ncclCommInitRank");
@@ -280,35 +277,6 @@ public final class NcclBenchmark {
       }
     });
     return out;
-  }
-
-  /** Rank 0 writes NCCL's unique id to the file (atomically); the others wait for it. */
-  private static ncclUniqueId meet(Options o) throws IOException, InterruptedException {
-    ncclUniqueId id = new ncclUniqueId();
-    int size = 128; /* NCCL_UNIQUE_ID_BYTES */
-    if (o.rank() == 0) {
-      Cuda.nccl(ncclGetUniqueId(id), "ncclGetUniqueId");
-      byte[] bytes = new byte[size];
-      for (int i = 0; i < size; i++) {
-        bytes[i] = id.internal(i);
-      }
-      Path tmp = o.idFile().resolveSibling(o.idFile().getFileName() + ".tmp");
-      Files.write(tmp, bytes);
-      Files.move(tmp, o.idFile(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } else {
-      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-      while (!Files.exists(o.idFile())) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("rank 0 did not write " + o.idFile());
-        }
-        Thread.sleep(20);
-      }
-      byte[] bytes = Files.readAllBytes(o.idFile());
-      for (int i = 0; i < size; i++) {
-        id.internal(i, bytes[i]);
-      }
-    }
-    return id;
   }
 
   /**

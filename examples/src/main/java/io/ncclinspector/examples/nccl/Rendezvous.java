@@ -1,0 +1,44 @@
+package io.ncclinspector.examples.nccl;
+
+import static org.bytedeco.cuda.global.nccl.ncclGetUniqueId;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import org.bytedeco.cuda.nccl.ncclUniqueId;
+
+/** How the ranks of one run meet: rank 0 writes NCCL's unique id to a file (atomically), the others wait for it. */
+final class Rendezvous {
+  private static final int ID_BYTES = 128; /* NCCL_UNIQUE_ID_BYTES */
+
+  private Rendezvous() {}
+
+  static ncclUniqueId meet(int rank, Path idFile) throws IOException, InterruptedException {
+    ncclUniqueId id = new ncclUniqueId();
+    if (rank == 0) {
+      Cuda.nccl(ncclGetUniqueId(id), "ncclGetUniqueId");
+      byte[] bytes = new byte[ID_BYTES];
+      for (int i = 0; i < ID_BYTES; i++) {
+        bytes[i] = id.internal(i);
+      }
+      Path tmp = idFile.resolveSibling(idFile.getFileName() + ".tmp");
+      Files.write(tmp, bytes);
+      Files.move(tmp, idFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } else {
+      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      while (!Files.exists(idFile)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("rank 0 did not write " + idFile);
+        }
+        Thread.sleep(20);
+      }
+      byte[] bytes = Files.readAllBytes(idFile);
+      for (int i = 0; i < ID_BYTES; i++) {
+        id.internal(i, bytes[i]);
+      }
+    }
+    return id;
+  }
+}
