@@ -1,6 +1,8 @@
 package io.ncclinspector.examples.nccl;
 
 import static org.bytedeco.cuda.global.cudart.cudaGetDeviceCount;
+import static org.bytedeco.cuda.global.cudart.cudaGraphDestroy;
+import static org.bytedeco.cuda.global.cudart.cudaGraphExecDestroy;
 import static org.bytedeco.cuda.global.cudart.cudaGraphInstantiate;
 import static org.bytedeco.cuda.global.cudart.cudaGraphLaunch;
 import static org.bytedeco.cuda.global.cudart.cudaMalloc;
@@ -114,6 +116,9 @@ public final class NcclLongRun {
         Cuda.check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
         Cuda.check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
       }
+      /* The graph holds NCCL's persistent work: free it before the communicator. */
+      Cuda.check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
+      Cuda.check(cudaGraphDestroy(graph), "cudaGraphDestroy");
       expected = (long) ops * replays;
       result.put("graphOps", ops);
       result.put("replays", replays);
