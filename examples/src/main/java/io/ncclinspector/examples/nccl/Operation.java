@@ -24,7 +24,7 @@ enum Operation {
   ALL_REDUCE("AllReduce", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
-      Cuda.nccl(ncclAllReduce(b.send, b.recv, size / 4, ncclFloat32, ncclSum, comm, stream), name);
+      Cuda.nccl(ncclAllReduce(b.send, b.recv, Math.max(1, size / 4), ncclFloat32, ncclSum, comm, stream), name);
     }
 
     @Override
@@ -35,7 +35,7 @@ enum Operation {
   ALL_GATHER("AllGather", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
-      Cuda.nccl(ncclAllGather(b.send, b.recv, size / 4 / ranks, ncclFloat32, comm, stream), name);
+      Cuda.nccl(ncclAllGather(b.send, b.recv, Math.max(1, size / 4 / ranks), ncclFloat32, comm, stream), name);
     }
 
     @Override
@@ -46,7 +46,7 @@ enum Operation {
   REDUCE_SCATTER("ReduceScatter", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
-      Cuda.nccl(ncclReduceScatter(b.send, b.recv, size / 4 / ranks, ncclFloat32, ncclSum, comm, stream), name);
+      Cuda.nccl(ncclReduceScatter(b.send, b.recv, Math.max(1, size / 4 / ranks), ncclFloat32, ncclSum, comm, stream), name);
     }
 
     @Override
@@ -57,7 +57,7 @@ enum Operation {
   BROADCAST("Broadcast", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
-      Cuda.nccl(ncclBroadcast(b.send, b.recv, size / 4, ncclFloat32, 0, comm, stream), name);
+      Cuda.nccl(ncclBroadcast(b.send, b.recv, Math.max(1, size / 4), ncclFloat32, 0, comm, stream), name);
     }
 
     @Override
@@ -68,7 +68,7 @@ enum Operation {
   ALL_TO_ALL("AlltoAll", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
-      Cuda.nccl(ncclAlltoAll(b.send, b.recv, size / 4 / ranks, ncclFloat32, comm, stream), name);
+      Cuda.nccl(ncclAlltoAll(b.send, b.recv, Math.max(1, size / 4 / ranks), ncclFloat32, comm, stream), name);
     }
 
     @Override
@@ -81,8 +81,8 @@ enum Operation {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
       Cuda.nccl(ncclGroupStart(), "ncclGroupStart");
-      Cuda.nccl(ncclSend(b.send, size / 4, ncclFloat32, (rank + 1) % ranks, comm, stream), "ncclSend");
-      Cuda.nccl(ncclRecv(b.recv, size / 4, ncclFloat32, (rank - 1 + ranks) % ranks, comm, stream), "ncclRecv");
+      Cuda.nccl(ncclSend(b.send, Math.max(1, size / 4), ncclFloat32, (rank + 1) % ranks, comm, stream), "ncclSend");
+      Cuda.nccl(ncclRecv(b.recv, Math.max(1, size / 4), ncclFloat32, (rank - 1 + ranks) % ranks, comm, stream), "ncclRecv");
       Cuda.nccl(ncclGroupEnd(), "ncclGroupEnd");
     }
 
