@@ -180,7 +180,7 @@ public final class NcclInspector implements AutoCloseable {
     }
     ListenerDispatcher listeners = new ListenerDispatcher();
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
-    JfrEvents jfr = config.jfrEvents()
+    JfrEvents jfr = config.jfrEvents() && jfrAvailable()
         ? new JfrEvents(() -> self.get() == null ? emptySnapshot() : self.get().snapshot()) : null;
     AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics,
         new SlowCollectiveDetector(config.slowCollectives()), listeners, jfr), "nccl-inspector-analysis", BACKLOG);
@@ -327,6 +327,15 @@ public final class NcclInspector implements AutoCloseable {
     }
     return new InspectorSnapshot(Instant.now().truncatedTo(ChronoUnit.MICROS), parts.statistics().snapshot(),
         counters(), recordsReceived(), recordsWritten(), recordsQuarantined(), isPaused());
+  }
+
+  /** Whether this runtime has Flight Recorder (a jlink'ed runtime may leave out jdk.jfr). */
+  private static boolean jfrAvailable() {
+    boolean present = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    if (!present) {
+      log.info("NCCL Inspector: this Java runtime has no jdk.jfr module; JFR events are off");
+    }
+    return present;
   }
 
   private static InspectorSnapshot emptySnapshot() {

@@ -14,6 +14,7 @@ import java.util.Optional;
  * @param callsMade callbacks made into the plugin (the trace's, minus those NCCL would not make
  *     for the plugin's activation mask)
  * @param recordsWritten records the inspector wrote
+ * @param recordsQuarantined records written to the quarantine file (GPU timestamps not trusted)
  * @param counters the inspector's drop and note counters at the end
  * @param problems trace lines that could not be used
  * @param complete whether the trace ends with a communicator finalize
@@ -25,6 +26,7 @@ public record ReplayResult(
     int traceEvents,
     long callsMade,
     long recordsWritten,
+    long recordsQuarantined,
     EventCounters counters,
     List<String> problems,
     boolean complete,

@@ -67,7 +67,7 @@ public final class TraceReplayer {
     Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
         new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit()));
     return new ReplayResult(trace, inspector.outputFile(), events.count(), calls,
-        inspector.recordsWritten(), inspector.counters(), events.problems(), events.endsWithFinalize(),
+        inspector.recordsWritten(), inspector.recordsQuarantined(), inspector.counters(), events.problems(), events.endsWithFinalize(),
         recording);
   }
 }

@@ -81,6 +81,12 @@ public final class NcclInspectorCommand {
           r.traceEvents(), r.callsMade(), r.recordsWritten(),
           r.outputFile().map(Path::toString).orElse("(no JSON output)"),
           r.complete() ? "" : " (trace ends without finalize: a crashed run)");
+      if (r.recordsQuarantined() > 0) {
+        out.printf("    quarantined %d record(s) with untrusted GPU timestamps %s -> %s%n", r.recordsQuarantined(),
+            r.counters().quarantined().entrySet().stream().filter(e -> e.getValue() > 0).map(Map.Entry::toString).toList(),
+            r.outputFile().map(f -> f.resolveSibling(f.getFileName().toString().replace(".log", ".quarantine.log")))
+                .map(Path::toString).orElse(""));
+      }
       for (Map.Entry<String, Long> drop : r.counters().drops().entrySet()) {
         if (drop.getValue() > 0) {
           out.printf("    dropped %-22s %d%n", drop.getKey(), drop.getValue());
