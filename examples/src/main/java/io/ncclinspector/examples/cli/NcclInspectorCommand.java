@@ -108,7 +108,8 @@ public final class NcclInspectorCommand {
   }
 
   private static void usage(PrintStream s) {
-    s.println("usage: nccl-inspector replay --trace FILE [--trace FILE ...] --dump-dir DIR [--verbose]");
+    s.println("usage: nccl-inspector report LOG_DIR... --out DIR   (offline analysis; nccl-inspector report --help)");
+    s.println("       nccl-inspector replay --trace FILE [--trace FILE ...] --dump-dir DIR [--verbose]");
     s.println("                             [--hostname NAME] [--min-size BYTES] [--all-timing] [--record DIR]");
     s.println("                             [--prometheus]");
     s.println("  Replays recorded NCCL profiler traces through the inspector, as NCCL would call it,");

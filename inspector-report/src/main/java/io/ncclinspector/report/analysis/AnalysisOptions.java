@@ -8,8 +8,8 @@ import java.util.Objects;
  * @param sizeBucketing how message sizes are grouped
  * @param allTiming also use CPU-timed records in the performance figures
  * @param clockSync whether straggler analysis corrects per-rank clock offsets
- * @param lateThresholdMicros how far behind the collective's median arrival the last rank must
- *     be for the collective to count as held up by it
+ * @param lateThresholdMicros how far behind the mean arrival of the other ranks the last rank
+ *     must be for the collective to count as held up by it
  * @param worstCollectives how many of the most delayed collectives are listed
  */
 public record AnalysisOptions(SizeBucketing sizeBucketing, boolean allTiming, ClockSync clockSync,

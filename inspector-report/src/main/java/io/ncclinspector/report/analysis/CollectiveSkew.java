@@ -4,10 +4,11 @@ package io.ncclinspector.report.analysis;
  * One collective lined up across ranks: (communicator, operation, sequence number).
  *
  * @param skewUs last start − first start
- * @param delayUs last start − median start: how long a typical rank waited for the last one
+ * @param delayUs last start − mean start of the other ranks: how long the others waited for
+ *     the last one, on average
  * @param leadUs last start − second-to-last start: how long the last rank alone held the rest
  * @param lastExecUs the last rank's execution time (short: it did not wait)
- * @param medianExecUs the ranks' median execution time (long when they waited)
+ * @param meanExecUs the ranks' mean execution time (long when they waited)
  */
 public record CollectiveSkew(
     String commId,
@@ -25,5 +26,5 @@ public record CollectiveSkew(
     String lastHostname,
     Long lastPid,
     Double lastExecUs,
-    Double medianExecUs,
+    Double meanExecUs,
     Double maxExecUs) {}

@@ -9,8 +9,10 @@ import java.util.List;
  * @param unit the quantity's unit
  * @param bins in order; the last may be an overflow bin ({@code upper} infinite)
  * @param total values counted
+ * @param logarithmic whether the bins are equal on a log scale (axis labels go at decades)
  */
-public record Histogram(String title, String unit, List<Bin> bins, long total) {
+public record Histogram(String title, String unit, List<Bin> bins, long total,
+    boolean logarithmic) {
   public Histogram {
     bins = List.copyOf(bins);
   }

@@ -4,11 +4,12 @@ package io.ncclinspector.report.analysis;
  * How often one rank of one communicator held up its collectives, from GPU start timestamps.
  *
  * <p>A collective is <em>held up</em> by its last-arriving rank when that rank started at least
- * the late threshold after the collective's median start; the <em>delay</em> is that difference:
- * the time a typical peer spent waiting for it. {@code execMeanUs} is given beside it on purpose:
+ * the late threshold after the mean start of the other ranks; the <em>delay</em> is that
+ * difference: the time the others spent waiting for it, on average. {@code execMeanUs} is given beside it on purpose:
  * the culprit's own execution times are the shortest, because it never waits.
  *
- * @param aligned collectives of the rank lined up with at least one other rank
+ * @param aligned collectives of the rank lined up with at least one other rank (with a GPU
+ *     start timestamp)
  * @param lastCount collectives where it arrived last, however slightly
  * @param lateCount collectives it held up
  * @param lateShare lateCount / aligned
@@ -16,7 +17,9 @@ package io.ncclinspector.report.analysis;
  * @param delayP50Us median of those delays
  * @param delayMaxUs largest delay it caused
  * @param delayTotalMs sum of the delays it caused
- * @param meanArrivalUs mean of (its start − collective's median start), all aligned collectives
+ * @param meanArrivalUs mean of (its start − the collective's median start), estimated from a
+ *     sample of symmetric collectives (see {@code StragglerAnalysis})
+ * @param execMeanUs its mean execution time over its collectives with a GPU start timestamp
  * @param clockOffsetUs estimated clock offset that was subtracted (0 when not estimated)
  * @param clockOffsetSamples collectives the offset was estimated from
  * @param suspect whether it arrives late far more often than chance would make it
@@ -38,7 +41,6 @@ public record RankLateness(
     double delayTotalMs,
     Double meanArrivalUs,
     Double execMeanUs,
-    Double execP50Us,
     double clockOffsetUs,
     long clockOffsetSamples,
     boolean suspect) {}

@@ -43,19 +43,31 @@ public final class SummaryQueries {
             r.getLong("p2ps"), r.getLong("used"), r.getLong("comms"), r.getLong("procs"),
             r.getLong("hosts"), Rows.longOrNull(r, "first_us"), Rows.longOrNull(r, "last_us"),
             r.getLong("gpu_start")}).get(0);
-    Map<String, Long> excluded = counts("excluded_reason", "NOT (" + used + ")");
+    // One scan for all the count maps.
+    Map<String, Map<String, Long>> maps = new LinkedHashMap<>();
+    for (String k : new String[] {"excluded", "producer", "timing_source", "comm_type"}) {
+      maps.put(k, new LinkedHashMap<>());
+    }
+    engine.query("SELECT CASE WHEN GROUPING(excluded) = 0 THEN 'excluded'"
+        + " WHEN GROUPING(producer) = 0 THEN 'producer'"
+        + " WHEN GROUPING(timing_source) = 0 THEN 'timing_source' ELSE 'comm_type' END AS map,"
+        + " coalesce(excluded, producer, timing_source, comm_type, '(none)') AS k,"
+        + " count(*) AS n FROM (SELECT CASE WHEN " + used + " THEN NULL"
+        + " ELSE coalesce(excluded_reason, 'cpu_timing') END AS excluded, producer,"
+        + " timing_source, comm_type FROM records)"
+        + " GROUP BY GROUPING SETS ((excluded), (producer), (timing_source), (comm_type))"
+        + " ORDER BY map, n DESC, k", r -> {
+          String map = r.getString("map");
+          String key = r.getString("k");
+          if (!(map.equals("excluded") && key.equals("(none)"))) {
+            maps.get(map).put(key, r.getLong("n"));
+          }
+          return null;
+        });
     return new Overview((Long) totals[0], (Long) totals[1], (Long) totals[2], (Long) totals[3],
-        excluded, (Long) totals[4], (Long) totals[5], (Long) totals[6], (Long) totals[7],
-        (Long) totals[8], counts("producer", "true"), counts("timing_source", "true"),
-        counts("comm_type", "true"), (Long) totals[9]);
-  }
-
-  private Map<String, Long> counts(String column, String where) throws SQLException {
-    Map<String, Long> m = new LinkedHashMap<>();
-    engine.query("SELECT coalesce(CAST(" + column + " AS VARCHAR), '(none)') AS k, count(*) AS n"
-        + " FROM records WHERE " + where + " GROUP BY 1 ORDER BY n DESC, k",
-        r -> m.put(r.getString("k"), r.getLong("n")));
-    return m;
+        maps.get("excluded"), (Long) totals[4], (Long) totals[5], (Long) totals[6],
+        (Long) totals[7], (Long) totals[8], maps.get("producer"), maps.get("timing_source"),
+        maps.get("comm_type"), (Long) totals[9]);
   }
 
   /** Class × kind × operation × size bucket, over the records the figures use. */
@@ -87,56 +99,78 @@ public final class SummaryQueries {
   /** Per communicator; straggler fields come from {@code skews} where present. */
   public List<CommunicatorSummary> communicators(Map<String, CommunicatorSkew> skews)
       throws SQLException {
-    String used = options.includedSql();
-    String sql = "SELECT comm_id, mode(comm_name) AS comm_name, mode(comm_type) AS comm_type,"
-        + " max(n_ranks) AS n_ranks, max(nnodes) AS nnodes, count(DISTINCT rank) AS ranks_seen,"
-        + " count(DISTINCT hostname) AS hosts, count(*) AS n,"
-        + " count(*) FILTER (WHERE kind = 'coll') AS colls,"
+    // Holistic aggregates (percentiles) run over the used records only, in their own query: a
+    // FILTER clause on them is far slower than a WHERE.
+    Map<String, double[]> perf = new java.util.HashMap<>();
+    engine.query("SELECT comm_id, sum(exec_us) / 1000.0 AS exec_total_ms,"
+        + " quantile_cont(exec_us, [0.5, 0.99]) AS exec_q,"
+        + " quantile_cont(busbw_gbs, 0.5) AS bw_p50"
+        + " FROM records WHERE " + options.includedSql() + " GROUP BY comm_id", r -> {
+          double[] e = Rows.doubles(r, "exec_q", 2);
+          return perf.put(r.getString("comm_id"), new double[] {r.getDouble("exec_total_ms"),
+              e[0], e[1], Rows.doubleOrNaN(r, "bw_p50")});
+        });
+    String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
+        + " any_value(comm_type) AS comm_type, max(n_ranks) AS n_ranks, max(nnodes) AS nnodes,"
+        + " count(DISTINCT rank) AS ranks_seen, count(DISTINCT hostname) AS hosts,"
+        + " count(*) AS n, count(*) FILTER (WHERE kind = 'coll') AS colls,"
         + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
         + " string_agg(DISTINCT op, ',' ORDER BY op) AS ops,"
         + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
-        + " coalesce(sum(exec_us) FILTER (WHERE " + used + "), 0) / 1000.0 AS exec_total_ms,"
-        + " quantile_cont(exec_us, [0.5, 0.99]) FILTER (WHERE " + used + ") AS exec_q,"
-        + " quantile_cont(busbw_gbs, 0.5) FILTER (WHERE " + used + ") AS bw_p50,"
         + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us"
-        + " FROM records GROUP BY comm_id ORDER BY exec_total_ms DESC, comm_id";
-    return engine.query(sql, r -> {
-      double[] e = Rows.doubles(r, "exec_q", 2);
+        + " FROM records GROUP BY comm_id";
+    List<CommunicatorSummary> out = engine.query(sql, r -> {
+      double[] p = perf.getOrDefault(r.getString("comm_id"),
+          new double[] {0, Double.NaN, Double.NaN, Double.NaN});
       CommunicatorSkew s = skews.get(r.getString("comm_id"));
       return new CommunicatorSummary(r.getString("comm_id"), r.getString("comm_name"),
           r.getString("comm_type"), r.getInt("n_ranks"), r.getInt("nnodes"),
           r.getLong("ranks_seen"), r.getLong("hosts"), r.getLong("n"), r.getLong("colls"),
-          r.getLong("p2ps"), r.getString("ops"), Rows.longOr0(r, "total_bytes"),
-          r.getDouble("exec_total_ms"), nanToNull(e[0]), nanToNull(e[1]),
-          Rows.doubleOrNull(r, "bw_p50"), Rows.longOrNull(r, "first_us"),
+          r.getLong("p2ps"), r.getString("ops"), Rows.longOr0(r, "total_bytes"), p[0],
+          nanToNull(p[1]), nanToNull(p[2]), nanToNull(p[3]), Rows.longOrNull(r, "first_us"),
           Rows.longOrNull(r, "last_us"), s == null ? null : s.aligned(),
           s == null ? null : s.late(), s == null ? null : s.skewP50Us(),
           s == null ? null : s.skewP99Us(), s == null ? null : s.topLateRank(),
           s == null ? null : s.topLateShare());
     });
+    List<CommunicatorSummary> sorted = new ArrayList<>(out);
+    sorted.sort(Comparator.comparingDouble(CommunicatorSummary::execTotalMs).reversed()
+        .thenComparing(CommunicatorSummary::commId));
+    return sorted;
   }
 
   /** Per communicator rank. */
   public List<RankSummary> ranks() throws SQLException {
-    String used = options.includedSql();
-    String sql = "SELECT comm_id, mode(comm_name) AS comm_name, mode(comm_type) AS comm_type,"
-        + " rank, mode(hostname) AS hostname, mode(pid) AS pid, count(*) AS n,"
-        + " count(*) FILTER (WHERE " + used + ") AS used,"
-        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
-        + " coalesce(sum(exec_us) FILTER (WHERE " + used + "), 0) / 1000.0 AS exec_total_ms,"
-        + " quantile_cont(exec_us, [0.5, 0.9, 0.99]) FILTER (WHERE " + used + ") AS exec_q,"
-        + " avg(exec_us) FILTER (WHERE " + used + ") AS exec_mean,"
-        + " quantile_cont(busbw_gbs, 0.5) FILTER (WHERE " + used + ") AS bw_p50"
+    Map<String, Object[]> perf = new java.util.HashMap<>();
+    engine.query("SELECT comm_id, rank, count(*) AS used, sum(exec_us) / 1000.0 AS exec_total_ms,"
+        + " quantile_cont(exec_us, [0.5, 0.9, 0.99]) AS exec_q, avg(exec_us) AS exec_mean,"
+        + " quantile_cont(busbw_gbs, 0.5) AS bw_p50"
+        + " FROM records WHERE " + options.includedSql() + " GROUP BY comm_id, rank", r -> {
+          double[] e = Rows.doubles(r, "exec_q", 3);
+          return perf.put(key(r.getString("comm_id"), r.getInt("rank")), new Object[] {
+              r.getLong("used"), r.getDouble("exec_total_ms"), e,
+              Rows.doubleOrNull(r, "exec_mean"), Rows.doubleOrNull(r, "bw_p50")});
+        });
+    String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
+        + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
+        + " any_value(pid) AS pid, count(*) AS n,"
+        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes"
         + " FROM records GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
-      double[] e = Rows.doubles(r, "exec_q", 3);
+      Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
+      double[] e = p == null ? new double[] {Double.NaN, Double.NaN, Double.NaN}
+          : (double[]) p[2];
       return new RankSummary(r.getString("comm_id"), r.getString("comm_name"),
           r.getString("comm_type"), r.getInt("rank"), r.getString("hostname"),
-          Rows.longOrNull(r, "pid"), r.getLong("n"), r.getLong("used"),
-          Rows.longOr0(r, "total_bytes"), r.getDouble("exec_total_ms"), nanToNull(e[0]),
-          nanToNull(e[1]), nanToNull(e[2]), Rows.doubleOrNull(r, "exec_mean"),
-          Rows.doubleOrNull(r, "bw_p50"));
+          Rows.longOrNull(r, "pid"), r.getLong("n"), p == null ? 0 : (Long) p[0],
+          Rows.longOr0(r, "total_bytes"), p == null ? 0 : (Double) p[1], nanToNull(e[0]),
+          nanToNull(e[1]), nanToNull(e[2]), p == null ? null : (Double) p[3],
+          p == null ? null : (Double) p[4]);
     });
+  }
+
+  private static String key(String commId, int rank) {
+    return commId + '\u0000' + rank;
   }
 
   /**
@@ -158,16 +192,20 @@ public final class SummaryQueries {
     for (int i = 0; i < top.size(); i++) {
       ClassSummary s = top.get(i);
       values.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT,
-          "(%d, %s, %s, %s, %d, %s, %s)", i, DuckDbEngine.literal(s.commType()),
-          DuckDbEngine.literal(s.kind()), DuckDbEngine.literal(s.op()), s.sizeBucketBytes(),
-          num(s.execMinUs()), num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
+          "(%d, %s, %s, %s, CAST(%d AS BIGINT), CAST(%s AS DOUBLE), CAST(%s AS DOUBLE))", i,
+          DuckDbEngine.literal(s.commType()), DuckDbEngine.literal(s.kind()),
+          DuckDbEngine.literal(s.op()), s.sizeBucketBytes(), num(s.execMinUs()),
+          num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
     }
+    engine.execute("CREATE OR REPLACE TEMP TABLE hist_groups AS SELECT * FROM (VALUES " + values
+        + ") g(i, ct, kind, op, bucket, lo, width)");
+    // The records side is reduced to the group key first, so the join is a plain hash join on
+    // small typed keys.
     String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "
         + HISTOGRAM_BINS + ") AS bin, count(*) AS n"
-        + " FROM records r JOIN (VALUES " + values + ") g(i, ct, kind, op, bucket, lo, width)"
-        + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND "
-        + b.sql("r.msg_size_bytes") + " = g.bucket"
-        + " WHERE " + options.includedSql().replace("excluded_reason", "r.excluded_reason")
+        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket, exec_us"
+        + " FROM records WHERE " + options.includedSql() + ") r JOIN hist_groups g"
+        + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND r.bucket = g.bucket"
         + " GROUP BY ALL ORDER BY i, bin";
     long[][] counts = new long[top.size()][HISTOGRAM_BINS + 1];
     engine.query(sql, r -> {
@@ -188,7 +226,7 @@ public final class SummaryQueries {
         total += counts[i][k];
       }
       out.add(new Histogram(s.commType() + " · " + s.op() + " · " + s.sizeBucket(),
-          "µs", bins, total));
+          "µs", bins, total, false));
     }
     return out;
   }

@@ -107,18 +107,26 @@ public final class DuckDbEngine implements AutoCloseable {
   }
 
   public void execute(String sql) throws SQLException {
-    LOG.debug("SQL: {}", sql);
+    long start = System.nanoTime();
     try (Statement s = connection.createStatement()) {
       running.set(s);
       s.execute(sql);
     } finally {
       running.set(null);
+      logTiming(start, sql);
+    }
+  }
+
+  private static void logTiming(long startNanos, String sql) {
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{} ms: {}", (System.nanoTime() - startNanos) / 1_000_000,
+          sql.length() > 300 ? sql.substring(0, 300) + "..." : sql);
     }
   }
 
   /** Runs a statement that reports a row count (such as COPY) and returns the count. */
   public long update(String sql) throws SQLException {
-    LOG.debug("SQL: {}", sql);
+    long start = System.nanoTime();
     try (Statement s = connection.createStatement()) {
       running.set(s);
       if (s.execute(sql)) {
@@ -129,6 +137,7 @@ public final class DuckDbEngine implements AutoCloseable {
       return Math.max(0, s.getLargeUpdateCount());
     } finally {
       running.set(null);
+      logTiming(start, sql);
     }
   }
 
@@ -139,7 +148,7 @@ public final class DuckDbEngine implements AutoCloseable {
   }
 
   public <T> List<T> query(String sql, RowMapper<T> mapper) throws SQLException {
-    LOG.debug("SQL: {}", sql);
+    long start = System.nanoTime();
     List<T> rows = new ArrayList<>();
     try (Statement s = connection.createStatement()) {
       running.set(s);
@@ -150,6 +159,7 @@ public final class DuckDbEngine implements AutoCloseable {
       }
     } finally {
       running.set(null);
+      logTiming(start, sql);
     }
     return rows;
   }

@@ -101,7 +101,9 @@ final class DisplayNames {
 
   /** A SQL expression mapping the path column to the display name. */
   String sql(String column) {
-    if (prefixRules.isEmpty() && exact.isEmpty()) {
+    boolean identity = exact.isEmpty() && prefixRules.stream()
+        .allMatch(r -> r.pathPrefix().equals(r.displayPrefix()));
+    if (identity) {
       return column;
     }
     StringBuilder b = new StringBuilder("CASE");

@@ -53,7 +53,7 @@ public final class RecordImporter {
    */
   public record Options(long batchBytes, int maxFilesPerBatch, int maxListedPerFile) {
     public static Options defaults() {
-      return new Options(768L << 20, 2000, 1000);
+      return new Options(2L << 30, 2000, 1000);
     }
   }
 

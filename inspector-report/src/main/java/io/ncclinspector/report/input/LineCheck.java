@@ -52,7 +52,11 @@ public final class LineCheck {
       if (p.currentToken() != JsonToken.END_OBJECT) {
         return "not a JSON object";
       }
-      if (p.nextToken() != null) {
+      try {
+        if (p.nextToken() != null) {
+          return "text after the JSON object";
+        }
+      } catch (JsonParseException e) {
         return "text after the JSON object";
       }
       return verdict(header, coll, p2p);

@@ -75,7 +75,8 @@ public final class LineReader implements AutoCloseable {
     while (true) {
       for (int i = scanFrom; i < end; i++) {
         if (buffer[i] == '\n') {
-          Line line = new Line(++lineNumber, buffer, start, i - start, false, false);
+          Line line = i - start > maxLine ? cut(start) : new Line(++lineNumber, buffer, start,
+              i - start, false, false);
           start = i + 1;
           return line;
         }
@@ -92,7 +93,8 @@ public final class LineReader implements AutoCloseable {
           }
           return null;
         }
-        Line line = new Line(++lineNumber, buffer, start, end - start, false, true);
+        Line line = end - start > maxLine ? cut(start) : new Line(++lineNumber, buffer, start,
+            end - start, false, true);
         start = end;
         return line;
       }
@@ -102,11 +104,16 @@ public final class LineReader implements AutoCloseable {
     }
   }
 
-  /** Returns the first {@code maxLine} bytes of an over-long line and discards the rest. */
-  private Line skipRestOfLongLine() throws IOException {
+  /** An over-long line: its beginning (for the excerpt), marked. */
+  private Line cut(int from) {
     byte[] head = new byte[Math.min(maxLine, 256)];
-    System.arraycopy(buffer, start, head, 0, head.length);
-    long number = ++lineNumber;
+    System.arraycopy(buffer, from, head, 0, head.length);
+    return new Line(++lineNumber, head, 0, head.length, true, false);
+  }
+
+  /** Returns the beginning of an over-long line and discards the rest of it. */
+  private Line skipRestOfLongLine() throws IOException {
+    Line line = cut(start);
     start = end;
     while (true) {
       if (start == end) {
@@ -126,7 +133,7 @@ public final class LineReader implements AutoCloseable {
       }
       start = end;
     }
-    return new Line(number, head, 0, head.length, true, false);
+    return line;
   }
 
   private void fill() throws IOException {

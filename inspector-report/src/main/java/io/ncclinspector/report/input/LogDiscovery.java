@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -13,6 +14,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -45,7 +47,7 @@ public final class LogDiscovery {
     List<LogFile> logs = new ArrayList<>();
     List<SkippedInput> skipped = new ArrayList<>();
     Set<Path> seen = new HashSet<>();
-    Path excluded = exclude == null ? null : exclude.toAbsolutePath().normalize();
+    Path excluded = exclude == null ? null : real(exclude.toAbsolutePath().normalize());
     for (String argument : arguments) {
       Path root = Path.of(argument);
       if (!Files.exists(root)) {
@@ -72,13 +74,27 @@ public final class LogDiscovery {
     return false;
   }
 
+  /** The real path of an existing file, else the path itself. */
+  private static Path real(Path p) {
+    try {
+      return p.toRealPath();
+    } catch (IOException e) {
+      return p;
+    }
+  }
+
+  /**
+   * Walks a directory, following symbolic links (log directories are often links to shared
+   * storage); a link loop is reported as a skipped entry rather than followed forever.
+   */
   private static void walk(String argument, Path root, Path excluded, Set<Path> seen,
       List<LogFile> logs, List<SkippedInput> skipped) throws IOException {
-    Path absRoot = root.toAbsolutePath().normalize();
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+    Path absRoot = root.toRealPath();
+    Files.walkFileTree(absRoot, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE,
+        new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        if (excluded != null && dir.toAbsolutePath().normalize().startsWith(excluded)) {
+        if (excluded != null && real(dir).startsWith(excluded)) {
           return FileVisitResult.SKIP_SUBTREE;
         }
         return FileVisitResult.CONTINUE;

@@ -53,12 +53,23 @@ final class ClusterSimulator {
     return clock;
   }
 
-  long recordsPerIteration() {
+  /** Records that iteration {@code step} produces (the plan varies with the step). */
+  long recordsIn(long step) {
     long n = 0;
-    for (Planned p : plan(0)) {
+    for (Planned p : plan(step)) {
       n += p.p2p ? 2 : comms.get(p.comm).size();
     }
     return n;
+  }
+
+  /** The fewest iterations that produce at least {@code records} records. */
+  long iterationsFor(long records) {
+    long total = 0;
+    long it = 0;
+    while (total < records) {
+      total += recordsIn(it++);
+    }
+    return it;
   }
 
   /** Simulates one iteration and returns its operations in the order they ran. */

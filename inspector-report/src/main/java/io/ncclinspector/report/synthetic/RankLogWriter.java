@@ -136,9 +136,9 @@ final class RankLogWriter implements AutoCloseable {
     json.writeFieldName(p + "_msg_size_bytes");
     double sizeForBandwidth = op.messageBytes();
     if (reference && uint8) {
-      // What the reference prints for ncclUint8 (named "Unknown" by NCCL 2.28): a tiny
-      // negative size, unsigned.
-      BigInteger bogus = TWO_TO_64.subtract(BigInteger.valueOf(1000 + op.sequence() % 1000));
+      // What the reference prints for ncclUint8 (named "Unknown" by NCCL 2.28): the element
+      // count times an element size of -1, printed unsigned (as in the recorded h2_dtypes run).
+      BigInteger bogus = TWO_TO_64.subtract(BigInteger.valueOf(op.messageBytes()));
       json.writeNumber(bogus);
       sizeForBandwidth = bogus.doubleValue();
     } else {

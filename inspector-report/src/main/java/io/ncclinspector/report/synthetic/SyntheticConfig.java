@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param outputDirectory where the log files go (created if missing)
  * @param nodes simulated nodes
  * @param gpusPerNode ranks per node
- * @param iterations training iterations to simulate; see {@link #recordsPerIteration()}
+ * @param iterations training iterations to simulate; see {@link #expectedRecords()}
  * @param workload what each iteration issues
  * @param format whose JSON Lines to write
  * @param gzip compress each file ({@code .log.gz})
@@ -81,9 +81,14 @@ public record SyntheticConfig(
     return node < nodeClockOffsetsNanos.size() ? nodeClockOffsetsNanos.get(node) : 0;
   }
 
-  /** Records (one per rank per operation) that one iteration of the workload produces. */
-  public long recordsPerIteration() {
-    return new ClusterSimulator(this).recordsPerIteration();
+  /** Records (one per rank per operation) that the configured iterations produce. */
+  public long expectedRecords() {
+    ClusterSimulator sim = new ClusterSimulator(this);
+    long n = 0;
+    for (long it = 0; it < iterations; it++) {
+      n += sim.recordsIn(it);
+    }
+    return n;
   }
 
   public static Builder builder(Path outputDirectory) {
@@ -187,8 +192,7 @@ public record SyntheticConfig(
       if (targetRecords < 0) {
         return c;
       }
-      long perIteration = c.recordsPerIteration();
-      long needed = (targetRecords + perIteration - 1) / perIteration;
+      long needed = new ClusterSimulator(c).iterationsFor(targetRecords);
       return new SyntheticConfig(outputDirectory, nodes, gpusPerNode, needed, workload, format,
           gzip, slowRank, lateProbability, lateNanos, nodeClockOffsetsNanos, uint8Probability,
           threads, seed);

@@ -1,0 +1,120 @@
+package io.ncclinspector.report;
+
+import io.ncclinspector.report.analysis.AnalysisOptions;
+import io.ncclinspector.report.analysis.ClockSync;
+import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.ingest.RecordImporter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one report run does.
+ *
+ * @param inputs log directories or files, as given
+ * @param outputDirectory where the report goes
+ * @param analysis choices that change the figures
+ * @param threads DuckDB worker threads
+ * @param memoryLimit DuckDB memory limit (e.g. {@code 8GB}), or null for its default
+ * @param progress print progress on stderr for long runs
+ * @param importer import tuning
+ */
+public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisOptions analysis,
+    int threads, String memoryLimit, boolean progress, RecordImporter.Options importer) {
+
+  public ReportOptions {
+    inputs = List.copyOf(inputs);
+    Objects.requireNonNull(outputDirectory, "outputDirectory");
+    Objects.requireNonNull(analysis, "analysis");
+    Objects.requireNonNull(importer, "importer");
+    if (inputs.isEmpty()) {
+      throw new IllegalArgumentException("at least one log directory or file is needed");
+    }
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be at least 1");
+    }
+  }
+
+  public static Builder builder(Path outputDirectory) {
+    return new Builder(outputDirectory);
+  }
+
+  /** Defaults: every core, DuckDB's memory limit, progress on, the analysis defaults. */
+  public static final class Builder {
+    private final Path outputDirectory;
+    private List<String> inputs = List.of();
+    private SizeBucketing sizeBucketing = SizeBucketing.POW2;
+    private boolean allTiming;
+    private ClockSync clockSync = ClockSync.AUTO;
+    private double lateThresholdMicros = AnalysisOptions.defaults().lateThresholdMicros();
+    private int worstCollectives = AnalysisOptions.defaults().worstCollectives();
+    private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private String memoryLimit;
+    private boolean progress = true;
+    private RecordImporter.Options importer = RecordImporter.Options.defaults();
+
+    private Builder(Path outputDirectory) {
+      this.outputDirectory = outputDirectory;
+    }
+
+    public Builder inputs(List<String> v) {
+      inputs = v;
+      return this;
+    }
+
+    public Builder inputs(String... v) {
+      return inputs(List.of(v));
+    }
+
+    public Builder sizeBucketing(SizeBucketing v) {
+      sizeBucketing = v;
+      return this;
+    }
+
+    public Builder allTiming(boolean v) {
+      allTiming = v;
+      return this;
+    }
+
+    public Builder clockSync(ClockSync v) {
+      clockSync = v;
+      return this;
+    }
+
+    public Builder lateThresholdMicros(double v) {
+      lateThresholdMicros = v;
+      return this;
+    }
+
+    public Builder worstCollectives(int v) {
+      worstCollectives = v;
+      return this;
+    }
+
+    public Builder threads(int v) {
+      threads = v;
+      return this;
+    }
+
+    public Builder memoryLimit(String v) {
+      memoryLimit = v;
+      return this;
+    }
+
+    public Builder progress(boolean v) {
+      progress = v;
+      return this;
+    }
+
+    public Builder importer(RecordImporter.Options v) {
+      importer = v;
+      return this;
+    }
+
+    public ReportOptions build() {
+      return new ReportOptions(inputs, outputDirectory, new AnalysisOptions(sizeBucketing,
+          allTiming, clockSync, lateThresholdMicros, worstCollectives), threads, memoryLimit,
+          progress, importer);
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package io.ncclinspector.report;
+
+import io.ncclinspector.report.analysis.ClassSummary;
+import io.ncclinspector.report.analysis.CommunicatorSkew;
+import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.Histogram;
+import io.ncclinspector.report.analysis.Overview;
+import io.ncclinspector.report.analysis.RankSummary;
+import io.ncclinspector.report.analysis.StragglerAnalysis;
+import io.ncclinspector.report.analysis.StragglerResult;
+import io.ncclinspector.report.analysis.SummaryQueries;
+import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.ingest.ImportResult;
+import io.ncclinspector.report.ingest.RecordImporter;
+import io.ncclinspector.report.ingest.RecordSchema;
+import io.ncclinspector.report.input.InputSet;
+import io.ncclinspector.report.input.LogDiscovery;
+import io.ncclinspector.report.output.HtmlReport;
+import io.ncclinspector.report.output.OutputFiles;
+import io.ncclinspector.report.output.ReportData;
+import io.ncclinspector.report.output.ReportManifest;
+import io.ncclinspector.report.output.TableFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Runs a report: discovery, import into Parquet, summaries, straggler analysis, and the output
+ * files. Each stage is timed; the timings are part of the report.
+ */
+public final class ReportRunner {
+  private static final int HISTOGRAM_GROUPS = 8;
+
+  private final ReportOptions options;
+  private final Progress progress;
+  private final Map<String, Double> stageSeconds = new LinkedHashMap<>();
+  private long stageStart;
+  private String stageName;
+
+  public ReportRunner(ReportOptions options, Progress progress) {
+    this.options = options;
+    this.progress = progress;
+  }
+
+  public ReportResult run() throws ReportException {
+    long start = System.nanoTime();
+    Path out = options.outputDirectory().toAbsolutePath().normalize();
+    InputSet inputs = discover(out);
+    Path staging = null;
+    try {
+      Files.createDirectories(out);
+      OutputFiles.cleanPrevious(out);
+      staging = Files.createTempDirectory(out, ".staging-");
+      ReportData data;
+      try (DuckDbEngine engine = DuckDbEngine.open(new EngineSettings(options.threads(),
+          options.memoryLimit(), staging.resolve("spill")))) {
+        data = analyse(engine, inputs, out, staging);
+        begin("writing outputs");
+        OutputFiles.writeTables(out, data);
+        writeManifest(out, data, engine);
+        end();
+        begin("writing report.html");
+        HtmlReport.write(data, out.resolve(OutputFiles.HTML));
+        end();
+      }
+      return new ReportResult(data, out, (System.nanoTime() - start) / 1e9);
+    } catch (SQLException e) {
+      throw new ReportException("the embedded DuckDB failed: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new ReportException("I/O error: " + e, e);
+    } finally {
+      if (staging != null) {
+        deleteQuietly(staging);
+      }
+    }
+  }
+
+  private InputSet discover(Path out) throws ReportException {
+    begin("finding log files");
+    try {
+      InputSet inputs = LogDiscovery.discover(options.inputs(), out);
+      end();
+      if (inputs.logs().isEmpty()) {
+        StringJoiner why = new StringJoiner("; ");
+        inputs.skipped().stream().limit(5).forEach(s -> why.add(s.displayName() + ": "
+            + s.reason()));
+        throw new ReportException("no Inspector logs (*.log, *.jsonl, or .gz of either) found in "
+            + String.join(", ", options.inputs()) + (inputs.skipped().isEmpty() ? ""
+                : " (passed over: " + why + ")"));
+      }
+      return inputs;
+    } catch (NoSuchFileException e) {
+      throw new ReportException(e.getFile() + ": no such file or directory", e);
+    } catch (IOException e) {
+      throw new ReportException("cannot search the inputs: " + e, e);
+    }
+  }
+
+  private ReportData analyse(DuckDbEngine engine, InputSet inputs, Path out, Path staging)
+      throws SQLException, IOException {
+    begin("importing");
+    ImportResult imported = new RecordImporter(engine, out.resolve(OutputFiles.RECORDS_DIR),
+        staging, progress, options.importer()).run(inputs.logs());
+    end();
+    createRecordsView(engine, imported.parts());
+
+    begin("summaries");
+    SummaryQueries summaries = new SummaryQueries(engine, options.analysis());
+    Overview overview = summaries.overview();
+    List<ClassSummary> classes = summaries.classSummaries();
+    List<RankSummary> ranks = summaries.ranks();
+    List<Histogram> histograms = summaries.execHistograms(classes, HISTOGRAM_GROUPS);
+    end();
+
+    begin("straggler analysis");
+    StragglerResult stragglers = new StragglerAnalysis(engine, options.analysis())
+        .run(out.resolve(OutputFiles.COLLECTIVES));
+    end();
+
+    begin("communicators");
+    Map<String, CommunicatorSkew> skews = stragglers.communicators().stream()
+        .collect(Collectors.toMap(CommunicatorSkew::commId, Function.identity()));
+    List<CommunicatorSummary> comms = summaries.communicators(skews);
+    end();
+
+    return new ReportData(Instant.now(), options.inputs(), engine.version(), options.analysis(),
+        imported, inputs.skipped(), overview, classes, comms, ranks, histograms, stragglers,
+        stageSeconds);
+  }
+
+  /** The relation all queries read: the export's parts, or an empty table of its columns. */
+  private static void createRecordsView(DuckDbEngine engine, List<Path> parts)
+      throws SQLException {
+    if (parts.isEmpty()) {
+      String columns = RecordSchema.COLUMNS.stream()
+          .map(c -> "CAST(NULL AS " + c.type() + ") AS " + DuckDbEngine.identifier(c.name()))
+          .collect(Collectors.joining(", "));
+      engine.execute("CREATE OR REPLACE TEMP VIEW records AS SELECT " + columns + " WHERE false");
+      return;
+    }
+    engine.execute("CREATE OR REPLACE TEMP VIEW records AS SELECT * FROM read_parquet("
+        + DuckDbEngine.literalList(parts.stream().map(Path::toString).toList()) + ")");
+  }
+
+  private void writeManifest(Path out, ReportData d, DuckDbEngine engine)
+      throws IOException, SQLException {
+    List<String> extensions = engine.loadedExtensions().stream()
+        .map(e -> e[0] + " (" + e[1] + ")").toList();
+    StragglerResult s = d.stragglers();
+    long problems = d.imported().files().stream()
+        .filter(f -> f.rejected() > 0 || f.damage() != null).count();
+    List<String> outputs = new ArrayList<>();
+    outputs.add(OutputFiles.HTML);
+    outputs.add(OutputFiles.MANIFEST);
+    d.imported().parts().forEach(p -> outputs.add(out.relativize(p).toString()));
+    OutputFiles.ALL.stream().filter(f -> !outputs.contains(f) && Files.exists(out.resolve(f)))
+        .forEach(outputs::add);
+    ReportManifest m = new ReportManifest("nccl-inspector report " + version(),
+        d.generatedAt().toString(), d.inputs(),
+        new ReportManifest.Engine("DuckDB", d.engineVersion(), extensions), d.options(),
+        new ReportManifest.Import(d.imported().files().size(), d.imported().records(),
+            d.imported().rejected(), problems, d.skipped(), d.imported().notices()),
+        d.overview(),
+        new ReportManifest.Stragglers(s.clockSync().name().toLowerCase(java.util.Locale.ROOT),
+            s.lateThresholdUs(), s.alignedCollectives(), s.lateCollectives(),
+            s.incompleteCollectives(), s.duplicateRecords(), s.suspects(), s.notes()),
+        stageSeconds, outputs);
+    TableFiles.json().writeValue(out.resolve(OutputFiles.MANIFEST).toFile(), m);
+  }
+
+  static String version() {
+    String v = ReportRunner.class.getPackage().getImplementationVersion();
+    return v == null ? "(development build)" : v;
+  }
+
+  private void begin(String name) {
+    stageName = name;
+    stageStart = System.nanoTime();
+    progress.stage(name);
+  }
+
+  private void end() {
+    stageSeconds.merge(stageName, (System.nanoTime() - stageStart) / 1e9, Double::sum);
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // Leftover scratch files are harmless; the next run's temp directory has another name.
+    }
+  }
+}

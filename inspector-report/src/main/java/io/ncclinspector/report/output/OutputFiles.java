@@ -1,0 +1,69 @@
+package io.ncclinspector.report.output;
+
+import io.ncclinspector.report.analysis.ClassSummary;
+import io.ncclinspector.report.analysis.CollectiveSkew;
+import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.ProcessLateness;
+import io.ncclinspector.report.analysis.RankLateness;
+import io.ncclinspector.report.analysis.RankSummary;
+import io.ncclinspector.report.ingest.FileImport;
+import io.ncclinspector.report.input.RejectedLine;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The names of the report's files, and writing the tabular ones. */
+public final class OutputFiles {
+  public static final String HTML = "report.html";
+  public static final String MANIFEST = "report.json";
+  public static final String RECORDS_DIR = "records";
+  public static final String COLLECTIVES = "collectives.parquet";
+  public static final String CLASSES = "summary_by_class";
+  public static final String COMMUNICATORS = "communicators";
+  public static final String RANKS = "ranks";
+  public static final String RANK_LATENESS = "stragglers_by_rank";
+  public static final String PROCESS_LATENESS = "stragglers_by_process";
+  public static final String WORST = "worst_collectives";
+  public static final String INPUTS = "inputs.csv";
+  public static final String REJECTED = "rejected_lines.csv";
+
+  /** Files (relative to the output directory) a report writes, for cleaning a previous run. */
+  public static final List<String> ALL = List.of(HTML, MANIFEST, COLLECTIVES, CLASSES + ".csv",
+      CLASSES + ".json", COMMUNICATORS + ".csv", COMMUNICATORS + ".json", RANKS + ".csv",
+      RANKS + ".json", RANK_LATENESS + ".csv", RANK_LATENESS + ".json", PROCESS_LATENESS + ".csv",
+      PROCESS_LATENESS + ".json", WORST + ".csv", WORST + ".json", INPUTS, REJECTED);
+
+  private OutputFiles() {}
+
+  /** Writes every CSV/JSON table of the report data. */
+  public static void writeTables(Path dir, ReportData d) throws IOException {
+    TableFiles.write(dir, CLASSES, ClassSummary.class, d.classes());
+    TableFiles.write(dir, COMMUNICATORS, CommunicatorSummary.class, d.communicators());
+    TableFiles.write(dir, RANKS, RankSummary.class, d.ranks());
+    TableFiles.write(dir, RANK_LATENESS, RankLateness.class, d.stragglers().ranks());
+    TableFiles.write(dir, PROCESS_LATENESS, ProcessLateness.class, d.stragglers().processes());
+    TableFiles.write(dir, WORST, CollectiveSkew.class, d.stragglers().worst());
+    TableFiles.writeCsv(dir.resolve(INPUTS), FileImport.class, d.imported().files());
+    TableFiles.writeCsv(dir.resolve(REJECTED), RejectedLine.class,
+        d.imported().rejectedLines());
+  }
+
+  /** Removes the files of an earlier report in {@code dir}; nothing else is touched. */
+  public static void cleanPrevious(Path dir) throws IOException {
+    for (String f : ALL) {
+      Files.deleteIfExists(dir.resolve(f));
+    }
+    Path records = dir.resolve(RECORDS_DIR);
+    if (Files.isDirectory(records)) {
+      try (var s = Files.list(records)) {
+        for (Path p : s.toList()) {
+          String name = p.getFileName().toString();
+          if (name.startsWith("part-") && name.endsWith(".parquet")) {
+            Files.delete(p);
+          }
+        }
+      }
+    }
+  }
+}

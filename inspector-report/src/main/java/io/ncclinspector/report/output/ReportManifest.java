@@ -1,0 +1,35 @@
+package io.ncclinspector.report.output;
+
+import io.ncclinspector.report.analysis.AnalysisOptions;
+import io.ncclinspector.report.analysis.Overview;
+import io.ncclinspector.report.analysis.RankLateness;
+import io.ncclinspector.report.input.SkippedInput;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code report.json}: the overview and the settings of a report in machine-readable form, for
+ * pipelines that check a job's communication health without parsing HTML.
+ */
+public record ReportManifest(
+    String tool,
+    String generatedAt,
+    List<String> inputs,
+    Engine engine,
+    AnalysisOptions options,
+    Import imports,
+    Overview overview,
+    Stragglers stragglers,
+    Map<String, Double> stageSeconds,
+    List<String> outputs) {
+
+  /** The embedded engine and the extensions it had loaded (all built in; none downloaded). */
+  public record Engine(String name, String version, List<String> extensionsLoaded) {}
+
+  public record Import(long files, long records, long rejectedLines, long filesWithProblems,
+      List<SkippedInput> skipped, List<String> notices) {}
+
+  public record Stragglers(String clockSync, double lateThresholdUs, long alignedCollectives,
+      long lateCollectives, long incompleteCollectives, long duplicateRecords,
+      List<RankLateness> suspects, List<String> notes) {}
+}

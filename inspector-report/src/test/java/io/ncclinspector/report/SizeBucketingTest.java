@@ -1,0 +1,46 @@
+package io.ncclinspector.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.EngineSettings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SizeBucketingTest {
+  @Test
+  void powerOfTwoBucketsInSqlMatchJavaAtEveryBoundary(@TempDir Path tmp) throws Exception {
+    List<Long> sizes = new ArrayList<>(List.of(0L, 1L, 2L, 3L, 1000L, 12345L));
+    for (int k = 1; k <= 50; k++) {
+      long p = 1L << k;
+      sizes.add(p - 1);
+      sizes.add(p);
+      sizes.add(p + 1);
+    }
+    try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
+      for (String m : SizeBucketing.POW2_MACROS) {
+        e.execute(m);
+      }
+      for (long size : sizes) {
+        long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)"),
+            r -> r.getLong(1)).get(0);
+        assertEquals(SizeBucketing.POW2.bucketOf(size), sql, "size " + size);
+      }
+    }
+  }
+
+  @Test
+  void labelsUseBinaryUnits() {
+    assertEquals("512 B", SizeBucketing.label(512));
+    assertEquals("1 KiB", SizeBucketing.label(1024));
+    assertEquals("1.50 MiB", SizeBucketing.label(3L << 19));
+    assertEquals("256 MiB", SizeBucketing.label(256L << 20));
+    assertEquals("1 MiB–2 MiB", SizeBucketing.POW2.bucketLabel(1L << 20));
+    assertEquals("12.1 KiB", SizeBucketing.EXACT.bucketLabel(12345));
+    assertEquals(12345, SizeBucketing.EXACT.bucketOf(12345));
+  }
+}
