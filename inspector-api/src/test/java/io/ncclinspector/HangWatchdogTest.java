@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,11 +40,11 @@ class HangWatchdogTest {
         done.add(r);
       }
     });
-    try (Driving d = Driving.open(inspector, s.write(dir.resolve("t"), 9))) {
+    try (TracePlayer d = TracePlayer.open(inspector, s.write(dir.resolve("t"), 9))) {
       inspector.step(12);
-      d.run(4);
+      d.play(4);
       inspector.clearStep();
-      ListenerTest.awaitTrue(() -> !hangs.isEmpty());
+      Await.until(() -> !hangs.isEmpty());
       Thread.sleep(400); /* several more watchdog rounds */
       assertEquals(1, hangs.size(), "reported once");
       HangEvent h = hangs.get(0);
@@ -58,7 +59,7 @@ class HangWatchdogTest {
       assertTrue(h.enqueueDone());
       assertEquals(12, h.step());
       assertFalse(done.stream().anyMatch(r -> r.sequence() == 77), "nothing aborted, nothing completed");
-      d.runAll(); /* the collective finishes after all */
+      d.playAll(); /* the collective finishes after all */
     }
     inspector.close();
     assertEquals(1, done.size());

@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,8 +71,8 @@ class ListenerTest {
     Collecting onlyB = new Collecting();
     inspector.addListener(all);
     inspector.addListener(CommunicatorSelector.byId(0xbbbbL), onlyB);
-    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
-      d.runAll();
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
     }
     inspector.close(); /* delivers everything before returning */
     assertEquals(20, all.records.size());
@@ -88,14 +89,14 @@ class ListenerTest {
   @Test
   void selectingByNameAndSeeingCommunicatorsThatAlreadyExist() throws Exception {
     NcclInspector inspector = enable();
-    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
-      d.run(2); /* both communicators are created */
-      awaitTrue(() -> inspector.communicators().size() == 2);
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.play(2); /* both communicators are created */
+      Await.until(() -> inspector.communicators().size() == 2);
       Collecting late = new Collecting();
       inspector.addListener(CommunicatorSelector.byName("synthetic"), late);
       Collecting nobody = new Collecting();
       inspector.addListener(CommunicatorSelector.byName("other"), nobody);
-      d.runAll();
+      d.playAll();
       inspector.close();
       assertEquals(2, late.created.size(), "told about communicators already live");
       assertEquals(20, late.records.size());
@@ -116,8 +117,8 @@ class ListenerTest {
     });
     Collecting other = new Collecting();
     inspector.addListener(other);
-    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
-      d.runAll();
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
     }
     inspector.close();
     assertEquals(20, calls.get());
@@ -141,10 +142,10 @@ class ListenerTest {
     Collecting fast = new Collecting();
     inspector.addListener(fast);
     long t0 = System.nanoTime();
-    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
-      d.runAll();
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
     }
-    awaitTrue(() -> fast.records.size() == 20);
+    Await.until(() -> fast.records.size() == 20);
     assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "nothing waited for the slow listener");
     assertTrue(slow.dropped() > 0, "its queue overflowed");
     release.countDown();
@@ -160,25 +161,16 @@ class ListenerTest {
     NcclInspector inspector = enable();
     Collecting first = new Collecting();
     ListenerRegistration reg = inspector.addListener(first);
-    try (Driving d = Driving.open(inspector, twoCommunicators(dir.resolve("t")))) {
-      d.run(6);
-      awaitTrue(() -> first.records.size() == 2);
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.play(6);
+      Await.until(() -> first.records.size() == 2);
       reg.close();
       int seen = first.records.size();
-      d.runAll();
+      d.playAll();
       inspector.close();
       assertEquals(seen, first.records.size(), "nothing after close returned");
       reg.close(); /* twice: harmless */
     }
   }
 
-  static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.sleep(5);
-    }
-  }
 }

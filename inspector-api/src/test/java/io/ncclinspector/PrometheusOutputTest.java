@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -44,13 +45,13 @@ class PrometheusOutputTest {
         .prometheus(PrometheusTextfile.every(Duration.ofMinutes(10)).withSlurmJobId("99")).build());
     Path file = out.resolve("nccl_inspector_metrics_unknown.prom");
     try {
-      try (Driving d = Driving.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
-        d.runAll();
+      try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+        d.playAll();
       }
-      ListenerTest.awaitTrue(() -> inspector.recordsReceived() == 262);
+      Await.until(() -> inspector.recordsReceived() == 262);
       assertFalse(Files.exists(file), "nothing is written before the interval");
       inspector.flush();
-      ListenerTest.awaitTrue(() -> inspector.prometheusFiles().contains(file.toAbsolutePath()));
+      Await.until(() -> inspector.prometheusFiles().contains(file.toAbsolutePath()));
       long quarantined = inspector.counters().quarantined().values().stream().mapToLong(Long::longValue).sum();
 
       try (NodeExporter exporter = NodeExporter.start(out)) {

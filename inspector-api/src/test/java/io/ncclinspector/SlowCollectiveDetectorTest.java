@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -129,8 +130,8 @@ class SlowCollectiveDetectorTest {
         slow.add(e);
       }
     });
-    try (Driving d = Driving.open(inspector, s.write(dir.resolve("t"), 3))) {
-      d.runAll();
+    try (TracePlayer d = TracePlayer.open(inspector, s.write(dir.resolve("t"), 3))) {
+      d.playAll();
     }
     inspector.close();
     assertEquals(1, slow.size(), slow::toString);

@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,10 +42,10 @@ class SnapshotTest {
       }
     });
     snapshots.start();
-    try (Driving d = Driving.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
-      d.runAll();
+    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+      d.playAll();
     }
-    ListenerTest.awaitTrue(() -> inspector.snapshot().totalOperations() == 262);
+    Await.until(() -> inspector.snapshot().totalOperations() == 262);
     running.set(false);
     snapshots.join();
     assertEquals(null, failure.get());
@@ -81,12 +82,12 @@ class SnapshotTest {
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
         .minMessageBytes(0).requireKernelTiming(false).jsonOutput(false).build());
     Path export = dir.resolve("export/records.jsonl");
-    try (Driving d = Driving.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
-      d.run(d.size() / 2);
+    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
+      d.play(d.size() / 2);
       try (ListenerRegistration exporting = inspector.exportRecords(export, CommunicatorSelector.all())) {
-        d.runAll();
-        ListenerTest.awaitTrue(() -> inspector.recordsReceived() == 66);
-        ListenerTest.awaitTrue(() -> exporting.delivered() > 10);
+        d.playAll();
+        Await.until(() -> inspector.recordsReceived() == 66);
+        Await.until(() -> exporting.delivered() > 10);
       }
     }
     List<String> lines = Files.readAllLines(export);

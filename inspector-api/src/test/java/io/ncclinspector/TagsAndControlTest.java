@@ -1,5 +1,6 @@
 package io.ncclinspector;
 
+import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,17 +35,17 @@ class TagsAndControlTest {
     NcclInspector inspector = enable(records);
     /* h2_coal: groups of 4 AllReduce; their CollApi events (on this thread) carry the tag, their
        Coll and kernel events follow. */
-    try (Driving d = Driving.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
+    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
       inspector.step(41);
       try (Phase backward = inspector.phase("backward")) {
         try (Phase nested = inspector.phase("bucket-0")) {
-          d.run(d.size() / 3);
+          d.play(d.size() / 3);
         }
         inspector.step(42);
-        d.run(d.size() / 3);
+        d.play(d.size() / 3);
       }
       inspector.clearStep();
-      d.runAll();
+      d.playAll();
     }
     inspector.close();
     assertEquals(66, records.size());
@@ -88,14 +89,14 @@ class TagsAndControlTest {
       s.stop(op);
     }
     s.fini(1);
-    try (Driving d = Driving.open(inspector, s.write(dir.resolve("t"), 5))) {
-      d.run(1 + 10 * 2 / 2); /* init and 5 operations */
+    try (TracePlayer d = TracePlayer.open(inspector, s.write(dir.resolve("t"), 5))) {
+      d.play(1 + 10 * 2 / 2); /* init and 5 operations */
       inspector.pause();
       assertTrue(inspector.isPaused());
-      d.run(10); /* 5 operations while paused */
+      d.play(10); /* 5 operations while paused */
       inspector.resume();
       inspector.setMinMessageBytes(8192);
-      d.runAll(); /* 10 large ones kept, the 10 small ones below the new minimum */
+      d.playAll(); /* 10 large ones kept, the 10 small ones below the new minimum */
     }
     inspector.close();
     assertEquals(15, records.size());

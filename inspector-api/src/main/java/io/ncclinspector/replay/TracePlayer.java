@@ -52,6 +52,11 @@ public final class TracePlayer implements AutoCloseable {
     return new TracePlayer(events);
   }
 
+  /** Callbacks in the trace. */
+  public int size() {
+    return events.count();
+  }
+
   /** Callbacks not played yet. */
   public int remaining() {
     return events.count() - next;

@@ -1,10 +1,11 @@
 package io.ncclinspector.jfr;
 
+import io.ncclinspector.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.Driving;
+import io.ncclinspector.replay.TracePlayer;
 import io.ncclinspector.HangEvent;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorListener;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -46,15 +46,6 @@ class JfrEventsTest {
     return s.write(dir.resolve(name), 3);
   }
 
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.sleep(5);
-    }
-  }
 
   private void run(Path trace, boolean waitForPeriodic) throws Exception {
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
@@ -72,14 +63,14 @@ class JfrEventsTest {
         slow.add(e);
       }
     });
-    try (inspector; Driving d = Driving.open(inspector, trace)) {
-      d.run(1 + 60 * 5 + 3); /* init; per AllReduce start, channel, stop, channel state, channel stop */
-      await(() -> !hangs.isEmpty() && !slow.isEmpty());
+    try (inspector; TracePlayer d = TracePlayer.open(inspector, trace)) {
+      d.play(1 + 60 * 5 + 3); /* init; per AllReduce start, channel, stop, channel state, channel stop */
+      Await.until(() -> !hangs.isEmpty() && !slow.isEmpty());
       if (waitForPeriodic) {
-        await(() -> inspector.snapshot().totalOperations() == 60);
+        Await.until(() -> inspector.snapshot().totalOperations() == 60);
         Thread.sleep(600); /* a few statistics periods */
       }
-      d.runAll();
+      d.playAll();
     }
   }
 

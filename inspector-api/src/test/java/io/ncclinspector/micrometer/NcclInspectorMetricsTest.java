@@ -1,5 +1,6 @@
 package io.ncclinspector.micrometer;
 
+import io.ncclinspector.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +12,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ncclinspector.CollectiveRecord;
-import io.ncclinspector.Driving;
+import io.ncclinspector.replay.TracePlayer;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
@@ -20,13 +21,11 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.SharedData;
 import io.ncclinspector.internal.MessageSizeLabel;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,15 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 class NcclInspectorMetricsTest {
   @TempDir Path dir;
 
-  static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.sleep(5);
-    }
-  }
 
   private static String classOf(OperationRecord r) {
     String size = MessageSizeLabel.format(r.messageBytes());
@@ -75,12 +65,12 @@ class NcclInspectorMetricsTest {
           seen.add(record);
         }
       });
-      try (Driving d = Driving.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
-        d.runAll();
+      try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+        d.playAll();
       }
-      await(() -> seen.size() == 262);
+      Await.until(() -> seen.size() == 262);
       List<OperationRecord> timed = seen.stream().filter(r -> r.quarantine() == Quarantine.NONE).toList();
-      await(() -> registry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
+      Await.until(() -> registry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
           + registry.find("nccl.p2p.exec.time").timers().stream().mapToLong(Timer::count).sum() == timed.size());
 
       /* Per class: count, total time and mean bandwidth equal what the records say. */
@@ -115,7 +105,7 @@ class NcclInspectorMetricsTest {
           + (inspector.communicators().isEmpty() ? 1 : 0), "0 or 1 live communicator");
 
       /* Past the class limit operations are counted, not metered. */
-      await(() -> tinyRegistry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
+      Await.until(() -> tinyRegistry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
           + tinyRegistry.find("nccl.p2p.exec.time").timers().stream().mapToLong(Timer::count).sum()
           + tiny.overflow() == timed.size());
       assertEquals(2, tinyRegistry.find("nccl.collective.exec.time").timers().size()
