@@ -242,7 +242,7 @@ public final class NcclInspector implements AutoCloseable {
     if (!isActive()) {
       return InactiveRegistration.INSTANCE;
     }
-    return parts.listeners().add(selector, listener, parts.communicators().live(), false, queueCapacity);
+    return parts.listeners().add(selector, listener, true, false, queueCapacity);
   }
 
   // ---- tags ----
@@ -378,7 +378,7 @@ public final class NcclInspector implements AutoCloseable {
       return InactiveRegistration.INSTANCE;
     }
     JsonLinesWriter writer = new JsonLinesWriter(out, config.processIdentity(), gitRevision(), config.verbose());
-    return parts.listeners().add(selector, new RecordExport(writer), List.of(), true, config.listenerQueueCapacity());
+    return parts.listeners().add(selector, new RecordExport(writer), false, true, config.listenerQueueCapacity());
   }
 
   /** Writes records as JSON Lines on its listener thread. */

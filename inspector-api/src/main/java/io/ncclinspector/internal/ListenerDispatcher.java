@@ -7,6 +7,8 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,18 +22,26 @@ public final class ListenerDispatcher implements RecordSink {
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final CopyOnWriteArrayList<Registration> registrations = new CopyOnWriteArrayList<>();
+  /**
+   * The communicators live as far as the events dispatched so far say. Guarded by {@code this}
+   * together with the dispatch of communicator events, so that a registration hears of every
+   * communicator exactly once: either as already live, or by its creation event, never both.
+   */
+  private final Map<Long, CommunicatorInfo> live = new LinkedHashMap<>();
 
   /**
-   * Registers a listener; it first hears of the communicators already live. With
-   * {@code finishOnClose}, closing the registration delivers what is queued (and closes the
-   * listener if it is {@link AutoCloseable}); otherwise what is queued is dropped.
+   * Registers a listener. With {@code announceLive} it first hears of the communicators already
+   * live. With {@code finishOnClose}, closing the registration delivers what is queued (and closes
+   * the listener if it is {@link AutoCloseable}); otherwise what is queued is dropped.
    */
-  public ListenerRegistration add(CommunicatorSelector selector, InspectorListener listener,
-      Iterable<CommunicatorInfo> alreadyLive, boolean finishOnClose, int capacity) {
+  public synchronized ListenerRegistration add(CommunicatorSelector selector, InspectorListener listener,
+      boolean announceLive, boolean finishOnClose, int capacity) {
     Registration r = new Registration(this, selector, listener, capacity, finishOnClose);
-    for (CommunicatorInfo c : alreadyLive) {
-      if (selector.matches(c)) {
-        r.sink.offer(new CommunicatorEvent(true, c, 0));
+    if (announceLive) {
+      for (CommunicatorInfo c : live.values()) {
+        if (selector.matches(c)) {
+          r.sink.offer(new CommunicatorEvent(true, c, 0));
+        }
       }
     }
     registrations.add(r);
@@ -51,8 +61,14 @@ public final class ListenerDispatcher implements RecordSink {
     }
   }
 
+  /** On the dump thread; ordered with {@link #add} (see {@link #live}). */
   @Override
-  public void communicator(CommunicatorEvent event) {
+  public synchronized void communicator(CommunicatorEvent event) {
+    if (event.created()) {
+      live.put(event.communicator().serial(), event.communicator());
+    } else {
+      live.remove(event.communicator().serial());
+    }
     for (Registration r : registrations) {
       if (r.selector.matches(event.communicator())) {
         r.sink.offer(event);
@@ -122,18 +138,8 @@ public final class ListenerDispatcher implements RecordSink {
     }
   }
 
-  /**
-   * Calls the listener's method for each kind of event. A communicator is announced once: a
-   * listener registered while the dump thread is between registering a new communicator and
-   * dispatching its creation hears of it both as already live and as created, and the second is
-   * dropped here (likewise a destruction of a communicator it never heard of). Runs on the
-   * registration's thread only.
-   */
-  private record ListenerSink(InspectorListener listener, java.util.Set<Long> announced) implements RecordSink {
-    ListenerSink(InspectorListener listener) {
-      this(listener, new java.util.HashSet<>());
-    }
-
+  /** Calls the listener's method for each kind of event. */
+  private record ListenerSink(InspectorListener listener) implements RecordSink {
     @Override
     public void record(OperationRecord record) {
       listener.operationCompleted(record);
@@ -141,12 +147,9 @@ public final class ListenerDispatcher implements RecordSink {
 
     @Override
     public void communicator(CommunicatorEvent event) {
-      long serial = event.communicator().serial();
       if (event.created()) {
-        if (announced.add(serial)) {
-          listener.communicatorCreated(event.communicator());
-        }
-      } else if (announced.remove(serial)) {
+        listener.communicatorCreated(event.communicator());
+      } else {
         listener.communicatorDestroyed(event.communicator());
       }
     }
