@@ -32,3 +32,18 @@ ncclResult_t abi_record_event_state_v3(void* handle, ncclProfilerEventState_t st
   if (trace_on()) trace_state(handle, (int)state, args);
   return ncclSuccess;
 }
+
+ncclResult_t abi_init_unnamed(void** context, int* activation_mask, uint32_t abi_version) {
+  if (context != NULL) {
+    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, abi_version);
+    if (trace_on()) trace_init(abi_version, *context, 0, NULL, 0, 0, -1);
+  }
+  return ncclSuccess;
+}
+
+void* abi_start_translated(uint32_t abi_version, void* context, const core_event* ev, uint64_t type,
+                           void* parent, int rank) {
+  void* handle = core_event_start(context, ev);
+  if (trace_on()) trace_start_translated(abi_version, type, context, handle, parent, rank);
+  return handle;
+}

@@ -3,7 +3,6 @@
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
-#include "trace_recorder.h"
 
 /* ncclFunc_t, ncclDataType_t, NCCL_ALGO_*, NCCL_PROTO_* values of NCCL 2.23. */
 static const char* const v1_funcs[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter",
@@ -48,11 +47,7 @@ static core_event translate_v1(const ncclProfilerEventDescr_v1_t* d) {
 }
 
 static ncclResult_t v1_init(void** context, int* activation_mask) {
-  if (context != NULL) {
-    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, 1);
-    if (trace_on()) trace_init(1, *context, 0, NULL, 0, 0, -1);
-  }
-  return ncclSuccess;
+  return abi_init_unnamed(context, activation_mask, 1);
 }
 
 static ncclResult_t v1_start(void* context, void** handle, ncclProfilerEventDescr_v1_t* d) {
@@ -60,8 +55,7 @@ static ncclResult_t v1_start(void* context, void** handle, ncclProfilerEventDesc
   *handle = NULL;
   if (d != NULL) {
     core_event ev = translate_v1(d);
-    *handle = core_event_start(context, &ev);
-    if (trace_on()) trace_start_translated(1, d->type, context, *handle, d->parentObj, d->rank);
+    *handle = abi_start_translated(1, context, &ev, d->type, d->parentObj, d->rank);
   }
   return ncclSuccess;
 }

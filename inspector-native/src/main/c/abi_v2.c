@@ -4,7 +4,6 @@
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
-#include "trace_recorder.h"
 
 static core_event translate_v2(const ncclProfilerEventDescr_v2_t* d) {
   core_event ev = {0};
@@ -33,11 +32,7 @@ static core_event translate_v2(const ncclProfilerEventDescr_v2_t* d) {
 }
 
 static ncclResult_t v2_init(void** context, int* activation_mask) {
-  if (context != NULL) {
-    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, 2);
-    if (trace_on()) trace_init(2, *context, 0, NULL, 0, 0, -1);
-  }
-  return ncclSuccess;
+  return abi_init_unnamed(context, activation_mask, 2);
 }
 
 static ncclResult_t v2_start(void* context, void** handle, ncclProfilerEventDescr_v2_t* d) {
@@ -45,8 +40,7 @@ static ncclResult_t v2_start(void* context, void** handle, ncclProfilerEventDesc
   *handle = NULL;
   if (d != NULL) {
     core_event ev = translate_v2(d);
-    *handle = core_event_start(context, &ev);
-    if (trace_on()) trace_start_translated(2, d->type, context, *handle, d->parentObj, d->rank);
+    *handle = abi_start_translated(2, context, &ev, d->type, d->parentObj, d->rank);
   }
   return ncclSuccess;
 }

@@ -5,7 +5,6 @@
 #include "abi_common.h"
 #include "abi_translate.h"
 #include "inspector_limits.h"
-#include "trace_recorder.h"
 
 static core_event translate_v3(const ncclProfilerEventDescr_v3_t* d) {
   core_event ev = {0};
@@ -40,11 +39,7 @@ static core_event translate_v3(const ncclProfilerEventDescr_v3_t* d) {
 }
 
 static ncclResult_t v3_init(void** context, int* activation_mask) {
-  if (context != NULL) {
-    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, 3);
-    if (trace_on()) trace_init(3, *context, 0, NULL, 0, 0, -1);
-  }
-  return ncclSuccess;
+  return abi_init_unnamed(context, activation_mask, 3);
 }
 
 static ncclResult_t v3_start(void* context, void** handle, ncclProfilerEventDescr_v3_t* d) {
@@ -52,8 +47,7 @@ static ncclResult_t v3_start(void* context, void** handle, ncclProfilerEventDesc
   *handle = NULL;
   if (d != NULL) {
     core_event ev = translate_v3(d);
-    *handle = core_event_start(context, &ev);
-    if (trace_on()) trace_start_translated(3, d->type, context, *handle, d->parentObj, d->rank);
+    *handle = abi_start_translated(3, context, &ev, d->type, d->parentObj, d->rank);
   }
   return ncclSuccess;
 }

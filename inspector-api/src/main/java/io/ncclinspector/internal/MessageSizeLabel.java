@@ -31,24 +31,23 @@ public final class MessageSizeLabel {
   /** floor(size / 1024^unit) * 1024^unit: the bytes that identify a bucket. */
   public static long bucketKey(long bytes) {
     long b = Math.max(bytes, 0);
-    int unit = 0;
-    long scale = 1;
-    while (b / scale >= 1024 && unit < UNITS.length - 1) {
-      scale *= 1024;
-      unit++;
-    }
+    long scale = scale(b);
     return (b / scale) * scale;
   }
 
   public static String format(long bytes) {
     long b = Math.max(bytes, 0);
-    int unit = 0;
-    long scale = 1;
-    while (b / scale >= 1024 && unit < UNITS.length - 1) {
-      scale *= 1024;
-      unit++;
-    }
+    long scale = scale(b);
     long floor = b / scale;
-    return floor + "-" + (floor + 1) + UNITS[unit];
+    return floor + "-" + (floor + 1) + UNITS[Long.numberOfTrailingZeros(scale) / 10];
+  }
+
+  /** 1024^unit for the largest unit (up to TB) in which the size is at least 1. */
+  private static long scale(long b) {
+    long scale = 1;
+    for (int unit = 0; b / scale >= 1024 && unit < UNITS.length - 1; unit++) {
+      scale *= 1024;
+    }
+    return scale;
   }
 }

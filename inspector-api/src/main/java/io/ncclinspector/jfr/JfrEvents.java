@@ -1,7 +1,6 @@
 package io.ncclinspector.jfr;
 
 import io.ncclinspector.ClassStatistics;
-import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.CommunicatorSnapshot;
 import io.ncclinspector.HangEvent;
@@ -49,26 +48,12 @@ public final class JfrEvents implements AutoCloseable {
     if (!e.shouldCommit()) {
       return;
     }
-    CommunicatorInfo c = r.communicator();
-    e.communicator = c.name();
-    e.communicatorId = c.idHex();
-    e.rank = c.rank();
-    e.ranks = c.ranks();
-    e.gpu = c.gpuUuid();
-    e.operation = r.operation();
-    if (r instanceof CollectiveRecord coll) {
-      e.algorithm = coll.algorithm();
-      e.protocol = coll.protocol();
-    }
-    e.sequence = r.sequence();
-    e.messageBytes = r.messageBytes();
-    e.executionTime = r.executionNanos();
+    e.record(r);
+    e.ranks = r.communicator().ranks();
+    e.gpu = r.communicator().gpuUuid();
     e.busBandwidth = r.busBandwidthGbs();
     e.algorithmBandwidth = r.algorithmBandwidthGbs();
     e.timingSource = r.timingSource().jsonName();
-    e.enqueued = r.startWallNanos() / 1_000_000;
-    e.step = r.step();
-    e.phase = r.phase();
     e.commit();
   }
 
@@ -77,27 +62,12 @@ public final class JfrEvents implements AutoCloseable {
     if (!e.shouldCommit()) {
       return;
     }
-    OperationRecord r = s.record();
-    CommunicatorInfo c = r.communicator();
-    e.communicator = c.name();
-    e.communicatorId = c.idHex();
-    e.rank = c.rank();
-    e.operation = r.operation();
-    if (r instanceof CollectiveRecord coll) {
-      e.algorithm = coll.algorithm();
-      e.protocol = coll.protocol();
-    }
-    e.sequence = r.sequence();
-    e.messageBytes = r.messageBytes();
-    e.executionTime = r.executionNanos();
+    e.record(s.record());
     e.baselineMedian = s.baseline().medianNanos();
     e.baselineMad = s.baseline().madNanos();
     e.ratio = s.ratio();
     e.score = s.score();
     e.reason = s.reason();
-    e.enqueued = r.startWallNanos() / 1_000_000;
-    e.step = r.step();
-    e.phase = r.phase();
     e.commit();
   }
 
@@ -106,10 +76,7 @@ public final class JfrEvents implements AutoCloseable {
     if (!e.shouldCommit()) {
       return;
     }
-    CommunicatorInfo c = h.communicator();
-    e.communicator = c.name();
-    e.communicatorId = c.idHex();
-    e.rank = c.rank();
+    e.communicator(h.communicator());
     e.operation = h.operation();
     e.sequence = h.sequence();
     e.enqueued = h.enqueuedAt().toEpochMilli();
@@ -128,9 +95,7 @@ public final class JfrEvents implements AutoCloseable {
       CommunicatorInfo c = cs.communicator();
       for (ClassStatistics k : cs.classes()) {
         JfrOperationStatistics e = new JfrOperationStatistics();
-        e.communicator = c.name();
-        e.communicatorId = c.idHex();
-        e.rank = c.rank();
+        e.communicator(c);
         e.ranks = c.ranks();
         e.live = cs.live();
         e.operation = k.operationClass().operation();

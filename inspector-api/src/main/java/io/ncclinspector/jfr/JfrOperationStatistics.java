@@ -19,10 +19,7 @@ import jdk.jfr.Timespan;
 @Description("Execution time and bus bandwidth of one class of NCCL operations of one communicator")
 @Period("10 s")
 @StackTrace(false)
-class JfrOperationStatistics extends jdk.jfr.Event {
-  @Label("Communicator") String communicator;
-  @Label("Communicator Id") String communicatorId;
-  @Label("Rank") int rank;
+class JfrOperationStatistics extends JfrCommunicatorEvent {
   @Label("Ranks") int ranks;
   @Label("Live") boolean live;
   @Label("Operation") String operation;

@@ -14,10 +14,7 @@ import jdk.jfr.Timestamp;
 @Category({"NCCL Inspector"})
 @Description("An NCCL operation still in flight after the hang timeout")
 @StackTrace(false)
-class JfrSuspectedHang extends jdk.jfr.Event {
-  @Label("Communicator") String communicator;
-  @Label("Communicator Id") String communicatorId;
-  @Label("Rank") int rank;
+class JfrSuspectedHang extends JfrCommunicatorEvent {
   @Label("Operation") String operation;
   @Label("Sequence") long sequence;
   @Label("Enqueued") @Timestamp(Timestamp.MILLISECONDS_SINCE_EPOCH) long enqueued;
