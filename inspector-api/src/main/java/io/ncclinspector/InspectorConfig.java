@@ -37,7 +37,7 @@ import java.util.function.Function;
  *     it is closed with CPU timing ({@code NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS}, 10 s; 0 never)
  * @param processIdentity host name and pid for the output file name and metadata
  * @param traceDirectory where the raw event recording goes ({@code trace-pid<pid>.jsonl.gz}, the
- *     format of shared/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); null:
+ *     format of testdata/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); null:
  *     no recording ({@code NCCL_INSPECTOR_TRACE_DIR})
  * @param traceMaxBytes bound of the recording, in uncompressed bytes; events past it are counted,
  *     not written ({@code NCCL_INSPECTOR_TRACE_MAX_BYTES}, 1 GiB)

@@ -45,7 +45,7 @@ class PrometheusOutputTest {
         .prometheus(PrometheusTextfile.every(Duration.ofMinutes(10)).withSlurmJobId("99")).build());
     Path file = out.resolve("nccl_inspector_metrics_unknown.prom");
     try {
-      try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+      try (TracePlayer d = TracePlayer.open(inspector, TestData.traceFiles("h3_mix").get(0))) {
         d.playAll();
       }
       Await.until(() -> inspector.recordsReceived() == 262);

@@ -51,7 +51,7 @@ class ShutdownFlushTest {
 
   @Test
   void exitingWithoutCloseStillWritesEveryRecord() throws Exception {
-    Path trace = SharedData.traceFiles("h3_mix").get(0);
+    Path trace = TestData.traceFiles("h3_mix").get(0);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     /* Without Micrometer on the class path: the core must not need its optional dependency. */
     String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))

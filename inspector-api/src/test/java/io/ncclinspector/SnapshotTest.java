@@ -42,7 +42,7 @@ class SnapshotTest {
       }
     });
     snapshots.start();
-    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+    try (TracePlayer d = TracePlayer.open(inspector, TestData.traceFiles("h3_mix").get(0))) {
       d.playAll();
     }
     Await.until(() -> inspector.snapshot().totalOperations() == 262);
@@ -82,7 +82,7 @@ class SnapshotTest {
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
         .minMessageBytes(0).requireKernelTiming(false).jsonOutput(false).build());
     Path export = dir.resolve("export/records.jsonl");
-    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
+    try (TracePlayer d = TracePlayer.open(inspector, TestData.traceFiles("h2_coal").get(0))) {
       d.play(d.size() / 2);
       try (ListenerRegistration exporting = inspector.exportRecords(export, CommunicatorSelector.all())) {
         d.playAll();

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Builds small traces in the recorded format (shared/traces/FORMAT.md) for tests. */
+/** Builds small traces in the recorded format (testdata/traces/FORMAT.md) for tests. */
 public final class SyntheticTrace {
   private final List<String> lines = new ArrayList<>();
   private long t = 1_000_000_000L;

@@ -35,7 +35,7 @@ class TagsAndControlTest {
     NcclInspector inspector = enable(records);
     /* h2_coal: groups of 4 AllReduce; their CollApi events (on this thread) carry the tag, their
        Coll and kernel events follow. */
-    try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h2_coal").get(0))) {
+    try (TracePlayer d = TracePlayer.open(inspector, TestData.traceFiles("h2_coal").get(0))) {
       inspector.step(41);
       try (Phase backward = inspector.phase("backward")) {
         try (Phase nested = inspector.phase("bucket-0")) {

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The raw event recording's writer: drains the native trace ring (trace_recorder.h) on the dump
- * thread and writes one line per callback in the recorded-trace format of shared/traces/FORMAT.md,
+ * thread and writes one line per callback in the recorded-trace format of testdata/traces/FORMAT.md,
  * gzip-compressed, so that {@code bin/nccl-inspector replay} reproduces the run anywhere.
  *
  * <p>Handles and contexts are numbered as the format wants: a context gets an id at its init, a

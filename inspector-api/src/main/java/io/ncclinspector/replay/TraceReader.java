@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Reads a recorded NCCL profiler trace (shared/traces/FORMAT.md; plain or gzip JSON Lines) into
+ * Reads a recorded NCCL profiler trace (testdata/traces/FORMAT.md; plain or gzip JSON Lines) into
  * packed driver events. A line that is not valid JSON (a run that crashed mid-line) or lacks a
  * field it needs is reported with its file and line number and skipped, never fatal.
  */

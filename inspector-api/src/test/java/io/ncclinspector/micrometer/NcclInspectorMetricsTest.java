@@ -18,7 +18,7 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import io.ncclinspector.internal.MessageSizeLabel;
 import java.nio.file.Path;
 import java.util.List;
@@ -65,7 +65,7 @@ class NcclInspectorMetricsTest {
           seen.add(record);
         }
       });
-      try (TracePlayer d = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+      try (TracePlayer d = TracePlayer.open(inspector, TestData.traceFiles("h3_mix").get(0))) {
         d.playAll();
       }
       Await.until(() -> seen.size() == 262);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,7 +23,7 @@ class CrashedTraceReplayTest {
 
   @Test
   void aTraceCutMidLineIsReportedAndReplayedToTheEnd() throws IOException {
-    Path trace = SharedData.traceFiles("h2_graph").get(0);
+    Path trace = TestData.traceFiles("h2_graph").get(0);
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(out).minMessageBytes(0)
         .requireKernelTiming(false).build();
     ReplayResult r = TraceReplayer.replay(trace, config, "vm");

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import io.ncclinspector.nativecore.InspectorNative;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.BufferedReader;
@@ -47,7 +47,7 @@ class NoChildEventsTest {
   @ParameterizedTest(name = "requireKernelTiming={0}")
   @ValueSource(booleans = {false, true})
   void aMillionCollectivesWithoutChildren(boolean requireKernelTiming) throws IOException {
-    Path stripped = stripChildren(SharedData.traceFiles("h3_mix").get(0));
+    Path stripped = stripChildren(TestData.traceFiles("h3_mix").get(0));
     TraceEvents trace = new TraceReader().read(stripped);
     ByteBuffer all = trace.events();
     int n = trace.count();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ class RecordingRoundTripTest {
   @ParameterizedTest
   @ValueSource(strings = {"h2_coal", "h3_mix", "h2_dtypes"})
   void replayingARecordingGivesTheSameOutput(String scenario) throws IOException {
-    Path original = SharedData.traceFiles(scenario).get(0);
+    Path original = TestData.traceFiles(scenario).get(0);
     InspectorConfig.Builder base = InspectorConfig.builder().minMessageBytes(0).requireKernelTiming(false)
         .verbose(true);
     ReplayResult first = TraceReplayer.replay(original,
@@ -53,7 +53,7 @@ class RecordingRoundTripTest {
 
   @org.junit.jupiter.api.Test
   void theRecordingIsBoundedAndTheOverflowCounted() throws IOException {
-    Path original = SharedData.traceFiles("h2_coal").get(0);
+    Path original = TestData.traceFiles("h2_coal").get(0);
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
         .traceDirectory(dir.resolve("rec")).traceMaxBytes(2000).build();
     ReplayResult r = TraceReplayer.replay(original, config, "vm");

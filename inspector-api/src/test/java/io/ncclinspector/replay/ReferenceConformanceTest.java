@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,8 +59,8 @@ class ReferenceConformanceTest {
   @TestFactory
   Stream<DynamicTest> everyCompleteTraceMatchesTheReference() throws IOException {
     List<DynamicTest> tests = new ArrayList<>();
-    for (String scenario : SharedData.scenarios()) {
-      for (Path trace : SharedData.traceFiles(scenario)) {
+    for (String scenario : TestData.scenarios()) {
+      for (Path trace : TestData.traceFiles(scenario)) {
         tests.add(DynamicTest.dynamicTest(scenario + "/" + trace.getFileName(), () -> check(scenario, trace)));
       }
     }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.SharedData;
+import io.ncclinspector.TestData;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +20,7 @@ class TracePlayerTest {
         .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build())) {
       int total = 0;
       int calls = 0;
-      try (TracePlayer player = TracePlayer.open(inspector, SharedData.traceFiles("h3_mix").get(0))) {
+      try (TracePlayer player = TracePlayer.open(inspector, TestData.traceFiles("h3_mix").get(0))) {
         int all = player.remaining();
         int first = player.playOperations(10);
         assertEquals(10, first);
@@ -45,7 +45,7 @@ class TracePlayerTest {
 
   @Test
   void tagsSetBetweenPiecesApplyToTheOperationsOfTheNextPiece() throws Exception {
-    Path trace = SharedData.traceFiles("h3_mix").get(0);
+    Path trace = TestData.traceFiles("h3_mix").get(0);
     /* The trace's collectives in the order they start. */
     java.util.List<String> order = new java.util.ArrayList<>();
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
@@ -96,6 +96,6 @@ class TracePlayerTest {
   @Test
   void needsAnActiveInspector() throws Exception {
     NcclInspector off = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).enabled(false).build());
-    assertThrows(IllegalStateException.class, () -> TracePlayer.open(off, SharedData.traceFiles("h3_mix").get(0)));
+    assertThrows(IllegalStateException.class, () -> TracePlayer.open(off, TestData.traceFiles("h3_mix").get(0)));
   }
 }

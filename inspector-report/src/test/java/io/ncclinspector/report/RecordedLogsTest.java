@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real logs: the reference Inspector's own output from GPU runs (../shared/traces), and this
+ * Real logs: the reference Inspector's own output from GPU runs (testdata/traces), and this
  * project's output for the 3-rank h3_mix run (replayed from its recorded trace with
  * {@code bin/nccl-inspector replay --all-timing --min-size 0}; kept in test resources).
  */
@@ -31,7 +31,7 @@ class RecordedLogsTest {
 
   @Test
   void everyLineOfTheReferenceInspectorsLogsIsImported(@TempDir Path tmp) throws Exception {
-    Path traces = TestSupport.sharedDir().resolve("traces");
+    Path traces = TestSupport.testDataDir().resolve("traces");
     assertTrue(Files.isDirectory(traces), "recorded traces expected at " + traces);
     long expected = 0;
     long uint8 = 0;

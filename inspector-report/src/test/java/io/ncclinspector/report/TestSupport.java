@@ -43,12 +43,12 @@ public final class TestSupport {
     }
   }
 
-  /** The shared directory of recorded traces, as the parent POM passes it to tests. */
-  public static Path sharedDir() {
-    String dir = System.getProperty("nccl.inspector.shared.dir");
+  /** The repository's test data directory (testdata/), as the parent POM passes it to tests. */
+  public static Path testDataDir() {
+    String dir = System.getProperty("nccl.inspector.testdata.dir");
     if (dir == null) {
-      throw new IllegalStateException("system property nccl.inspector.shared.dir is not set"
-          + " (the parent POM sets it to ../shared)");
+      throw new IllegalStateException("system property nccl.inspector.testdata.dir is not set"
+          + " (the parent POM sets it to testdata/)");
     }
     return Path.of(dir);
   }

@@ -6,19 +6,22 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Locates ../shared (recorded traces and reference outputs) for tests. */
-public final class SharedData {
-  private SharedData() {}
+/**
+ * Locates the repository's test data (testdata/: recorded traces and the reference Inspector's
+ * outputs of the same runs; see testdata/traces/FORMAT.md).
+ */
+public final class TestData {
+  private TestData() {}
 
   public static Path root() {
-    String prop = System.getProperty("nccl.inspector.shared.dir");
+    String prop = System.getProperty("nccl.inspector.testdata.dir");
     for (Path candidate : new Path[] {
-        prop == null ? null : Path.of(prop), Path.of("../shared"), Path.of("../../shared")}) {
+        prop == null ? null : Path.of(prop), Path.of("../testdata"), Path.of("testdata")}) {
       if (candidate != null && Files.isDirectory(candidate.resolve("traces"))) {
         return candidate.toAbsolutePath().normalize();
       }
     }
-    throw new IllegalStateException("shared data not found (set -Dnccl.inspector.shared.dir)");
+    throw new IllegalStateException("test data not found (set -Dnccl.inspector.testdata.dir)");
   }
 
   public static Path traces() {
