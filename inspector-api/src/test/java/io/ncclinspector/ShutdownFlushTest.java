@@ -58,7 +58,10 @@ class ShutdownFlushTest {
         .filter(e -> !e.contains(File.separator + "micrometer")).collect(Collectors.joining(File.pathSeparator));
     assertTrue(!classPath.contains("micrometer"));
     Process p = new ProcessBuilder(java, "-cp", classPath,
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ShutdownFlushTest.class.getName(),
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-Dorg.bytedeco.javacpp.cachedir=" + System.getProperty("org.bytedeco.javacpp.cachedir",
+            Path.of(System.getProperty("user.home"), ".javacpp", "cache").toString()),
+        ShutdownFlushTest.class.getName(),
         trace.toString(), dir.toString())
         .redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes());
