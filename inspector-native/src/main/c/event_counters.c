@@ -12,8 +12,9 @@ static const char* const names[CTR_COUNT] = {
     "event_while_inactive", "trace_ring_full",     "uint8_named_unknown", "completed_without_kernel",
     "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
     "flushed_at_close",   "extra_channels",      "null_operation_name",
-    "quiescent_close",    "paused",              "gpu_timestamp_zero",  "gpu_timestamp_reversed",
-    "gpu_timestamp_absurd", "gpu_timestamp_stale"};
+    "quiescent_close",    "paused",              "self_p2p_channel_lag", "desync_detected",
+    "desync_channels_excluded", "gpu_timestamp_zero", "gpu_timestamp_reversed",
+    "gpu_timestamp_absurd", "kernel_channel_desync"};
 
 uint64_t counter_read(int id) {
   if (id < 0 || id >= CTR_COUNT) return 0;

@@ -37,11 +37,14 @@ typedef enum {
   CTR_NULL_OPERATION_NAME,    /* an operation without a name (func NULL): recorded as "Unknown" */
   CTR_QUIESCENT_CLOSE,        /* v3: completed once its started channels stopped and stayed quiet */
   CTR_PAUSED,                 /* an operation started while recording was paused (not tracked) */
+  CTR_SELF_P2P_CHANNEL_LAG,   /* channels a send/recv to self put out of step (channel_desync.h) */
+  CTR_DESYNC_DETECTED,        /* channels found lagging that no send/recv to self predicted */
+  CTR_DESYNC_CHANNELS_EXCLUDED, /* records timed by their in-step channels only */
   /* quarantine: records kept apart because a channel's GPU timestamps are not usable */
   CTR_GPU_TIMESTAMP_ZERO,     /* a GPU start or stop timestamp of 0 (interface v4+) */
   CTR_GPU_TIMESTAMP_REVERSED, /* a GPU stop at or before its start */
   CTR_GPU_TIMESTAMP_ABSURD,   /* a channel longer than an hour */
-  CTR_GPU_TIMESTAMP_STALE,    /* a GPU start before the operation was enqueued: another work's timestamp */
+  CTR_KERNEL_CHANNEL_DESYNC,  /* every channel carried another work item's timestamps: untimed */
   CTR_COUNT
 } counter_id;
 

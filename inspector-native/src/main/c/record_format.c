@@ -54,6 +54,9 @@ int record_layout_offset(int field) {
     case LAYOUT_PHASE: return offsetof(op_record, phase);
     case LAYOUT_COMM_CUDA_DEVICE: return offsetof(comm_record, cuda_device);
     case LAYOUT_COMM_GPU_UUID: return offsetof(comm_record, gpu_uuid);
+    case LAYOUT_CHANNELS_DESYNCED: return offsetof(op_record, channels_desynced);
+    case LAYOUT_LAUNCH_WALL_NS: return offsetof(op_record, launch_wall_ns);
+    case LAYOUT_CH_DESYNC: return offsetof(channel_record, desync);
     default: return -1;
   }
 }

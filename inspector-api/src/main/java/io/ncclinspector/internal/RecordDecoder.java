@@ -46,6 +46,7 @@ public final class RecordDecoder {
       timingSources[i] = timingSourceNamed(core.name(NativeCore.TABLE_TIMING_SOURCE, i));
     }
     flagBits = new RecordFlag[core.nameCount(NativeCore.TABLE_RECORD_FLAG)];
+    flagSets = newFlagSetCache(flagBits.length);
     for (int i = 0; i < flagBits.length; i++) {
       String name = core.name(NativeCore.TABLE_RECORD_FLAG, i);
       for (RecordFlag f : RecordFlag.values()) {
@@ -56,13 +57,22 @@ public final class RecordDecoder {
     }
   }
 
+  @SuppressWarnings("unchecked")
+  private static Set<RecordFlag>[] newFlagSetCache(int bits) {
+    if (bits > 20) {
+      throw new IllegalStateException("native record flags: " + bits + " bits, at most 20 expected");
+    }
+    return new Set[1 << bits];
+  }
+
   private static TimingSource timingSourceNamed(String name) {
     for (TimingSource t : TimingSource.values()) {
       if (t.jsonName().equals(name)) {
         return t;
       }
     }
-    return TimingSource.COLLECTIVE_CPU;
+    throw new IllegalStateException("native timing source '" + name + "' unknown to this jar:"
+        + " the jar and the native library come from different builds");
   }
 
   /** Bytes taken by the record at {@code offset}. */
@@ -144,6 +154,8 @@ public final class RecordDecoder {
     CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
+    int desynced = u8(b, o + l.channelsDesynced);
+    long launchWall = b.getLong(o + l.launchWallNs);
     long skew = b.getLong(o + l.gpuSkewNs);
     String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
     String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
@@ -167,13 +179,13 @@ public final class RecordDecoder {
           u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
           bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew, quarantine,
           b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
-          stopSn, step, phase);
+          stopSn, step, phase, desynced, launchWall);
     }
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
         datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
         bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew,
         quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn,
-        step, phase);
+        step, phase, desynced, launchWall);
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {
@@ -193,17 +205,23 @@ public final class RecordDecoder {
           b.getLong(c + l.chRecordWallNs),
           b.getLong(c + l.chStopWallNs),
           b.getLong(c + l.chGpuStartNs),
-          b.getLong(c + l.chGpuStopNs)));
+          b.getLong(c + l.chGpuStopNs),
+          desync(u8(b, c + l.chDesync))));
     }
     return out;
+  }
+
+  private static final KernelChannelTrace.Desync[] DESYNC = KernelChannelTrace.Desync.values();
+
+  private static KernelChannelTrace.Desync desync(int code) {
+    return code < DESYNC.length ? DESYNC[code] : KernelChannelTrace.Desync.DETECTED;
   }
 
   /**
    * Immutable flag sets by bit pattern, built once: records keep immutable sets as they are and
    * would copy any other.
    */
-  @SuppressWarnings("unchecked")
-  private final Set<RecordFlag>[] flagSets = new Set[1 << 12];
+  private final Set<RecordFlag>[] flagSets;
 
   private Set<RecordFlag> flags(int bits) {
     if (bits == 0) {

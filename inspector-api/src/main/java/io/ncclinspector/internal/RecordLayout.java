@@ -17,7 +17,7 @@ public final class RecordLayout {
     "ch_record_wall_ns", "ch_stop_wall_ns", "ch_gpu_start_ns", "ch_gpu_stop_ns",
     "comm_name_length", "comm_abi_version", "comm_event_wall_ns", "comm_name", "cell_bytes",
     "comm_name_max", "quarantine_reason", "gpu_skew_ns", "op_header_cells", "step", "phase",
-    "comm_cuda_device", "comm_gpu_uuid"
+    "comm_cuda_device", "comm_gpu_uuid", "channels_desynced", "launch_wall_ns", "ch_desync"
   };
 
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
@@ -26,7 +26,7 @@ public final class RecordLayout {
       chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
       chStopWallNs, chGpuStartNs, chGpuStopNs, commNameLength, commAbiVersion, commEventWallNs,
       commName, cellBytes, commNameMax, quarantineReason, gpuSkewNs, opHeaderCells, step, phase,
-      commCudaDevice, commGpuUuid;
+      commCudaDevice, commGpuUuid, channelsDesynced, launchWallNs, chDesync;
 
   private RecordLayout(int[] o) {
     int i = 0;
@@ -43,6 +43,7 @@ public final class RecordLayout {
     cellBytes = o[i++]; commNameMax = o[i++]; quarantineReason = o[i++]; gpuSkewNs = o[i++];
     opHeaderCells = o[i++]; step = o[i++]; phase = o[i++];
     commCudaDevice = o[i++]; commGpuUuid = o[i++];
+    channelsDesynced = o[i++]; launchWallNs = o[i++]; chDesync = o[i++];
   }
 
   static RecordLayout readFromNative() {
