@@ -134,24 +134,13 @@ _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is 
 #define COMM_RECORD_CELLS 4
 #define MAX_RECORD_CELLS (OP_RECORD_CELLS + INSPECTOR_MAX_CHANNELS)
 
-/* Field ids for record_layout_offset(), in the order Java asks for them. */
-typedef enum {
-  LAYOUT_KIND, LAYOUT_CELLS, LAYOUT_FUNC, LAYOUT_DATATYPE, LAYOUT_ALGO, LAYOUT_PROTO,
-  LAYOUT_TIMING_SOURCE, LAYOUT_N_CHANNELS, LAYOUT_CHANNELS_SEEN, LAYOUT_N_WARPS, LAYOUT_FLAGS,
-  LAYOUT_COMM_SERIAL, LAYOUT_COMM_ID, LAYOUT_RANK, LAYOUT_NRANKS, LAYOUT_NNODES,
-  LAYOUT_PEER_OR_ROOT, LAYOUT_SEQ, LAYOUT_COUNT, LAYOUT_BYTES, LAYOUT_EXEC_NS,
-  LAYOUT_START_WALL_NS, LAYOUT_STOP_WALL_NS, LAYOUT_COMPLETE_WALL_NS, LAYOUT_GPU_START_NS,
-  LAYOUT_GPU_SPAN_NS, LAYOUT_START_SN, LAYOUT_STOP_SN, LAYOUT_ABI_VERSION,
-  LAYOUT_CH_CHANNEL_ID, LAYOUT_CH_STATE, LAYOUT_CH_START_SN, LAYOUT_CH_RECORD_SN, LAYOUT_CH_STOP_SN,
-  LAYOUT_CH_START_WALL_NS, LAYOUT_CH_RECORD_WALL_NS, LAYOUT_CH_STOP_WALL_NS,
-  LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
-  LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
-  LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX, LAYOUT_QUARANTINE_REASON, LAYOUT_GPU_SKEW_NS,
-  LAYOUT_OP_HEADER_CELLS, LAYOUT_STEP, LAYOUT_PHASE, LAYOUT_COMM_CUDA_DEVICE, LAYOUT_COMM_GPU_UUID,
-  LAYOUT_CHANNELS_DESYNCED, LAYOUT_LAUNCH_WALL_NS, LAYOUT_CH_DESYNC,
-  LAYOUT_FIELD_COUNT
-} layout_field;
-
-int record_layout_offset(int field);
+/* The layout of every structure Java reads (the ring's records and in-flight entries), exported by
+ * field name: entry i has a name such as "op.exec_ns", a byte offset and a size (0 for constants
+ * such as "cell_bytes", whose value is the offset). Java looks every field it reads up by name and
+ * checks its size once, at load; nothing is written down twice. */
+int record_layout_count(void);
+const char* record_layout_name(int i);
+int record_layout_offset(int i);
+int record_layout_size(int i);
 
 #endif

@@ -20,15 +20,9 @@ import java.util.Set;
  * records. Runs on the drain thread.
  */
 public final class RecordDecoder {
-  static final int KIND_COLL = 1;
-  static final int KIND_P2P = 2;
-  static final int KIND_COMM_CREATED = 3;
-  static final int KIND_COMM_DESTROYED = 4;
 
   /** Quarantine reasons by their native code (QUARANTINE_* in record_format.h). */
   private static final Quarantine[] QUARANTINES = Quarantine.values();
-  /** Size of comm_record.gpu_uuid (record_format.h), NUL-terminated within it. */
-  private static final int GPU_UUID_MAX = 44;
 
   private final NativeCore core;
   private final RecordLayout l;
@@ -88,11 +82,13 @@ public final class RecordDecoder {
   public Object decode(ByteBuffer buf, int offset) {
     buf.order(ByteOrder.LITTLE_ENDIAN);
     int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
-    return switch (kind) {
-      case KIND_COLL, KIND_P2P -> decodeOperation(buf, offset, kind);
-      case KIND_COMM_CREATED, KIND_COMM_DESTROYED -> decodeCommunicator(buf, offset, kind);
-      default -> null;
-    };
+    if (kind == l.kindColl || kind == l.kindP2p) {
+      return decodeOperation(buf, offset, kind);
+    }
+    if (kind == l.kindCommCreated || kind == l.kindCommDestroyed) {
+      return decodeCommunicator(buf, offset, kind);
+    }
+    return null;
   }
 
   /** The communicator of the previous operation record: consecutive records mostly share it. */
@@ -126,8 +122,8 @@ public final class RecordDecoder {
         b.getInt(o + l.nnodes),
         b.getInt(o + l.commAbiVersion),
         b.getInt(o + l.commCudaDevice),
-        gpuUuid(b, o + l.commGpuUuid));
-    boolean created = kind == KIND_COMM_CREATED;
+        gpuUuid(b, o + l.commGpuUuid, l.gpuUuidMax));
+    boolean created = kind == l.kindCommCreated;
     lastCommunicator = null; /* its name may have changed what resolve returns */
     if (created) {
       communicators.created(info);
@@ -137,9 +133,9 @@ public final class RecordDecoder {
     return new CommunicatorEvent(created, info, b.getLong(o + l.commEventWallNs));
   }
 
-  private static String gpuUuid(ByteBuffer b, int at) {
+  private static String gpuUuid(ByteBuffer b, int at, int max) {
     int n = 0;
-    while (n < GPU_UUID_MAX && b.get(at + n) != 0) {
+    while (n < max && b.get(at + n) != 0) {
       n++;
     }
     if (n == 0) {
@@ -172,7 +168,7 @@ public final class RecordDecoder {
     int stopSn = Short.toUnsignedInt(b.getShort(o + l.stopSn));
     long step = b.getLong(o + l.step);
     String phase = PhaseNames.nameOf(Short.toUnsignedInt(b.getShort(o + l.phase)));
-    if (kind == KIND_COLL) {
+    if (kind == l.kindColl) {
       return new CollectiveRecord(comm, op, b.getLong(o + l.seq), b.getLong(o + l.count), datatype,
           bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
           core.name(NativeCore.TABLE_PROTO, u8(b, o + l.proto)), u8(b, o + l.nChannels),
