@@ -130,7 +130,12 @@ public final class TraceReader {
         JsonToken v = p.nextToken();
         switch (v) {
           case VALUE_STRING -> fields.put(name, p.getText());
-          case VALUE_NUMBER_INT -> fields.put(name, p.getBigIntegerValue().longValue());
+          case VALUE_NUMBER_INT -> {
+            /* Up to 64 bits (an unsigned 64-bit value keeps its bits); anything longer stays a
+               BigInteger, which every numeric read rejects rather than wrap. */
+            java.math.BigInteger n = p.getBigIntegerValue();
+            fields.put(name, n.bitLength() <= 64 ? (Object) n.longValue() : n);
+          }
           case VALUE_NUMBER_FLOAT -> fields.put(name, (long) p.getDoubleValue());
           case VALUE_TRUE -> fields.put(name, 1L);
           case VALUE_FALSE, VALUE_NULL -> fields.put(name, 0L);
@@ -156,7 +161,7 @@ public final class TraceReader {
     switch (ev) {
       case "init" -> {
         b.put(o + OP, (byte) OP_INIT);
-        b.putInt(o + CTX, (int) required(f, "ctx"));
+        b.putInt(o + CTX, id(f, "ctx", true));
         b.putLong(o + A, commId(str(f, "commId")));
         b.putShort(o + FUNC, (short) intern(str(f, "commName")));
         b.putInt(o + NNODES, (int) num(f, "nNodes", 0));
@@ -166,18 +171,18 @@ public final class TraceReader {
       case "start" -> encodeStart(f, b, o);
       case "stop" -> {
         b.put(o + OP, (byte) OP_STOP);
-        b.putInt(o + HANDLE, (int) required(f, "h"));
+        b.putInt(o + HANDLE, id(f, "h", true));
       }
       case "state" -> {
         b.put(o + OP, (byte) OP_STATE);
-        b.putInt(o + HANDLE, (int) required(f, "h"));
+        b.putInt(o + HANDLE, id(f, "h", true));
         b.putInt(o + STATE, (int) required(f, "state"));
         long arg = num(f, "pTimer", num(f, "transSize", num(f, "appendedProxyOps", 0)));
         b.putLong(o + A, arg);
       }
       case "fini" -> {
         b.put(o + OP, (byte) OP_FINI);
-        b.putInt(o + CTX, (int) required(f, "ctx"));
+        b.putInt(o + CTX, id(f, "ctx", true));
       }
       default -> throw new IllegalArgumentException("unknown event \"" + ev + "\"");
     }
@@ -191,10 +196,10 @@ public final class TraceReader {
     }
     b.put(o + OP, (byte) OP_START);
     b.putInt(o + TYPE, bit);
-    b.putInt(o + CTX, (int) num(f, "ctx", 0));
-    b.putInt(o + HANDLE, (int) required(f, "h"));
-    b.putInt(o + PARENT, (int) num(f, "parent", 0));
-    b.putInt(o + PARENT_GROUP, (int) num(f, "parentGroup", 0));
+    b.putInt(o + CTX, id(f, "ctx", false));
+    b.putInt(o + HANDLE, id(f, "h", true));
+    b.putInt(o + PARENT, id(f, "parent", false));
+    b.putInt(o + PARENT_GROUP, id(f, "parentGroup", false));
     b.putInt(o + RANK, (int) num(f, "rank", 0));
     b.putShort(o + FUNC, (short) intern(str(f, "func")));
     b.putShort(o + DATATYPE, (short) intern(str(f, "datatype")));
@@ -251,11 +256,29 @@ public final class TraceReader {
 
   private static long num(Map<String, Object> f, String key, long otherwise) {
     Object v = f.get(key);
+    if (v instanceof java.math.BigInteger big) {
+      throw new IllegalArgumentException("\"" + key + "\" " + big + " does not fit in 64 bits");
+    }
     return v instanceof Long l ? l : otherwise;
+  }
+
+  /**
+   * A handle or context id: 0 (none) to {@link ProfilerTableDriver#MAX_ID}. Checked on the value
+   * read, before any narrowing, so that -1 or a number past 32 bits never becomes an index.
+   */
+  private static int id(Map<String, Object> f, String key, boolean isRequired) {
+    long v = isRequired ? required(f, key) : num(f, key, 0);
+    if (v < 0 || v > ProfilerTableDriver.MAX_ID) {
+      throw new IllegalArgumentException("\"" + key + "\" " + v + " out of range 0.." + ProfilerTableDriver.MAX_ID);
+    }
+    return (int) v;
   }
 
   private static long required(Map<String, Object> f, String key) {
     Object v = f.get(key);
+    if (v instanceof java.math.BigInteger) {
+      return num(f, key, 0);
+    }
     if (!(v instanceof Long l)) {
       throw new IllegalArgumentException("missing numeric field \"" + key + "\"");
     }
