@@ -41,8 +41,15 @@ public final class TraceReplayer {
         .build();
     NativeCore core = NativeCore.get();
     long calls;
-    NcclInspector inspector = NcclInspector.enable(replayConfig);
+    DriverLease lease = DriverLease.take("a replay of " + trace);
+    NcclInspector inspector;
     try {
+      inspector = NcclInspector.enable(replayConfig);
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+    try (lease) {
       Path library = inspector.libraryPath().orElseThrow(
           () -> new IllegalStateException("the inspector is disabled by configuration: nothing to replay"));
       String pluginPath = core.getenv("NCCL_PROFILER_PLUGIN");
