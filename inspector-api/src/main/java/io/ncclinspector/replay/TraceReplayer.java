@@ -72,9 +72,11 @@ public final class TraceReplayer {
       core.setVirtualClock(false, 0, 0);
     }
     Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
-        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit()));
-    return new ReplayResult(trace, inspector.outputFile(), events.count(), calls,
+        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit(),
+            inspector.traceEventsNotWritten(), inspector.traceError()));
+    io.ncclinspector.InspectorStatus status = inspector.status();
+    return new ReplayResult(trace, status.outputFile(), events.count(), calls,
         inspector.recordsWritten(), inspector.recordsQuarantined(), inspector.counters(), events.problems(), events.endsWithFinalize(),
-        recording);
+        recording, events.cutShort(), status);
   }
 }

@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import io.ncclinspector.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HostileTraceTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   private InspectorConfig config() {
     return InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
@@ -31,6 +34,7 @@ class HostileTraceTest {
 
   @Test
   void aStopOfHandleMinusOneIsReportedNotPlayed() throws Exception {
+    logs.expect("WARN", "\"h\" -1 out of range").expect("WARN", "no NCCL communicator reached the inspector");
     Path trace = Files.writeString(dir.resolve("trace-pid1.jsonl"), "{\"t\":1,\"wall\":1,\"ev\":\"stop\",\"h\":-1}\n");
     ReplayResult r = TraceReplayer.replay(trace, config(), "host");
     assertEquals(0, r.callsMade());
@@ -40,6 +44,7 @@ class HostileTraceTest {
 
   @Test
   void hugeAndWrappingIdsAreReportedWithTheirLine() throws Exception {
+    logs.expect("WARN", "out of range").expect("WARN", "does not fit in 64 bits");
     List<String> lines = List.of(
         "{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":1,\"commId\":\"0x5\",\"commName\":\"c\",\"nNodes\":1,\"nranks\":2,\"rank\":0}",
         "{\"t\":2,\"wall\":2,\"ev\":\"stop\",\"h\":4294967297}",                 /* 2^32 + 1: 1 as an int */
@@ -64,13 +69,14 @@ class HostileTraceTest {
 
   @Test
   void packedEventsWithIdsPastThePreparedMapsAreNotSent() throws Exception {
+    logs.expect("WARN", "no NCCL communicator reached the inspector");
     /* A TraceEvents built by hand, claiming ids up to 1 while its events use -1 and 2^31. */
     ByteBuffer events = ByteBuffer.allocateDirect(3 * ProfilerTableDriver.EVENT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     int stop = 2, state = 3, handle = 12;
     events.put(0, (byte) stop).putInt(handle, -1);
     events.put(128, (byte) state).putInt(128 + handle, Integer.MIN_VALUE);
     events.put(256, (byte) stop).putInt(256 + handle, 2);
-    TraceEvents hostile = new TraceEvents(events, 3, 1, 1, OptionalLong.empty(), List.of(), false);
+    TraceEvents hostile = new TraceEvents(events, 3, 1, 1, OptionalLong.empty(), List.of(), false, java.util.Optional.empty());
     try (NcclInspector inspector = NcclInspector.enable(config());
         TracePlayer player = TracePlayer.open(inspector, hostile)) {
       assertEquals(3, player.play(3));

@@ -8,11 +8,14 @@ import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.TestData;
 import java.nio.file.Path;
+import io.ncclinspector.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class TracePlayerTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   @Test
   void playsATraceOperationByOperation() throws Exception {
@@ -95,6 +98,7 @@ class TracePlayerTest {
 
   @Test
   void needsAnActiveInspector() throws Exception {
+    logs.expect("WARN", "no NCCL communicator reached the inspector");
     NcclInspector off = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).enabled(false).build());
     assertThrows(IllegalStateException.class, () -> TracePlayer.open(off, TestData.traceFiles("h3_mix").get(0)));
     NcclInspector closed = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).jsonOutput(false).build());

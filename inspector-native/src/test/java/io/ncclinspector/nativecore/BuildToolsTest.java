@@ -10,14 +10,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The build names a missing compiler before JavaCPP runs into it: on a machine with gcc but no
  * g++, {@code make tools} (the first step of the native build) fails saying what to install.
  */
 class BuildToolsTest {
-  @TempDir Path bin;
+  /* Not a JUnit @TempDir: it would warn about deleting the links to tools outside it. */
+  private Path bin;
+
+  @BeforeEach
+  void makeBin() throws IOException {
+    bin = Files.createTempDirectory("tools");
+  }
+
+  @AfterEach
+  void removeBin() throws IOException {
+    try (var entries = Files.list(bin)) {
+      for (Path p : entries.toList()) {
+        Files.delete(p); /* the link, not its target */
+      }
+    }
+    Files.delete(bin);
+  }
 
   private record Result(int exit, String output) {}
 

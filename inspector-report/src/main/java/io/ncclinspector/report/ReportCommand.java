@@ -95,6 +95,14 @@ public final class ReportCommand implements Callable<Integer> {
     System.exit(run(args, System.out, System.err));
   }
 
+  /** This command writing to the given streams: the {@code report} subcommand of {@code nccl-inspector}. */
+  public static ReportCommand forStreams(PrintStream out, PrintStream err) {
+    ReportCommand command = new ReportCommand();
+    command.stdout = out;
+    command.stderr = err;
+    return command;
+  }
+
   /** Runs the command; returns the exit status. */
   static int run(String[] args, PrintStream out, PrintStream err) {
     ReportCommand command = new ReportCommand();
