@@ -110,6 +110,7 @@ public final class ReportCommand implements Callable<Integer> {
     command.stderr = err;
     CommandLine cli = new CommandLine(command)
         .setCaseInsensitiveEnumValuesAllowed(true)
+        .setUnmatchedOptionsAllowedAsOptionParameters(false) /* --out --outt: a typo, not a path */
         .setOut(new PrintWriter(out, true))
         .setErr(new PrintWriter(err, true))
         .setExecutionExceptionHandler((e, cmd, parsed) -> {

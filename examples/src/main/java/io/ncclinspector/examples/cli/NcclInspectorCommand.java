@@ -39,6 +39,7 @@ public final class NcclInspectorCommand implements Runnable {
     cli.addSubcommand("replay", new ReplayCommand(out, err));
     cli.addSubcommand("report", ReportCommand.forStreams(out, err));
     return cli.setCaseInsensitiveEnumValuesAllowed(true)
+        .setUnmatchedOptionsAllowedAsOptionParameters(false) /* --out --outt: a typo, not a path */
         .setOut(new PrintWriter(out, true, StandardCharsets.UTF_8))
         .setErr(new PrintWriter(err, true, StandardCharsets.UTF_8))
         .setExecutionExceptionHandler((e, cmd, parsed) -> {

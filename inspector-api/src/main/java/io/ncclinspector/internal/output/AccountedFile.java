@@ -238,6 +238,7 @@ public final class AccountedFile {
   }
 
   private void open() throws IOException {
+    fs.checkDirectory(names.directory()); /* names a file in the way as such */
     fs.createDirectories(names.directory());
     for (Path candidate : names.candidates()) {
       try {
