@@ -132,7 +132,21 @@ public final class AccountedFile {
       log.debug("NCCL Inspector: {} items of {} never reached the file: {}", pendingItems, describe(), error);
       discardHeld();
     }
+    removeIfEmpty();
     closeChannel();
+  }
+
+  /** A file created but never written to (the disk was already full) is not left behind empty. */
+  private void removeIfEmpty() {
+    try {
+      if (channel != null && path != null && written.get() == 0 && channel.size() == 0) {
+        closeChannel();
+        fs.delete(path);
+        path = null;
+      }
+    } catch (IOException e) {
+      log.debug("NCCL Inspector: removing the empty {} failed: {}", describe(), e.toString());
+    }
   }
 
   /** The file, once created. */

@@ -23,6 +23,11 @@ public interface OutputFileSystem {
   /** Whether anything, a symbolic link included, is at this path. */
   boolean exists(Path path);
 
+  /** Deletes a file this output created (one left empty because nothing could be written to it). */
+  default void delete(Path file) throws IOException {
+    Files.deleteIfExists(file);
+  }
+
   /**
    * Checks, creating nothing, that files could be created in {@code dir}: the nearest part of
    * the path that exists is a directory this process may write to.
