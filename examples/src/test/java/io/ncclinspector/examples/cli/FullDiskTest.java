@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real full disk: a 48 KiB tmpfs, mounted where the machine allows it (root with the mount
+ * A real full disk: a 48 KiB tmpfs for the JSON output and a 4 KiB one for the recording, mounted where the machine allows it (root with the mount
  * capability, as in CI); elsewhere skipped with one NOT CHECKED line (the unit tests cover the same
  * accounting on a simulated disk). The replay must say exactly how many records reached the file,
  * leave no cut line, exit non-zero, and report a recording that hit the full disk as such.
@@ -32,7 +33,9 @@ class FullDiskTest {
   @TempDir Path dir;
   @RegisterExtension final LogCapture logs = new LogCapture();
   private Path disk;
-  private boolean mounted;
+  private Path small;
+  private boolean diskMounted;
+  private boolean smallMounted;
 
   private static int sh(String... command) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -43,8 +46,10 @@ class FullDiskTest {
   @BeforeEach
   void mountSmallDisk() throws Exception {
     disk = Files.createDirectory(dir.resolve("disk"));
-    mounted = sh("mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", disk.toString()) == 0;
-    if (!mounted) {
+    small = Files.createDirectory(dir.resolve("small"));
+    diskMounted = sh("mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", disk.toString()) == 0;
+    smallMounted = diskMounted && sh("mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", small.toString()) == 0;
+    if (!smallMounted) {
       String line = "NOT CHECKED: replay onto a real full file system (FullDiskTest: cannot mount a small tmpfs"
           + " here; needs root with the mount capability, as CI has)";
       System.out.println(line);
@@ -54,7 +59,10 @@ class FullDiskTest {
 
   @AfterEach
   void unmount() throws Exception {
-    if (mounted) {
+    if (smallMounted) {
+      sh("umount", small.toString());
+    }
+    if (diskMounted) {
       sh("umount", disk.toString());
     }
   }
@@ -65,7 +73,7 @@ class FullDiskTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int rc = NcclInspectorCommand.run(new String[] {"replay", "--trace", TestData.traceFiles("h3_mix").get(0).toString(),
-        "--dump-dir", disk.resolve("out").toString(), "--record", disk.resolve("rec").toString(), "--min-size", "0"},
+        "--dump-dir", disk.resolve("out").toString(), "--record", small.resolve("rec").toString(), "--min-size", "0"},
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     String stdout = out.toString(StandardCharsets.UTF_8);
     String stderr = err.toString(StandardCharsets.UTF_8);
@@ -87,7 +95,7 @@ class FullDiskTest {
     assertTrue(stderr.contains("recorded callback(s) lost, the recording could not be written: IOException: No space"),
         stdout + stderr);
     assertTrue(!stdout.contains("past the size bound"), "a full disk is not the size bound: " + stdout);
-    try (var files = Files.walk(disk)) {
+    try (var files = Stream.concat(Files.walk(disk), Files.walk(small))) {
       for (Path f : files.filter(Files::isRegularFile).toList()) {
         assertTrue(Files.size(f) > 0, "no empty file left behind: " + f);
       }
