@@ -96,6 +96,11 @@ const char* profiler_driver_loaded_path(void) { return loaded_path; }
 
 int profiler_driver_prepare(int max_handle_id, int max_ctx_id) {
   reset_maps();
+  if (max_handle_id < 0 || max_handle_id > DRIVER_MAX_ID || max_ctx_id < 0 || max_ctx_id > DRIVER_MAX_ID) {
+    snprintf(error, sizeof(error), "id maps of %d handles and %d contexts: out of range 0..%d", max_handle_id,
+             max_ctx_id, DRIVER_MAX_ID);
+    return -1;
+  }
   handle_cap = max_handle_id + 1;
   ctx_cap = max_ctx_id + 1;
   handles = calloc((size_t)handle_cap, sizeof(void*));
@@ -143,7 +148,11 @@ static int is_child_of_operation(uint32_t type) {
          type == ncclProfileNetPlugin;
 }
 
-static void* handle_of(uint32_t id) { return (id > 0 && (int)id < handle_cap) ? handles[id] : NULL; }
+/* Every id comes from a file: compared unsigned against the map's size, so that no value (a -1
+ * read as 0xffffffff, a wrapped 64-bit number) indexes outside it. */
+static int handle_in_range(uint32_t id) { return id < (uint32_t)handle_cap; }
+static int ctx_in_range(uint32_t id) { return id < (uint32_t)ctx_cap; }
+static void* handle_of(uint32_t id) { return (id > 0 && handle_in_range(id)) ? handles[id] : NULL; }
 
 static void build_descriptor(const driver_event* e, ncclProfilerEventDescr_v5_t* d) {
   memset(d, 0, sizeof(*d));
@@ -229,7 +238,7 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
     long long t0 = 0;
     switch (e->op) {
       case DRIVER_OP_INIT: {
-        if (e->ctx >= (uint32_t)ctx_cap) break;
+        if (!ctx_in_range(e->ctx)) break;
         void* ctx = NULL;
         if (call_ns) t0 = now_ns();
         table->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
@@ -240,9 +249,12 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
         break;
       }
       case DRIVER_OP_START: {
-        if (e->handle >= (uint32_t)handle_cap || e->ctx >= (uint32_t)ctx_cap) break;
+        if (!handle_in_range(e->handle) || !ctx_in_range(e->ctx)) break;
         if (!type_enabled(e->type)) break;
         if (is_child_of_operation(e->type) && handle_of(e->parent) == NULL) break;
+        /* A parent id out of range would reach the plugin as no parent: not an event NCCL makes. */
+        if ((e->parent != 0 && !handle_in_range(e->parent)) ||
+            (e->parent_group != 0 && !handle_in_range(e->parent_group))) break;
         ncclProfilerEventDescr_v5_t d;
         build_descriptor(e, &d);
         void* h = NULL;
@@ -275,7 +287,7 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
         break;
       }
       case DRIVER_OP_FINI: {
-        if (e->ctx >= (uint32_t)ctx_cap || contexts[e->ctx] == NULL) break;
+        if (!ctx_in_range(e->ctx) || contexts[e->ctx] == NULL) break;
         if (call_ns) t0 = now_ns();
         table->finalize(contexts[e->ctx]);
         if (call_ns) call_ns[i] = now_ns() - t0;

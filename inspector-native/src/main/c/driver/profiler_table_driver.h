@@ -16,6 +16,10 @@
 extern "C" {
 #endif
 
+/* The largest handle or context id a trace may use: the driver's id maps are arrays of that many
+ * pointers at most (128 MiB). A recorder numbers handles from 1 as it sees them, far below this. */
+#define DRIVER_MAX_ID (1 << 24)
+
 enum { DRIVER_OP_INIT = 0, DRIVER_OP_START = 1, DRIVER_OP_STOP = 2, DRIVER_OP_STATE = 3, DRIVER_OP_FINI = 4 };
 
 /* One trace line, 128 bytes. Ids (ctx, handle, parent) are the recorder's numbers; strings are
@@ -58,7 +62,8 @@ int profiler_driver_open_null(void);
 const char* profiler_driver_error(void);
 /* The path the dynamic loader resolved for the opened plugin (dlinfo), as NCCL logs it. */
 const char* profiler_driver_loaded_path(void);
-/* Sizes the id maps; call before run. */
+/* Sizes the id maps; call before run. Each maximum must be in 0..DRIVER_MAX_ID (else -1). Events
+ * whose ids fall outside the maps are not sent (NCCL would never make them). */
 int profiler_driver_prepare(int max_handle_id, int max_ctx_id);
 /* Keeps a copy of s for the life of the process; returns its id (0 is reserved for NULL). */
 int profiler_driver_intern(const char* s);

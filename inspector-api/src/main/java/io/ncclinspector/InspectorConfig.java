@@ -54,6 +54,10 @@ import java.util.function.Function;
  * @param jfrEvents emit JDK Flight Recorder events (slow collectives, hangs, periodic statistics,
  *     and, when enabled in the recording's settings, every collective); they cost nothing while no
  *     recording enables them ({@code NCCL_INSPECTOR_JFR}, default on)
+ * @param listenerCloseTimeout how long closing the inspector (or removing a listener) waits for
+ *     listeners to finish what is queued for them (5 s, all listeners together); a listener still
+ *     busy then is abandoned and counted ({@code listener_abandoned}), so nothing waits on a
+ *     stuck listener, the shutdown hook included
  */
 public record InspectorConfig(
     boolean enabled,
@@ -77,7 +81,8 @@ public record InspectorConfig(
     int listenerQueueCapacity,
     int lastRecordsPerCommunicator,
     PrometheusTextfile prometheus,
-    boolean jfrEvents) {
+    boolean jfrEvents,
+    Duration listenerCloseTimeout) {
 
   public InspectorConfig {
     Objects.requireNonNull(dumpInterval, "dumpInterval");
@@ -100,6 +105,7 @@ public record InspectorConfig(
     if (lastRecordsPerCommunicator < 0 || lastRecordsPerCommunicator > 4096) {
       throw new IllegalArgumentException("lastRecordsPerCommunicator must be in [0, 4096]");
     }
+    check(Objects.requireNonNull(listenerCloseTimeout, "listenerCloseTimeout"), "listenerCloseTimeout");
   }
 
   private static long checkTraceMaxBytes(long v) {
@@ -203,6 +209,7 @@ public record InspectorConfig(
     private int lastRecordsPerCommunicator = 16;
     private PrometheusTextfile prometheus = PrometheusTextfile.disabled();
     private boolean jfrEvents = true;
+    private Duration listenerCloseTimeout = Duration.ofSeconds(5);
 
     private Builder() {}
 
@@ -229,6 +236,7 @@ public record InspectorConfig(
       lastRecordsPerCommunicator = c.lastRecordsPerCommunicator;
       prometheus = c.prometheus;
       jfrEvents = c.jfrEvents;
+      listenerCloseTimeout = c.listenerCloseTimeout;
     }
 
     public Builder enabled(boolean v) {
@@ -346,6 +354,12 @@ public record InspectorConfig(
       return this;
     }
 
+    /** How long closing waits for listeners before abandoning those still busy (5 s). */
+    public Builder listenerCloseTimeout(Duration v) {
+      listenerCloseTimeout = check(Objects.requireNonNull(v), "listenerCloseTimeout");
+      return this;
+    }
+
     /** Applies this process's environment variables (see the record's documentation). */
     public Builder fromEnvironment() {
       return fromEnvironment(System.getenv());
@@ -422,7 +436,7 @@ public record InspectorConfig(
           minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
           maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes,
           slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator, prometheus,
-          jfrEvents);
+          jfrEvents, listenerCloseTimeout);
     }
 
     /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */

@@ -30,7 +30,8 @@ public record InspectorSnapshot(
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .findAndRegisterModules()
-      .setSerializationInclusion(JsonInclude.Include.NON_NULL)
+      .setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
+          JsonInclude.Include.USE_DEFAULTS))
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
 

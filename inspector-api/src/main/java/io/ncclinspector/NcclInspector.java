@@ -83,7 +83,9 @@ public final class NcclInspector implements AutoCloseable {
   /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
   private static final int TRACE_RING_CELLS = 1 << 16;
   private static final Object LOCK = new Object();
-  private static NcclInspector active;
+  /* Written under LOCK; read without it, so that current() never waits for a close in progress
+     (a listener asking for the inspector from its callback while close waits for it). */
+  private static volatile NcclInspector active;
 
   private final InspectorConfig config;
   private final NativeCore core;
@@ -178,7 +180,7 @@ public final class NcclInspector implements AutoCloseable {
       prometheusWriter = new AsyncSink(prometheus, "nccl-inspector-prometheus", BACKLOG);
       sinks.add(prometheusWriter);
     }
-    ListenerDispatcher listeners = new ListenerDispatcher();
+    ListenerDispatcher listeners = new ListenerDispatcher(config.listenerCloseTimeout());
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
     JfrEvents jfr = config.jfrEvents() && jfrAvailable()
         ? new JfrEvents(() -> self.get() == null ? emptySnapshot() : self.get().snapshot()) : null;
@@ -186,8 +188,10 @@ public final class NcclInspector implements AutoCloseable {
         new SlowCollectiveDetector(config.slowCollectives()), listeners, jfr), "nccl-inspector-analysis", BACKLOG);
     sinks.add(analysis);
     sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
-    TraceRecording recording = config.traceFile()
-        .map(f -> TraceRecording.start(f, config.traceMaxBytes(), TRACE_RING_CELLS)).orElse(null);
+    TraceRecording recording = config.recording()
+        ? TraceRecording.start(config.traceDirectory(), config.processIdentity().pid(), config.traceMaxBytes(),
+            TRACE_RING_CELLS)
+        : null;
     DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
         config.dumpInterval(), recording);
     thread.start();
@@ -199,9 +203,8 @@ public final class NcclInspector implements AutoCloseable {
 
   /** The inspector active in this process, if one is. */
   public static Optional<NcclInspector> current() {
-    synchronized (LOCK) {
-      return active != null && !active.closed ? Optional.of(active) : Optional.empty();
-    }
+    NcclInspector a = active;
+    return a != null && !a.closed ? Optional.of(a) : Optional.empty();
   }
 
   public InspectorConfig config() {
@@ -410,15 +413,64 @@ public final class NcclInspector implements AutoCloseable {
     return Optional.ofNullable(core).map(NativeCore::libraryPath);
   }
 
-  /** The JSON Lines file (empty when JSON output is off or the inspector is disabled). */
+  /**
+   * The JSON Lines file (empty when JSON output is off or the inspector is disabled). It is
+   * created at the first record; until then this is the name it will get.
+   */
   public Optional<Path> outputFile() {
     return Optional.ofNullable(parts).map(Parts::jsonSink).map(JsonFileSink::file);
   }
 
-  /** Why JSON output stopped, if it did (for example an unwritable dump directory). */
+  /**
+   * Why JSON output cannot be written, if it cannot (an unwritable dump directory, a full disk);
+   * after close, the first reason it ever could not.
+   */
   public Optional<String> outputError() {
-    return Optional.ofNullable(parts).map(Parts::jsonSink).flatMap(JsonFileSink::error);
+    if (parts == null || parts.jsonSink() == null) {
+      return Optional.empty();
+    }
+    return closed ? parts.jsonSink().firstError() : parts.jsonSink().error();
   }
+
+  /**
+   * Where the inspector stands: active or not, whether NCCL ever reached it, and whether what it
+   * received was written (see {@link InspectorStatus#problems()}).
+   */
+  public InspectorStatus status() {
+    InspectorStatus.State state = core == null ? InspectorStatus.State.DISABLED
+        : closed ? InspectorStatus.State.CLOSED : InspectorStatus.State.ACTIVE;
+    if (parts == null) {
+      return new InspectorStatus(state, 0, 0, 0, 0, 0, Optional.empty(), Optional.empty(), 0, 0, List.of());
+    }
+    JsonFileSink json = parts.jsonSink();
+    long seen = parts.communicators().seen();
+    long notWritten = json == null ? 0 : json.linesNotWritten();
+    Optional<String> error = json == null ? Optional.empty() : json.firstError();
+    long traceLost = parts.recording() == null ? 0 : parts.recording().eventsNotWritten();
+    long abandoned = parts.listeners().abandoned();
+    List<String> problems = new ArrayList<>();
+    if (seen == 0) {
+      problems.add(NO_COMMUNICATOR);
+    }
+    if (notWritten > 0) {
+      problems.add(notWritten + " record(s) could not be written to " + json.file() + ": " + error.orElse("?"));
+    } else if (error.isPresent() && closed) {
+      problems.add("output " + json.file() + " could not be written for a while (" + error.get() + "); nothing was lost");
+    }
+    if (traceLost > 0) {
+      problems.add(traceLost + " recorded callback(s) could not be written to " + parts.recording().file() + ": "
+          + parts.recording().outputError().orElse("?"));
+    }
+    if (abandoned > 0) {
+      problems.add(abandoned + " listener(s) did not finish in time and were abandoned");
+    }
+    return new InspectorStatus(state, seen, recordsReceived(), recordsWritten(), recordsQuarantined(), notWritten,
+        json == null ? Optional.empty() : json.createdFile(), error, traceLost, abandoned, problems);
+  }
+
+  private static final String NO_COMMUNICATOR = "no NCCL communicator reached the inspector: NCCL did not load it"
+      + " (the first communicator was created before enable(), NCCL_PROFILER_PLUGIN was changed, or NCCL is not used"
+      + " in this process)";
 
   /** Records written to the JSON file so far. */
   public long recordsWritten() {
@@ -458,6 +510,16 @@ public final class NcclInspector implements AutoCloseable {
     return parts == null || parts.recording() == null ? 0 : parts.recording().eventsDroppedAtLimit();
   }
 
+  /** Callbacks lost because the recording file could not be written (a full disk), not the bound. */
+  public long traceEventsNotWritten() {
+    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsNotWritten();
+  }
+
+  /** Why the recording file could not be written, if it ever could not. */
+  public Optional<String> traceError() {
+    return parts == null || parts.recording() == null ? Optional.empty() : parts.recording().outputError();
+  }
+
   /** Records the dump thread has received from the native core so far. */
   public long recordsReceived() {
     return parts == null ? 0 : parts.dumpThread().recordsDelivered();
@@ -477,6 +539,10 @@ public final class NcclInspector implements AutoCloseable {
     drops.put("json_backlog_full", parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
     drops.put("json_not_written", parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
     drops.put("analysis_backlog_full", parts.analysis().dropped());
+    drops.put("listener_abandoned", parts.listeners().abandoned());
+    if (parts.recording() != null) {
+      drops.put("trace_not_written", parts.recording().eventsNotWritten());
+    }
     if (parts.prometheus() != null) {
       drops.put("prometheus_backlog_full", parts.prometheusWriter().dropped());
       drops.put("prometheus_series_overflow", parts.prometheus().seriesOverflow());
@@ -521,6 +587,7 @@ public final class NcclInspector implements AutoCloseable {
         return;
       }
       closed = true;
+      parts.listeners().closingFrom(Thread.currentThread());
       if (parts.watchdog() != null) {
         parts.watchdog().close();
       }
@@ -547,8 +614,16 @@ public final class NcclInspector implements AutoCloseable {
       if (active == this) {
         active = null;
       }
-      log.info("NCCL Inspector closed: {} records written{}", recordsWritten(),
-          outputFile().map(p -> " to " + p).orElse(""));
+      InspectorStatus status = status();
+      if (status.communicatorsSeen() == 0) {
+        log.warn("NCCL Inspector closed: {}; nothing was written", NO_COMMUNICATOR);
+      } else if (status.outputLost()) {
+        log.error("NCCL Inspector closed: {} records written, output lost: {}", recordsWritten(),
+            String.join("; ", status.problems()));
+      } else {
+        log.info("NCCL Inspector closed: {} records written{}", recordsWritten(),
+            status.outputFile().map(p -> " to " + p).orElse(""));
+      }
     }
   }
 

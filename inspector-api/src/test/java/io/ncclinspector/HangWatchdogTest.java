@@ -10,14 +10,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A collective that started but does not finish is reported once, with what is known of it. */
 class HangWatchdogTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   @Test
   void anOperationInFlightTooLongIsReportedOnce() throws Exception {
+    logs.expect("WARN", "in flight for");
     SyntheticTrace s = new SyntheticTrace().init(1, 0xdeadL, 3, 4);
     int op = s.coll(1, "ReduceScatter", 77, 1 << 20, "ncclFloat32", 2);
     int ch0 = s.kernelChannel(1, op, 0, 1_795_942_870_000_000_000L);

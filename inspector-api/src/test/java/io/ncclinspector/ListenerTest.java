@@ -14,10 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class ListenerTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   @AfterEach
   void closeAll() {
@@ -106,6 +108,7 @@ class ListenerTest {
 
   @Test
   void aThrowingListenerIsLoggedAndKeepsReceiving() throws Exception {
+    logs.expect("ERROR", "failed on CollectiveRecord, continuing");
     NcclInspector inspector = enable();
     AtomicInteger calls = new AtomicInteger();
     inspector.addListener(new InspectorListener() {
@@ -123,6 +126,8 @@ class ListenerTest {
     inspector.close();
     assertEquals(20, calls.get());
     assertEquals(20, other.records.size());
+    assertEquals(20, logs.find("ERROR", "failed on CollectiveRecord").size(), "each failure logged");
+    assertTrue(logs.find("ERROR", "failed on CollectiveRecord").get(0).text().contains("listener bug"));
   }
 
   @Test
@@ -173,4 +178,99 @@ class ListenerTest {
     }
   }
 
+  /** A listener stuck in its callback until released (interrupts do not free it). */
+  static final class Stuck implements InspectorListener {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public void operationCompleted(OperationRecord r) {
+      entered.countDown();
+      while (release.getCount() > 0) {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          // stuck for good: ignores the interrupt
+        }
+      }
+    }
+  }
+
+  @Test
+  void aStuckListenerIsAbandonedAtCloseWithinTheTimeoutAndCounted() throws Exception {
+    logs.expect("WARN", "is abandoned");
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
+        .minMessageBytes(0).requireKernelTiming(false).listenerCloseTimeout(Duration.ofMillis(300)).build());
+    Stuck stuck = new Stuck();
+    ListenerRegistration reg = inspector.addListener(CommunicatorSelector.all(), stuck, 4); /* its queue fills up */
+    Collecting other = new Collecting();
+    inspector.addListener(other);
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
+    }
+    assertTrue(stuck.entered.await(10, TimeUnit.SECONDS));
+    long t0 = System.nanoTime();
+    inspector.close();
+    long took = System.nanoTime() - t0;
+    try {
+      assertTrue(took < Duration.ofSeconds(3).toNanos(), "close waited " + took / 1_000_000 + " ms");
+      assertTrue(reg.abandoned());
+      assertTrue(reg.dropped() > 0, "its queued events are counted");
+      assertEquals(1, inspector.counters().get("listener_abandoned"));
+      assertEquals(1, inspector.status().listenersAbandoned());
+      assertEquals(20, other.records.size(), "the other listener got everything");
+      assertEquals(20, inspector.recordsWritten(), "and so did the JSON output");
+    } finally {
+      stuck.release.countDown();
+    }
+  }
+
+  @Test
+  void removingAStuckListenerReturnsWithinTheTimeout() throws Exception {
+    logs.expect("WARN", "is abandoned");
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
+        .minMessageBytes(0).requireKernelTiming(false).listenerCloseTimeout(Duration.ofMillis(300)).build());
+    Stuck stuck = new Stuck();
+    ListenerRegistration reg = inspector.addListener(stuck);
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
+      assertTrue(stuck.entered.await(10, TimeUnit.SECONDS));
+      long t0 = System.nanoTime();
+      reg.close();
+      assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(3).toNanos());
+      assertTrue(reg.abandoned());
+    } finally {
+      stuck.release.countDown();
+    }
+    inspector.close();
+    assertEquals(1, inspector.counters().get("listener_abandoned"));
+  }
+
+  @Test
+  void closingTheInspectorFromInsideAListenerDoesNotStall() throws Exception {
+    NcclInspector inspector = enable();
+    AtomicReference<Long> closeTook = new AtomicReference<>();
+    List<OperationRecord> after = new CopyOnWriteArrayList<>();
+    inspector.addListener(new InspectorListener() {
+      @Override
+      public void operationCompleted(OperationRecord r) {
+        if (closeTook.get() == null) {
+          long t0 = System.nanoTime();
+          inspector.close();
+          closeTook.set(System.nanoTime() - t0);
+        } else {
+          after.add(r);
+        }
+      }
+    });
+    try (TracePlayer d = TracePlayer.open(inspector, twoCommunicators(dir.resolve("t")))) {
+      d.playAll();
+    }
+    Await.until(() -> closeTook.get() != null);
+    assertTrue(closeTook.get() < Duration.ofSeconds(3).toNanos(), "close from a listener took "
+        + closeTook.get() / 1_000_000 + " ms");
+    assertTrue(!inspector.isActive());
+    assertEquals(inspector.recordsReceived(), inspector.recordsWritten(), "everything received was written");
+    Await.until(() -> after.size() == inspector.recordsReceived() - 1);
+  }
 }

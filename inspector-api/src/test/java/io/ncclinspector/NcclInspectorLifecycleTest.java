@@ -16,10 +16,13 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class NcclInspectorLifecycleTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
+  private static final String NO_NCCL = "no NCCL communicator reached the inspector";
 
   @AfterEach
   void closeWhateverIsOpen() {
@@ -34,6 +37,7 @@ class NcclInspectorLifecycleTest {
 
   @Test
   void enablePointsNcclAtTheLoadedLibraryItself() throws Exception {
+    logs.expect("WARN", NO_NCCL);
     try (NcclInspector inspector = NcclInspector.enable(config().build())) {
       Path lib = inspector.libraryPath().orElseThrow();
       assertTrue(lib.isAbsolute() && Files.isRegularFile(lib), lib::toString);
@@ -51,6 +55,7 @@ class NcclInspectorLifecycleTest {
 
   @Test
   void enablingTwiceFailsClearlyAndCurrentSharesTheActiveOne() {
+    logs.expect("WARN", NO_NCCL);
     NcclInspector first = NcclInspector.enable(config().build());
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> NcclInspector.enable(config().build()));
     assertTrue(e.getMessage().contains("already enabled"), e.getMessage());
@@ -60,13 +65,13 @@ class NcclInspectorLifecycleTest {
   }
 
   @Test
-  void closingTwiceIsHarmlessAndEnablingAgainAppendsToTheSameFile() throws Exception {
-    Path trace = new SyntheticTrace().init(1, 0x1234L, 0, 2)
-        .raw("").fini(1).write(dir.resolve("t"), 77);
+  void closingTwiceIsHarmlessAndEnablingAgainWritesANewFileNeverTouchingTheFirst() throws Exception {
+    logs.expect("WARN", NO_NCCL);
     NcclInspector a = NcclInspector.enable(config().build());
     a.close();
     a.close();
     assertFalse(a.isActive());
+    assertEquals(1, logs.find("WARN", NO_NCCL).size(), "said once");
     SyntheticTrace s = new SyntheticTrace().init(1, 0x99L, 0, 2);
     int op = s.coll(1, "AllReduce", 0, 1024, "ncclFloat32", 0);
     s.stop(op).fini(1);
@@ -75,13 +80,35 @@ class NcclInspectorLifecycleTest {
     ReplayResult second = TraceReplayer.replay(t, config().build(), "host");
     assertEquals(1, first.recordsWritten());
     assertEquals(1, second.recordsWritten());
-    assertEquals(first.outputFile(), second.outputFile());
-    assertEquals(2, Files.readAllLines(first.outputFile().orElseThrow()).size(), "re-enabling appends");
-    assertTrue(Files.exists(trace));
+    assertEquals(dir.resolve("out/host-pid78.log").toAbsolutePath(), first.outputFile().orElseThrow());
+    assertEquals(dir.resolve("out/host-pid78-1.log").toAbsolutePath(), second.outputFile().orElseThrow(),
+        "two runs of one pid never merge into one file");
+    assertEquals(1, Files.readAllLines(first.outputFile().orElseThrow()).size(), "the first is left as it was");
+    assertEquals(1, Files.readAllLines(second.outputFile().orElseThrow()).size());
+  }
+
+  @Test
+  void withoutNcclNothingIsCreatedAndTheStatusSaysSo() throws Exception {
+    logs.expect("WARN", NO_NCCL);
+    Path out = dir.resolve("never-created");
+    NcclInspector inspector = NcclInspector.enable(config().dumpDirectory(out).traceDirectory(out.resolve("trace")).build());
+    assertEquals(InspectorStatus.State.ACTIVE, inspector.status().state());
+    assertTrue(inspector.status().problems().get(0).contains(NO_NCCL), inspector.status().problems()::toString);
+    inspector.flush();
+    Thread.sleep(50);
+    inspector.close();
+    InspectorStatus status = inspector.status();
+    assertEquals(InspectorStatus.State.CLOSED, status.state());
+    assertEquals(0, status.communicatorsSeen());
+    assertTrue(status.outputFile().isEmpty());
+    assertFalse(status.outputLost());
+    assertFalse(Files.exists(out), "no directory, no empty log, no empty recording");
+    assertEquals(1, logs.find("WARN", NO_NCCL).size(), "said once, at close");
   }
 
   @Test
   void anotherPluginInTheEnvironmentIsRefusedUnlessOverridden() {
+    logs.expect("WARN", "replaced by the NCCL Inspector's").expect("WARN", NO_NCCL);
     NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "/opt/other/libnccl-profiler-inspector.so");
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> NcclInspector.enable(config().build()));
     assertTrue(e.getMessage().contains("/opt/other/libnccl-profiler-inspector.so"), e.getMessage());
@@ -102,11 +129,18 @@ class NcclInspectorLifecycleTest {
     int ch = s.kernelChannel(1, op, 0, 1000);
     s.stop(op).kernelChannelDone(ch, 9000).fini(1);
     Path trace = s.write(dir.resolve("t"), 5);
+    logs.expect("ERROR", "cannot write NCCL Inspector output").expect("ERROR", "output lost")
+        .expect("WARN", NO_NCCL);
     InspectorConfig cfg = config().dumpDirectory(notADirectory.resolve("sub")).build();
     ReplayResult r = TraceReplayer.replay(trace, cfg, "host");
     assertEquals(0, r.recordsWritten());
+    assertTrue(r.outputLost(), "the record that could not be written is lost, and said to be");
+    assertEquals(1, r.status().recordsNotWritten());
+    assertEquals(1, r.counters().get("json_not_written"));
+    assertTrue(r.status().outputError().orElseThrow().contains("Not a directory")
+        || r.status().outputError().orElseThrow().contains("NotDirectory"), r.status().outputError()::get);
     try (NcclInspector inspector = NcclInspector.enable(cfg)) {
-      assertTrue(inspector.outputError().orElseThrow().contains(notADirectory.resolve("sub").toString()),
+      assertTrue(inspector.outputError().orElseThrow().contains(notADirectory.toString()),
           inspector.outputError()::get);
       assertTrue(inspector.isActive(), "profiling goes on without the file");
     }
@@ -114,6 +148,7 @@ class NcclInspectorLifecycleTest {
 
   @Test
   void disabledByTheEnvironmentIsANoOp() {
+    logs.allow("INFO", "disabled by configuration");
     NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "");
     InspectorConfig cfg = InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_ENABLE", "0"))
         .dumpDirectory(dir).build();
@@ -127,6 +162,7 @@ class NcclInspectorLifecycleTest {
 
   @Test
   void communicatorsCreatedWhileNotEnabledAreNotProfiled() throws Exception {
+    logs.expect("WARN", NO_NCCL);
     /* NCCL asks the plugin at communicator init. A communicator created while no inspector is
        enabled gets no context, so it stays unprofiled even after enable(): documented behaviour. */
     SyntheticTrace s = new SyntheticTrace().init(1, 0x77L, 0, 2);

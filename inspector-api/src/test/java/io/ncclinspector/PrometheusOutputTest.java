@@ -39,6 +39,7 @@ class PrometheusOutputTest {
 
   @Test
   void aReplayedRunEndsUpInTheTextfileAndNodeExporterReadsIt() throws Exception {
+    NodeExporter.assumeInstalled("a replayed run's textfile read by node_exporter (PrometheusOutputTest)");
     Path out = dir.resolve("textfiles");
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(out)
         .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false)

@@ -1,6 +1,7 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.OperationRecord;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -14,29 +15,43 @@ import org.slf4j.LoggerFactory;
  * blocked by the kernel's dirty-page throttling, a slow listener) never stops the dump thread from
  * draining the native ring. When the queue is full the item is dropped and counted; nothing
  * blocks. Items other than records and communicator events go to {@link RecordSink#other}.
+ *
+ * <p>Nothing waits on the sink's thread without a bound either: closing asks the thread to finish
+ * (without ever blocking on the full queue) and waits at most the close timeout; a thread still
+ * busy then is <em>abandoned</em>: interrupted, never handed anything again, its queued items
+ * counted as dropped, and the fact logged with where it was stuck.
  */
 public final class AsyncSink implements RecordSink {
   private static final Logger log = LoggerFactory.getLogger(AsyncSink.class);
   private static final Object FLUSH = new Object();
   private static final Object FLUSH_REQUESTED = new Object();
-  private static final Object CLOSE = new Object();
+  private static final Object WAKE = new Object();
 
   private final RecordSink delegate;
   private final BlockingQueue<Object> queue;
   private final Thread thread;
+  private final Duration closeTimeout;
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong delivered = new AtomicLong();
   private volatile boolean discarding;
+  private volatile boolean closeRequested;
+  private volatile boolean abandoned;
+  private volatile Thread exempt; /* a thread this sink must not wait for (see closeRequestedFrom) */
 
   public AsyncSink(RecordSink delegate, String threadName, int capacity) {
+    this(delegate, threadName, capacity, Duration.ofSeconds(20));
+  }
+
+  public AsyncSink(RecordSink delegate, String threadName, int capacity, Duration closeTimeout) {
     this.delegate = delegate;
     this.queue = new ArrayBlockingQueue<>(capacity);
+    this.closeTimeout = closeTimeout;
     this.thread = new Thread(this::run, threadName);
     this.thread.setDaemon(true);
     this.thread.start();
   }
 
-  /** Items dropped because the queue was full. */
+  /** Items dropped: the queue was full, or they were still queued when the sink was abandoned. */
   public long dropped() {
     return dropped.get();
   }
@@ -46,9 +61,22 @@ public final class AsyncSink implements RecordSink {
     return delivered.get();
   }
 
+  /** Whether the sink's thread did not finish within the close timeout and was left behind. */
+  public boolean abandoned() {
+    return abandoned;
+  }
+
+  /** The sink's thread. */
+  public Thread thread() {
+    return thread;
+  }
+
   /** Queues any item; never blocks. */
   public void offer(Object item) {
-    if (!discarding && !queue.offer(item)) {
+    if (discarding || closeRequested) {
+      return;
+    }
+    if (!queue.offer(item)) {
       dropped.incrementAndGet();
     }
   }
@@ -65,90 +93,158 @@ public final class AsyncSink implements RecordSink {
 
   @Override
   public void flush() {
-    queue.offer(FLUSH); /* a full queue is being worked on anyway */
+    if (!closeRequested) {
+      queue.offer(FLUSH); /* a full queue is being worked on anyway */
+    }
   }
 
   @Override
   public void flushRequested() {
-    queue.offer(FLUSH_REQUESTED);
+    if (!closeRequested) {
+      queue.offer(FLUSH_REQUESTED);
+    }
   }
 
-  /** Hands over everything queued, lets the delegate finish it, and closes the delegate. */
+  /**
+   * Hands over everything queued, lets the delegate finish it and closes the delegate, waiting at
+   * most the close timeout (then the sink is abandoned).
+   */
   @Override
   public void close() {
-    finish(false);
+    requestClose(false);
+    awaitClosed(System.nanoTime() + closeTimeout.toNanos());
   }
 
-  /** Drops what is queued and stops: nothing more reaches the delegate once this returns. */
+  /** Drops what is queued and stops: nothing more reaches the delegate once this returns (or it is abandoned). */
   public void discard() {
-    finish(true);
+    requestClose(true);
+    awaitClosed(System.nanoTime() + closeTimeout.toNanos());
   }
 
-  private void finish(boolean drop) {
+  /**
+   * Asks the thread to finish, without waiting: with {@code drop}, what is queued is dropped;
+   * otherwise it is delivered first. Never blocks, even on a full queue.
+   */
+  public void requestClose(boolean drop) {
     if (drop) {
       discarding = true;
       queue.clear();
     }
-    if (Thread.currentThread() == thread) {
-      /* Called from the delegate itself (a listener removing itself): stop after this item. */
-      discarding = true;
-      queue.clear();
-      queue.offer(CLOSE);
-      return;
+    closeRequested = true;
+    queue.offer(WAKE); /* if the queue is full, the thread is busy and sees the request once it is empty */
+  }
+
+  /**
+   * The thread that asked for the close, if it is this sink's own thread (a listener closing the
+   * inspector, or removing itself, from its callback): nobody waits for it, it finishes once its
+   * callback returns.
+   */
+  public void closeRequestedFrom(Thread caller) {
+    exempt = caller;
+  }
+
+  /**
+   * Waits until the thread has finished, at most until {@code deadlineNanos} ({@link System#nanoTime});
+   * abandons it then. Returns whether it finished.
+   */
+  public boolean awaitClosed(long deadlineNanos) {
+    Thread caller = Thread.currentThread();
+    if (caller == thread || exempt == thread) {
+      return true; /* it cannot finish while it is the one waiting */
     }
     try {
-      queue.put(CLOSE);
-      thread.join();
+      long left;
+      while (thread.isAlive() && (left = deadlineNanos - System.nanoTime()) > 0) {
+        thread.join(Math.max(1, left / 1_000_000));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      log.warn("NCCL Inspector: interrupted while {} finished", thread.getName());
     }
+    if (!thread.isAlive()) {
+      return true;
+    }
+    abandon();
+    return false;
+  }
+
+  private void abandon() {
+    abandoned = true;
+    discarding = true;
+    int queued = 0;
+    for (Object item : queue) {
+      if (item != FLUSH && item != FLUSH_REQUESTED && item != WAKE) {
+        queued++;
+      }
+    }
+    queue.clear();
+    dropped.addAndGet(queued);
+    StackTraceElement[] stack = thread.getStackTrace();
+    String where = stack.length == 0 ? "(unknown)" : stack[0].toString();
+    for (StackTraceElement e : stack) {
+      if (!e.getClassName().startsWith("java.") && !e.getClassName().startsWith("jdk.")
+          && !e.getClassName().startsWith("io.ncclinspector.internal.")) {
+        where = e.toString();
+        break;
+      }
+    }
+    log.warn("NCCL Inspector: {} did not finish within {} ms and is abandoned (stuck at {}); {} queued events"
+        + " dropped, nothing more is delivered to it", thread.getName(), closeTimeout.toMillis(), where, queued);
+    thread.interrupt();
   }
 
   private void run() {
     List<Object> batch = new ArrayList<>(4096);
-    while (true) {
-      try {
-        batch.add(queue.take());
-        queue.drainTo(batch, 4095);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-      for (Object item : batch) {
-        if (item == CLOSE) {
-          try {
-            delegate.flush();
-            delegate.close();
-          } catch (RuntimeException ex) {
-            log.error("NCCL Inspector: {} failed while closing", thread.getName(), ex);
+    try {
+      while (!(closeRequested && queue.isEmpty())) {
+        try {
+          batch.add(queue.take());
+          queue.drainTo(batch, 4095);
+        } catch (InterruptedException e) {
+          if (abandoned) {
+            return;
           }
-          return;
-        }
-        if (discarding) {
           continue;
         }
-        try {
-          if (item == FLUSH) {
-            delegate.flush();
-          } else if (item == FLUSH_REQUESTED) {
-            delegate.flushRequested();
-          } else if (item instanceof OperationRecord r) {
-            delegate.record(r);
-            delivered.incrementAndGet();
-          } else if (item instanceof CommunicatorEvent e) {
-            delegate.communicator(e);
-            delivered.incrementAndGet();
-          } else {
-            delegate.other(item);
-            delivered.incrementAndGet();
+        for (Object item : batch) {
+          if (discarding) {
+            break;
           }
-        } catch (RuntimeException | Error ex) {
-          log.error("NCCL Inspector: {} failed on {}, continuing", thread.getName(),
-              item.getClass().getSimpleName(), ex);
+          handle(item);
+        }
+        batch.clear();
+      }
+    } finally {
+      if (!abandoned) {
+        try {
+          delegate.flush();
+          delegate.close();
+        } catch (RuntimeException ex) {
+          log.error("NCCL Inspector: {} failed while closing", thread.getName(), ex);
         }
       }
-      batch.clear();
+    }
+  }
+
+  private void handle(Object item) {
+    try {
+      if (item == WAKE) {
+        return;
+      } else if (item == FLUSH) {
+        delegate.flush();
+      } else if (item == FLUSH_REQUESTED) {
+        delegate.flushRequested();
+      } else if (item instanceof OperationRecord r) {
+        delegate.record(r);
+        delivered.incrementAndGet();
+      } else if (item instanceof CommunicatorEvent e) {
+        delegate.communicator(e);
+        delivered.incrementAndGet();
+      } else {
+        delegate.other(item);
+        delivered.incrementAndGet();
+      }
+    } catch (RuntimeException | Error ex) {
+      log.error("NCCL Inspector: {} failed on {}, continuing", thread.getName(), item.getClass().getSimpleName(), ex);
     }
   }
 }

@@ -13,9 +13,17 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class CommunicatorRegistry {
   private final ConcurrentMap<Long, CommunicatorInfo> live = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
 
   void created(CommunicatorInfo info) {
-    live.put(info.serial(), info);
+    if (live.put(info.serial(), info) == null) {
+      seen.incrementAndGet();
+    }
+  }
+
+  /** Communicators heard of so far, live or destroyed. */
+  public long seen() {
+    return seen.get();
   }
 
   void destroyed(long serial) {
@@ -29,6 +37,9 @@ public final class CommunicatorRegistry {
     }
     /* Unknown (its creation record was lost), or interface v1-v3, whose init names no
        communicator: the operation records say which it is. */
+    if (known == null) {
+      seen.incrementAndGet();
+    }
     CommunicatorInfo made = known != null
         ? new CommunicatorInfo(serial, id, known.name(), rank, ranks, nodes, abiVersion,
             known.cudaDevice(), known.gpuUuid())

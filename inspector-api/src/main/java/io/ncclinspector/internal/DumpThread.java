@@ -164,6 +164,13 @@ public final class DumpThread {
   }
 
   private void flushSinks(boolean requested) {
+    if (recording != null) {
+      try {
+        recording.flush();
+      } catch (RuntimeException e) {
+        log.error("NCCL Inspector: flushing the raw event recording failed", e);
+      }
+    }
     for (RecordSink s : sinks) {
       try {
         if (requested) {

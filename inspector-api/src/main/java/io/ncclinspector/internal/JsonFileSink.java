@@ -3,107 +3,120 @@ package io.ncclinspector.internal;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
-import java.io.BufferedOutputStream;
+import io.ncclinspector.internal.output.AccountedFile;
+import io.ncclinspector.internal.output.FileNames;
+import io.ncclinspector.internal.output.OutputFileSystem;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The JSON Lines output file, {@code <dump dir>/<host>-pid<pid>.log}, and, opened on first use,
- * the quarantine file beside it ({@code <host>-pid<pid>.quarantine.log}) for records whose GPU
- * timestamps were unusable. The first inspector of a JVM truncates files left by an earlier process
- * with the same name; later inspectors of the same JVM append, so re-enabling never erases what was
- * written.
+ * The JSON Lines output file, {@code <dump dir>/<host>-pid<pid>.log}, and the quarantine file
+ * beside it ({@code <host>-pid<pid>.quarantine.log}) for records whose GPU timestamps were
+ * unusable. Each is created at its first record, never before (an inspector that sees no NCCL
+ * leaves no file), and created new: if the name is taken (a log of an earlier process with the
+ * same host and pid, anything planted there), the next free name {@code <host>-pid<pid>-1.log}, ...
+ * is used; nothing existing is ever opened, followed or truncated.
  *
- * <p>An output problem never reaches the training program: it is logged once (ERROR, with the
- * path and the reason), records keep flowing to the rest of the inspector, and the lines that
- * could not be written are counted.
+ * <p>An output problem never reaches the training program. A record counts as written once its
+ * whole line is in the file; lines that could not be written are held and retried (a disk that
+ * fills up and frees again loses nothing while the held lines fit), and what cannot be held is
+ * counted as not written ({@link AccountedFile}).
  */
 public final class JsonFileSink implements RecordSink {
-  private static final Logger log = LoggerFactory.getLogger(JsonFileSink.class);
-  private static final Set<Path> OPENED_BY_THIS_JVM = ConcurrentHashMap.newKeySet();
+  private static final int WRITE_BYTES = 1 << 16;
+  private static final int MAX_PENDING_BYTES = 8 << 20;
+  private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
 
-  private final Path file;
-  private final JsonLinesWriter writer;
   private final InspectorConfig config;
   private final String gitRev;
+  private final OutputFileSystem fs;
+  private final FileNames quarantineNames;
+  private final AccountedFile main;
+  private final JsonLinesWriter writer;
+  private volatile AccountedFile quarantine;
   private JsonLinesWriter quarantineWriter;
-  private final AtomicLong written = new AtomicLong();
-  private final AtomicLong quarantined = new AtomicLong();
-  private final AtomicLong notWritten = new AtomicLong();
-  private volatile String error;
 
-  private JsonFileSink(Path file, JsonLinesWriter writer, String error, InspectorConfig config, String gitRev) {
-    this.file = file;
-    this.writer = writer;
-    this.error = error;
+  private JsonFileSink(InspectorConfig config, String gitRev, OutputFileSystem fs) throws IOException {
     this.config = config;
     this.gitRev = gitRev;
+    this.fs = fs;
+    Path dir = config.dumpDirectory().toAbsolutePath();
+    String stem = config.processIdentity().hostname() + "-pid" + config.processIdentity().pid();
+    this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", WRITE_BYTES,
+        MAX_PENDING_BYTES, RETRY_NANOS);
+    this.quarantineNames = new FileNames(dir, stem + ".quarantine", ".log");
+    this.writer = new JsonLinesWriter(main.stream(), config.processIdentity(), gitRev, config.verbose());
   }
 
-  /** Opens the output file of a configuration; never throws (see the class comment). */
+  /** The output of a configuration, on the local file system. Creates no file; never throws. */
   public static JsonFileSink open(InspectorConfig config, String gitRev) {
-    Path file = config.outputFile().toAbsolutePath();
+    return open(config, gitRev, OutputFileSystem.local());
+  }
+
+  /**
+   * The output of a configuration on a given file system. Creates nothing; an output directory
+   * that cannot be created or written is reported at once (logged, and in {@link #error()}).
+   */
+  public static JsonFileSink open(InspectorConfig config, String gitRev, OutputFileSystem fs) {
     try {
-      return new JsonFileSink(file, openWriter(file, config, gitRev), null, config, gitRev);
-    } catch (IOException | RuntimeException e) {
-      String reason = "cannot write NCCL Inspector output " + file + ": " + describe(e)
-          + " (profiling continues; records are not written to JSON)";
-      log.error(reason);
-      return new JsonFileSink(file, null, reason, config, gitRev);
+      JsonFileSink sink = new JsonFileSink(config, gitRev, fs);
+      sink.main.preflight();
+      return sink;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
   }
 
-  private static JsonLinesWriter openWriter(Path file, InspectorConfig config, String gitRev) throws IOException {
-    Files.createDirectories(file.getParent());
-    boolean first = OPENED_BY_THIS_JVM.add(file);
-    OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        first ? StandardOpenOption.TRUNCATE_EXISTING : StandardOpenOption.APPEND);
-    return new JsonLinesWriter(new BufferedOutputStream(out, 1 << 16), config.processIdentity(), gitRev,
-        config.verbose());
-  }
-
-  /** The quarantine file's path. */
-  public Path quarantineFile() {
-    String name = file.getFileName().toString();
-    return file.resolveSibling(name.substring(0, name.length() - ".log".length()) + ".quarantine.log");
-  }
-
-  /** Records written to the quarantine file so far. */
-  public long linesQuarantined() {
-    return quarantined.get();
-  }
-
-  private static String describe(Exception e) {
-    String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m != null ? " " + m : "");
-  }
-
+  /** The output file: the one created, or the name it will get at the first record. */
   public Path file() {
-    return file;
+    return main.plannedPath();
   }
 
-  /** Why output stopped, if it did. */
+  /** The quarantine file: the one created, or the name it will get. */
+  public Path quarantineFile() {
+    AccountedFile q = quarantine;
+    return q != null ? q.plannedPath() : quarantineNames.first();
+  }
+
+  /** The output file, if it was created. */
+  public Optional<Path> createdFile() {
+    return main.path();
+  }
+
+  /** Why output cannot be written right now, if it cannot. */
   public Optional<String> error() {
-    return Optional.ofNullable(error);
+    Optional<String> e = main.error();
+    AccountedFile q = quarantine;
+    return e.isPresent() || q == null ? e : q.error().map(m -> "quarantine file: " + m);
   }
 
+  /** The first reason output could not be written, if it ever could not (it may work again). */
+  public Optional<String> firstError() {
+    Optional<String> e = main.firstError();
+    AccountedFile q = quarantine;
+    return e.isPresent() || q == null ? e : q.firstError().map(m -> "quarantine file: " + m);
+  }
+
+  /** Records whose line is in the output file. */
   public long linesWritten() {
-    return written.get();
+    return main.written();
   }
 
+  /** Records whose line is in the quarantine file. */
+  public long linesQuarantined() {
+    AccountedFile q = quarantine;
+    return q == null ? 0 : q.written();
+  }
+
+  /** Records that will never be written (output failed and they could not be held). */
   public long linesNotWritten() {
-    return notWritten.get();
+    AccountedFile q = quarantine;
+    return main.lost() + (q == null ? 0 : q.lost());
   }
 
   /** Wall-clock microseconds, read at most every 100 µs (records written together share it). */
@@ -121,63 +134,54 @@ public final class JsonFileSink implements RecordSink {
 
   @Override
   public void record(OperationRecord record) {
-    if (writer == null || error != null) {
-      notWritten.incrementAndGet();
-      return;
-    }
+    long now = dumpMicros();
     try {
-      long now = dumpMicros();
       if (record.quarantine() != Quarantine.NONE) {
-        if (quarantineWriter == null) {
-          quarantineWriter = openWriter(quarantineFile(), config, gitRev);
+        if (quarantine == null) {
+          AccountedFile q = new AccountedFile(fs, quarantineNames, "NCCL Inspector quarantine output", WRITE_BYTES,
+              MAX_PENDING_BYTES, RETRY_NANOS);
+          quarantineWriter = new JsonLinesWriter(q.stream(), config.processIdentity(), gitRev, config.verbose());
+          quarantine = q;
         }
-        quarantineWriter.write(record, now);
-        quarantined.incrementAndGet();
+        line(quarantineWriter, quarantine, record, now);
       } else {
-        writer.write(record, now);
-        written.incrementAndGet();
+        line(writer, main, record, now);
       }
     } catch (IOException e) {
-      fail(e);
-      notWritten.incrementAndGet();
+      throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
+  }
+
+  /** One record as one unit: the generator's bytes are pushed to the held buffer, then the line ends. */
+  private static void line(JsonLinesWriter w, AccountedFile f, OperationRecord record, long now) throws IOException {
+    w.write(record, now);
+    w.flush();
+    f.endUnit(1);
   }
 
   @Override
   public void flush() {
-    if (writer == null || error != null) {
-      return;
-    }
-    try {
-      writer.flush();
-      if (quarantineWriter != null) {
-        quarantineWriter.flush();
-      }
-    } catch (IOException e) {
-      fail(e);
+    main.flush();
+    AccountedFile q = quarantine;
+    if (q != null) {
+      q.flush();
     }
   }
 
   @Override
   public void close() {
-    if (writer == null) {
-      return;
-    }
     try {
       writer.close();
       if (quarantineWriter != null) {
         quarantineWriter.close();
       }
     } catch (IOException e) {
-      if (error == null) {
-        fail(e);
-      }
+      throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
-  }
-
-  private void fail(IOException e) {
-    error = "writing NCCL Inspector output " + file + " failed: " + describe(e)
-        + " (profiling continues; further records are not written to JSON)";
-    log.error(error);
+    main.close();
+    AccountedFile q = quarantine;
+    if (q != null) {
+      q.close();
+    }
   }
 }

@@ -7,10 +7,14 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Fans events out to listener registrations: each has its own thread and bounded queue
@@ -22,6 +26,30 @@ public final class ListenerDispatcher implements RecordSink {
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final CopyOnWriteArrayList<Registration> registrations = new CopyOnWriteArrayList<>();
+  private final Duration closeTimeout;
+  private final AtomicLong abandoned = new AtomicLong();
+  private volatile Thread closer;
+
+  /**
+   * @param closeTimeout how long closing waits for listeners to finish what is queued (all of
+   *     them together at close, each at its removal); a listener still busy then is abandoned
+   */
+  public ListenerDispatcher(Duration closeTimeout) {
+    this.closeTimeout = closeTimeout;
+  }
+
+  /** Listeners abandoned so far: still busy when their close timeout ran out. */
+  public long abandoned() {
+    return abandoned.get();
+  }
+
+  /**
+   * Names the thread that is closing the inspector: if it is a listener's (close() called from a
+   * callback), nobody waits for that listener, which could not finish while it waits itself.
+   */
+  public void closingFrom(Thread thread) {
+    closer = thread;
+  }
   /**
    * The communicators live as far as the events dispatched so far say. Guarded by {@code this}
    * together with the dispatch of communicator events, so that a registration hears of every
@@ -36,7 +64,7 @@ public final class ListenerDispatcher implements RecordSink {
    */
   public synchronized ListenerRegistration add(CommunicatorSelector selector, InspectorListener listener,
       boolean announceLive, boolean finishOnClose, int capacity) {
-    Registration r = new Registration(this, selector, listener, capacity, finishOnClose);
+    Registration r = new Registration(this, selector, listener, capacity, finishOnClose, closeTimeout);
     if (announceLive) {
       for (CommunicatorInfo c : live.values()) {
         if (selector.matches(c)) {
@@ -92,12 +120,24 @@ public final class ListenerDispatcher implements RecordSink {
     }
   }
 
-  /** Delivers what is queued to every listener, then stops their threads. */
+  /**
+   * Delivers what is queued to every listener, then stops their threads: all are asked at once
+   * and waited for together, at most the close timeout; those still busy then are abandoned.
+   */
   @Override
   public void close() {
-    for (Registration r : registrations) {
-      registrations.remove(r);
-      r.sink.close();
+    long deadline = System.nanoTime() + closeTimeout.toNanos();
+    List<Registration> all = new ArrayList<>(registrations);
+    registrations.removeAll(all);
+    Thread closing = closer;
+    for (Registration r : all) {
+      r.sink.closeRequestedFrom(closing);
+      r.sink.requestClose(false);
+    }
+    for (Registration r : all) {
+      if (!r.sink.awaitClosed(deadline)) {
+        abandoned.incrementAndGet();
+      }
     }
   }
 
@@ -108,12 +148,17 @@ public final class ListenerDispatcher implements RecordSink {
     final boolean finishOnClose;
 
     Registration(ListenerDispatcher owner, CommunicatorSelector selector, InspectorListener listener, int capacity,
-        boolean finishOnClose) {
+        boolean finishOnClose, Duration closeTimeout) {
       this.owner = owner;
       this.selector = selector;
       this.finishOnClose = finishOnClose;
       this.sink = new AsyncSink(new ListenerSink(listener), "nccl-inspector-listener-" + THREADS.incrementAndGet(),
-          capacity);
+          capacity, closeTimeout);
+    }
+
+    @Override
+    public boolean abandoned() {
+      return sink.abandoned();
     }
 
     @Override
@@ -133,6 +178,9 @@ public final class ListenerDispatcher implements RecordSink {
           sink.close();
         } else {
           sink.discard();
+        }
+        if (sink.abandoned()) {
+          owner.abandoned.incrementAndGet();
         }
       }
     }

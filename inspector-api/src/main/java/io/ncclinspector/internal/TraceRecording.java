@@ -4,13 +4,15 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.ncclinspector.nativecore.InspectorNative;
-import java.io.BufferedOutputStream;
+import io.ncclinspector.internal.output.AccountedFile;
+import io.ncclinspector.internal.output.FileNames;
+import io.ncclinspector.internal.output.OutputFileSystem;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -29,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * handle at the start event that returned it (handles are unique while alive: generation-tagged).
  * The file is bounded: once {@code maxBytes} of uncompressed lines are written, further events are
  * counted, not written.
+ *
+ * <p>The file is a series of gzip members (every 256 KiB of lines and at each flush), which any
+ * gzip reader reads as one stream; each member is written whole or not at all
+ * ({@link AccountedFile}), so events are counted written exactly when they are in the file, a
+ * full disk loses only what cannot be held (counted apart from the size bound), and a killed
+ * process leaves a file readable up to its last flush. The file is created at the first event,
+ * under a name not taken yet ({@code trace-pid<pid>.jsonl.gz}, then {@code trace-pid<pid>-1.jsonl.gz}, ...).
  */
 public final class TraceRecording {
   private static final Logger log = LoggerFactory.getLogger(TraceRecording.class);
@@ -46,7 +55,11 @@ public final class TraceRecording {
       Map.entry(1 << 9, "CollApi"), Map.entry(1 << 10, "P2pApi"), Map.entry(1 << 11, "KernelLaunch"),
       Map.entry(1 << 12, "CeColl"), Map.entry(1 << 13, "CeSync"), Map.entry(1 << 14, "CeBatch"));
 
-  private final Path file;
+  private static final int MEMBER_BYTES = 256 << 10;
+  private static final int MAX_PENDING_BYTES = 16 << 20;
+  private static final long RETRY_NANOS = java.time.Duration.ofSeconds(1).toNanos();
+
+  private final AccountedFile file;
   private final long maxBytes;
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
   private final Map<Long, Integer> contexts = new HashMap<>();
@@ -57,52 +70,72 @@ public final class TraceRecording {
       return size() > MAX_HANDLES;
     }
   };
-  private final CountingStream counted;
+  /** The lines of the member being collected (uncompressed). */
+  private final ByteArrayOutputStream lines = new ByteArrayOutputStream(MEMBER_BYTES + 4096);
   private final JsonGenerator json;
-  private final AtomicLong written = new AtomicLong();
   private final AtomicLong droppedAtLimit = new AtomicLong();
+  private long linesBytes; /* uncompressed bytes of every line taken so far: the size bound */
+  private int memberEvents;
   private int nextContext = 1;
   private int nextHandle = 1;
 
-  private TraceRecording(Path file, long maxBytes, OutputStream out) throws IOException {
+  private TraceRecording(AccountedFile file, long maxBytes) throws IOException {
     this.file = file;
     this.maxBytes = maxBytes;
-    this.counted = new CountingStream(out);
-    this.json = new JsonFactory().createGenerator(counted, JsonEncoding.UTF8);
+    this.json = new JsonFactory().createGenerator(lines, JsonEncoding.UTF8);
     this.json.setRootValueSeparator(null);
   }
 
   /**
-   * Opens the recording file and switches native recording on. Returns null (after logging why)
-   * if either fails: recording is a diagnostic and must not stop profiling.
+   * Switches native recording on; the file ({@code trace-pid<pid>.jsonl.gz} in {@code directory},
+   * or the next free name) is created at the first event. Returns null (after logging why) if
+   * recording cannot start: it is a diagnostic and must not stop profiling.
    */
-  public static TraceRecording start(Path file, long maxBytes, int ringCells) {
+  public static TraceRecording start(Path directory, long pid, long maxBytes, int ringCells) {
+    return start(directory, pid, maxBytes, ringCells, OutputFileSystem.local());
+  }
+
+  /** As {@link #start(Path, long, long, int)}, on a given file system. */
+  public static TraceRecording start(Path directory, long pid, long maxBytes, int ringCells, OutputFileSystem fs) {
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
-      OutputStream out = new GZIPOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16), 1 << 16);
-      TraceRecording recording = new TraceRecording(file, maxBytes, out);
+      AccountedFile file = new AccountedFile(fs, new FileNames(directory.toAbsolutePath(), "trace-pid" + pid, ".jsonl.gz"),
+          "NCCL Inspector raw event recording", 1, MAX_PENDING_BYTES, RETRY_NANOS);
+      file.preflight();
+      TraceRecording recording = new TraceRecording(file, maxBytes);
       if (InspectorNative.traceStart(ringCells) != 0) {
-        recording.close();
         log.error("NCCL Inspector: raw event recording could not start (no memory for its ring)");
         return null;
       }
       return recording;
     } catch (IOException | RuntimeException e) {
-      log.error("NCCL Inspector: cannot record raw events to {}: {}", file, e.toString());
+      log.error("NCCL Inspector: cannot record raw events to {}: {}", directory, e.toString());
       return null;
     }
   }
 
+  /** The recording file: the one created, or the name it will get at the first event. */
   public Path file() {
-    return file;
+    return file.plannedPath();
   }
 
+  /** Events in the file. */
   public long eventsWritten() {
-    return written.get();
+    return file.written();
   }
 
+  /** Events not written because the recording reached its size bound. */
   public long eventsDroppedAtLimit() {
     return droppedAtLimit.get();
+  }
+
+  /** Events that will never be in the file because it could not be written (a full disk). */
+  public long eventsNotWritten() {
+    return file.lost();
+  }
+
+  /** The first reason the file could not be written, if it ever could not. */
+  public java.util.Optional<String> outputError() {
+    return file.firstError();
   }
 
   /** Drains what the native ring holds; returns the number of bytes drained. Dump thread only. */
@@ -111,18 +144,47 @@ public final class TraceRecording {
     int bytes = (int) InspectorNative.drainTrace(buffer, buffer.capacity());
     try {
       for (int o = 0; o + EVENT_BYTES <= bytes; o += EVENT_BYTES) {
-        if (counted.count + json.getOutputBuffered() >= maxBytes) {
+        if (linesBytes + (lines.size() - counted) + json.getOutputBuffered() >= maxBytes) {
           droppedAtLimit.incrementAndGet();
           continue;
         }
         writeEvent(o);
-        written.incrementAndGet();
+        memberEvents++;
       }
+      json.flush();
     } catch (IOException e) {
-      log.error("NCCL Inspector: writing the raw event recording {} failed: {}", file, e.toString());
-      droppedAtLimit.addAndGet(Math.max(bytes / EVENT_BYTES, 0));
+      throw new UncheckedIOException(e); /* in-memory stream: not reached */
+    }
+    linesBytes += lines.size() - counted;
+    counted = lines.size();
+    if (lines.size() >= MEMBER_BYTES) {
+      endMember();
     }
     return bytes;
+  }
+
+  private int counted; /* bytes of `lines` already added to linesBytes */
+
+  /** Compresses the collected lines into one gzip member and hands it to the file. */
+  private void endMember() {
+    if (memberEvents == 0) {
+      return;
+    }
+    try (GZIPOutputStream gz = new GZIPOutputStream(file.stream(), 1 << 16)) {
+      lines.writeTo(gz);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); /* in-memory stream: not reached */
+    }
+    file.endUnit(memberEvents);
+    lines.reset();
+    counted = 0;
+    memberEvents = 0;
+  }
+
+  /** Writes what was recorded so far (a member per flush: a killed process loses at most that). */
+  public void flush() {
+    endMember();
+    file.flush();
   }
 
   /** Stops native recording, writes what is left and closes the file. */
@@ -131,16 +193,8 @@ public final class TraceRecording {
     while (drainOnce() > 0) {
       // drain to the end
     }
-    close();
-  }
-
-  private void close() {
-    try {
-      json.close();
-      counted.close();
-    } catch (IOException e) {
-      log.error("NCCL Inspector: closing the raw event recording {} failed: {}", file, e.toString());
-    }
+    endMember();
+    file.close();
   }
 
   private void writeEvent(int o) throws IOException {
@@ -273,37 +327,5 @@ public final class TraceRecording {
     byte[] bytes = new byte[n];
     buffer.get(offset, bytes);
     return new String(bytes, StandardCharsets.UTF_8);
-  }
-
-  /** Counts the uncompressed bytes handed to the gzip stream (the recording's bound). */
-  private static final class CountingStream extends OutputStream {
-    private final OutputStream out;
-    private long count;
-
-    CountingStream(OutputStream out) {
-      this.out = out;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      count++;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      count += len;
-    }
-
-    @Override
-    public void flush() throws IOException {
-      out.flush();
-    }
-
-    @Override
-    public void close() throws IOException {
-      out.close();
-    }
   }
 }

@@ -19,6 +19,9 @@ import java.util.Optional;
  * @param problems trace lines that could not be used
  * @param complete whether the trace ends with a communicator finalize
  * @param recording the raw event recording made during the replay, if recording was on
+ * @param cutShort where reading the trace stopped before its end (a gzip stream cut off, damage),
+ *     if it did: the events before were replayed
+ * @param status the inspector's status at the end: communicators seen, records not written and why
  */
 public record ReplayResult(
     Path trace,
@@ -30,10 +33,21 @@ public record ReplayResult(
     EventCounters counters,
     List<String> problems,
     boolean complete,
-    Optional<Recording> recording) {
+    Optional<Recording> recording,
+    Optional<String> cutShort,
+    io.ncclinspector.InspectorStatus status) {
 
-  /** A raw event recording: its file, callbacks written, callbacks past its size bound. */
-  public record Recording(Path file, long eventsWritten, long eventsDroppedAtLimit) {}
+  /**
+   * A raw event recording: its file, callbacks written, callbacks past its size bound, callbacks
+   * lost because the file could not be written (and why).
+   */
+  public record Recording(Path file, long eventsWritten, long eventsDroppedAtLimit, long eventsNotWritten,
+      Optional<String> error) {}
+
+  /** Whether output was lost: records or recorded callbacks that never reached their files. */
+  public boolean outputLost() {
+    return status.outputLost();
+  }
 
 
   public ReplayResult {

@@ -2,6 +2,7 @@ package io.ncclinspector.replay;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -14,6 +15,8 @@ import java.util.OptionalLong;
  * @param recordedPid process id of the recorded process, from the trace file name, if present
  * @param problems lines that could not be used, each with its file and line number
  * @param endsWithFinalize whether the last event finalizes a communicator (a complete run)
+ * @param cutShort where and why reading stopped before the end of the file (a gzip stream that
+ *     ends early, damage, a file that is not a trace), if it did; the events before are kept
  */
 public record TraceEvents(
     ByteBuffer events,
@@ -22,7 +25,8 @@ public record TraceEvents(
     int maxContextId,
     OptionalLong recordedPid,
     List<String> problems,
-    boolean endsWithFinalize) {
+    boolean endsWithFinalize,
+    Optional<String> cutShort) {
 
   public TraceEvents {
     problems = List.copyOf(problems);

@@ -14,7 +14,8 @@ import java.util.Objects;
  * table of the very library the inspector pointed NCCL at, so everything after the callbacks is
  * the real thing.
  *
- * <p>One player at a time per process (it stands in for NCCL's single profiler slot).
+ * <p>One player at a time per process (it stands in for NCCL's single profiler slot): opening a
+ * second one, or replaying with {@link TraceReplayer}, while one is open fails.
  */
 public final class TracePlayer implements AutoCloseable {
   /* Offsets within a packed driver event (driver/profiler_table_driver.h), as TraceReader writes them. */
@@ -26,11 +27,13 @@ public final class TracePlayer implements AutoCloseable {
       | (1 << 10) /* P2pApi */ | (1 << 11) /* KernelLaunch */;
 
   private final TraceEvents events;
+  private final DriverLease lease;
   private int next;
   private boolean closed;
 
-  private TracePlayer(TraceEvents events) {
+  private TracePlayer(TraceEvents events, DriverLease lease) {
     this.events = events;
+    this.lease = lease;
   }
 
   /** Reads a trace file and opens the inspector's library as NCCL would. */
@@ -38,18 +41,32 @@ public final class TracePlayer implements AutoCloseable {
     return open(inspector, new TraceReader().read(trace));
   }
 
+  /**
+   * Opens the inspector's library as NCCL would and prepares the trace.
+   *
+   * @throws IllegalStateException if the inspector is not active (disabled or closed), if another
+   *     player or replay is open in this process, or if the driver cannot load or prepare
+   */
   public static TracePlayer open(NcclInspector inspector, TraceEvents events) {
     Objects.requireNonNull(events, "events");
-    String library = inspector.libraryPath()
-        .orElseThrow(() -> new IllegalStateException("the inspector is not active")).toString();
-    if (ProfilerTableDriver.open(library) != 0) {
-      throw new IllegalStateException("cannot open the profiler table of " + library + ": " + ProfilerTableDriver.error());
+    if (!inspector.isActive()) {
+      throw new IllegalStateException("the inspector is not active (disabled or closed): nothing would hear the trace");
     }
-    if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
-      ProfilerTableDriver.close();
-      throw new IllegalStateException("cannot prepare the trace: " + ProfilerTableDriver.error());
+    String library = inspector.libraryPath().orElseThrow().toString();
+    DriverLease lease = DriverLease.take("a TracePlayer");
+    try {
+      if (ProfilerTableDriver.open(library) != 0) {
+        throw new IllegalStateException("cannot open the profiler table of " + library + ": " + ProfilerTableDriver.error());
+      }
+      if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
+        ProfilerTableDriver.close();
+        throw new IllegalStateException("cannot prepare the trace: " + ProfilerTableDriver.error());
+      }
+      return new TracePlayer(events, lease);
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
     }
-    return new TracePlayer(events);
   }
 
   /** Callbacks in the trace. */
@@ -71,7 +88,9 @@ public final class TracePlayer implements AutoCloseable {
     if (count > 0) {
       ByteBuffer slice = events.events().slice(next * ProfilerTableDriver.EVENT_BYTES,
           count * ProfilerTableDriver.EVENT_BYTES);
-      ProfilerTableDriver.run(slice, count, 0, null);
+      if (ProfilerTableDriver.run(slice, count, 0, null) < 0) {
+        throw new IllegalStateException("the trace driver failed: " + ProfilerTableDriver.error());
+      }
       next += count;
     }
     return count;
@@ -124,6 +143,7 @@ public final class TracePlayer implements AutoCloseable {
     if (!closed) {
       closed = true;
       ProfilerTableDriver.close();
+      lease.close();
     }
   }
 }

@@ -4,10 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -46,55 +44,187 @@ public final class TraceReader {
 
   private final Map<String, Integer> interned = new HashMap<>();
 
-  /** Reads a whole trace file. */
+  /** The longest line read: recorded lines are a few hundred bytes; a longer one is not a trace. */
+  static final int MAX_LINE_BYTES = 1 << 20;
+  /** Problems listed one by one; past this many they are only counted. */
+  static final int MAX_PROBLEMS_LISTED = 100;
+  /** Lines in a row that are not trace events, from the start, before the file is given up on. */
+  static final int MAX_LEADING_BAD_LINES = 1000;
+
+  /**
+   * Reads a whole trace file. A gzip stream that ends early (a killed process's recording) or is
+   * damaged is read up to the damage, and the events before it are kept ({@link TraceEvents#cutShort()}).
+   *
+   * @throws IOException naming the file, if it cannot be opened or read at all: a directory, an
+   *     empty file, a {@code .gz} that is not gzip
+   */
   public TraceEvents read(Path trace) throws IOException {
     List<String> problems = new ArrayList<>();
     ByteBuffer out = ByteBuffer.allocateDirect(ProfilerTableDriver.EVENT_BYTES * 4096)
         .order(ByteOrder.LITTLE_ENDIAN);
     int count = 0, maxHandle = 0, maxCtx = 0;
     boolean lastIsFini = false;
-    try (BufferedReader in = open(trace)) {
+    String cutShort = null;
+    int unlisted = 0;
+    try (LineSource in = open(trace)) {
       String line;
       int lineNo = 0;
       Map<String, Object> fields = new HashMap<>();
-      while ((line = in.readLine()) != null) {
+      while (true) {
+        try {
+          line = in.next();
+        } catch (java.util.zip.ZipException | java.io.EOFException e) {
+          cutShort = trace + ": the compressed stream is damaged or ends early after line " + lineNo + " ("
+              + e.getMessage() + "); the events before it are kept";
+          break;
+        } catch (LineTooLong e) {
+          cutShort = trace + ":" + (lineNo + 1) + ": a line longer than " + (MAX_LINE_BYTES >> 20)
+              + " MiB: not a recorded trace from here on; the events before it are kept";
+          break;
+        }
+        if (line == null) {
+          break;
+        }
         lineNo++;
         if (line.isBlank()) {
           continue;
         }
+        String problem = null;
         fields.clear();
         try {
           parseFlat(line, fields);
         } catch (IOException | RuntimeException e) {
-          problems.add(trace + ":" + lineNo + ": not a JSON object (" + firstLine(e) + "), skipped");
-          continue;
+          problem = trace + ":" + lineNo + ": not a JSON object (" + firstLine(e) + "), skipped";
         }
-        if (out.remaining() < ProfilerTableDriver.EVENT_BYTES) {
-          out = grow(out);
+        if (problem == null) {
+          if (out.remaining() < ProfilerTableDriver.EVENT_BYTES) {
+            out = grow(out);
+          }
+          int base = out.position();
+          try {
+            encode(fields, out, base);
+            out.position(base + ProfilerTableDriver.EVENT_BYTES);
+            count++;
+            maxHandle = Math.max(maxHandle, Math.max(out.getInt(base + HANDLE),
+                Math.max(out.getInt(base + PARENT), out.getInt(base + PARENT_GROUP))));
+            maxCtx = Math.max(maxCtx, out.getInt(base + CTX));
+            lastIsFini = out.get(base + OP) == OP_FINI;
+          } catch (RuntimeException e) {
+            problem = trace + ":" + lineNo + ": " + e.getMessage() + ", skipped";
+          }
         }
-        int base = out.position();
-        try {
-          encode(fields, out, base);
-        } catch (RuntimeException e) {
-          problems.add(trace + ":" + lineNo + ": " + e.getMessage() + ", skipped");
-          continue;
+        if (problem != null) {
+          if (problems.size() < MAX_PROBLEMS_LISTED) {
+            problems.add(problem);
+          } else {
+            unlisted++;
+          }
+          if (count == 0 && lineNo >= MAX_LEADING_BAD_LINES) {
+            cutShort = trace + ": the first " + lineNo + " lines are not trace events: not a recorded trace";
+            break;
+          }
         }
-        out.position(base + ProfilerTableDriver.EVENT_BYTES);
-        count++;
-        maxHandle = Math.max(maxHandle, Math.max(out.getInt(base + HANDLE),
-            Math.max(out.getInt(base + PARENT), out.getInt(base + PARENT_GROUP))));
-        maxCtx = Math.max(maxCtx, out.getInt(base + CTX));
-        lastIsFini = out.get(base + OP) == OP_FINI;
       }
     }
+    if (unlisted > 0) {
+      problems.add(trace + ": " + unlisted + " more unusable line(s) skipped");
+    }
+    if (cutShort != null) {
+      problems.add(cutShort);
+    }
     out.flip();
-    return new TraceEvents(out, count, maxHandle, maxCtx, pidOf(trace), problems, lastIsFini);
+    return new TraceEvents(out, count, maxHandle, maxCtx, pidOf(trace), problems, lastIsFini,
+        java.util.Optional.ofNullable(cutShort));
   }
 
-  private static BufferedReader open(Path trace) throws IOException {
-    InputStream raw = Files.newInputStream(trace);
-    InputStream in = trace.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-    return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+  private static LineSource open(Path trace) throws IOException {
+    if (Files.isDirectory(trace)) {
+      throw new IOException(trace + ": is a directory, not a trace file");
+    }
+    InputStream raw;
+    try {
+      raw = Files.newInputStream(trace);
+    } catch (IOException e) {
+      throw new IOException(trace + ": cannot be read (" + e + ")", e);
+    }
+    if (!trace.getFileName().toString().endsWith(".gz")) {
+      return new LineSource(raw);
+    }
+    try {
+      return new LineSource(new GZIPInputStream(raw, 1 << 16));
+    } catch (java.io.EOFException e) {
+      raw.close();
+      throw new IOException(trace + ": empty or cut off before its first byte of data: not a gzip trace", e);
+    } catch (IOException e) {
+      raw.close();
+      throw new IOException(trace + ": not a gzip file (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** A line longer than {@link #MAX_LINE_BYTES}. */
+  private static final class LineTooLong extends Exception {
+    LineTooLong() {
+      super(null, null, false, false);
+    }
+  }
+
+  /** Lines of UTF-8 text, each at most {@link #MAX_LINE_BYTES} long (so /dev/zero cannot exhaust memory). */
+  private static final class LineSource implements AutoCloseable {
+    private final InputStream in;
+    private final byte[] chunk = new byte[1 << 16];
+    private int pos;
+    private int limit;
+    private byte[] line = new byte[1024];
+    private int length;
+
+    LineSource(InputStream in) {
+      this.in = in;
+    }
+
+    /** The next line without its end, or null at the end (a last line without an end included). */
+    String next() throws IOException, LineTooLong {
+      length = 0;
+      while (true) {
+        if (pos == limit) {
+          int n = in.read(chunk);
+          if (n < 0) {
+            return length == 0 ? null : text();
+          }
+          pos = 0;
+          limit = n;
+        }
+        int start = pos;
+        while (pos < limit && chunk[pos] != '\n') {
+          pos++;
+        }
+        append(start, pos - start);
+        if (pos < limit) {
+          pos++; /* the newline */
+          return text();
+        }
+      }
+    }
+
+    private void append(int from, int n) throws LineTooLong {
+      if (length + n > MAX_LINE_BYTES) {
+        throw new LineTooLong();
+      }
+      if (length + n > line.length) {
+        line = java.util.Arrays.copyOf(line, Math.max(line.length * 2, length + n));
+      }
+      System.arraycopy(chunk, from, line, length, n);
+      length += n;
+    }
+
+    private String text() {
+      int n = length > 0 && line[length - 1] == '\r' ? length - 1 : length;
+      return new String(line, 0, n, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
   }
 
   private static OptionalLong pidOf(Path trace) {
@@ -130,7 +260,12 @@ public final class TraceReader {
         JsonToken v = p.nextToken();
         switch (v) {
           case VALUE_STRING -> fields.put(name, p.getText());
-          case VALUE_NUMBER_INT -> fields.put(name, p.getBigIntegerValue().longValue());
+          case VALUE_NUMBER_INT -> {
+            /* Up to 64 bits (an unsigned 64-bit value keeps its bits); anything longer stays a
+               BigInteger, which every numeric read rejects rather than wrap. */
+            java.math.BigInteger n = p.getBigIntegerValue();
+            fields.put(name, n.bitLength() <= 64 ? (Object) n.longValue() : n);
+          }
           case VALUE_NUMBER_FLOAT -> fields.put(name, (long) p.getDoubleValue());
           case VALUE_TRUE -> fields.put(name, 1L);
           case VALUE_FALSE, VALUE_NULL -> fields.put(name, 0L);
@@ -156,7 +291,7 @@ public final class TraceReader {
     switch (ev) {
       case "init" -> {
         b.put(o + OP, (byte) OP_INIT);
-        b.putInt(o + CTX, (int) required(f, "ctx"));
+        b.putInt(o + CTX, id(f, "ctx", true));
         b.putLong(o + A, commId(str(f, "commId")));
         b.putShort(o + FUNC, (short) intern(str(f, "commName")));
         b.putInt(o + NNODES, (int) num(f, "nNodes", 0));
@@ -166,18 +301,18 @@ public final class TraceReader {
       case "start" -> encodeStart(f, b, o);
       case "stop" -> {
         b.put(o + OP, (byte) OP_STOP);
-        b.putInt(o + HANDLE, (int) required(f, "h"));
+        b.putInt(o + HANDLE, id(f, "h", true));
       }
       case "state" -> {
         b.put(o + OP, (byte) OP_STATE);
-        b.putInt(o + HANDLE, (int) required(f, "h"));
+        b.putInt(o + HANDLE, id(f, "h", true));
         b.putInt(o + STATE, (int) required(f, "state"));
         long arg = num(f, "pTimer", num(f, "transSize", num(f, "appendedProxyOps", 0)));
         b.putLong(o + A, arg);
       }
       case "fini" -> {
         b.put(o + OP, (byte) OP_FINI);
-        b.putInt(o + CTX, (int) required(f, "ctx"));
+        b.putInt(o + CTX, id(f, "ctx", true));
       }
       default -> throw new IllegalArgumentException("unknown event \"" + ev + "\"");
     }
@@ -191,10 +326,10 @@ public final class TraceReader {
     }
     b.put(o + OP, (byte) OP_START);
     b.putInt(o + TYPE, bit);
-    b.putInt(o + CTX, (int) num(f, "ctx", 0));
-    b.putInt(o + HANDLE, (int) required(f, "h"));
-    b.putInt(o + PARENT, (int) num(f, "parent", 0));
-    b.putInt(o + PARENT_GROUP, (int) num(f, "parentGroup", 0));
+    b.putInt(o + CTX, id(f, "ctx", false));
+    b.putInt(o + HANDLE, id(f, "h", true));
+    b.putInt(o + PARENT, id(f, "parent", false));
+    b.putInt(o + PARENT_GROUP, id(f, "parentGroup", false));
     b.putInt(o + RANK, (int) num(f, "rank", 0));
     b.putShort(o + FUNC, (short) intern(str(f, "func")));
     b.putShort(o + DATATYPE, (short) intern(str(f, "datatype")));
@@ -251,11 +386,29 @@ public final class TraceReader {
 
   private static long num(Map<String, Object> f, String key, long otherwise) {
     Object v = f.get(key);
+    if (v instanceof java.math.BigInteger big) {
+      throw new IllegalArgumentException("\"" + key + "\" " + big + " does not fit in 64 bits");
+    }
     return v instanceof Long l ? l : otherwise;
+  }
+
+  /**
+   * A handle or context id: 0 (none) to {@link ProfilerTableDriver#MAX_ID}. Checked on the value
+   * read, before any narrowing, so that -1 or a number past 32 bits never becomes an index.
+   */
+  private static int id(Map<String, Object> f, String key, boolean isRequired) {
+    long v = isRequired ? required(f, key) : num(f, key, 0);
+    if (v < 0 || v > ProfilerTableDriver.MAX_ID) {
+      throw new IllegalArgumentException("\"" + key + "\" " + v + " out of range 0.." + ProfilerTableDriver.MAX_ID);
+    }
+    return (int) v;
   }
 
   private static long required(Map<String, Object> f, String key) {
     Object v = f.get(key);
+    if (v instanceof java.math.BigInteger) {
+      return num(f, key, 0);
+    }
     if (!(v instanceof Long l)) {
       throw new IllegalArgumentException("missing numeric field \"" + key + "\"");
     }

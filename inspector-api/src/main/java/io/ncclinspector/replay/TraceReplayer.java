@@ -41,8 +41,15 @@ public final class TraceReplayer {
         .build();
     NativeCore core = NativeCore.get();
     long calls;
-    NcclInspector inspector = NcclInspector.enable(replayConfig);
+    DriverLease lease = DriverLease.take("a replay of " + trace);
+    NcclInspector inspector;
     try {
+      inspector = NcclInspector.enable(replayConfig);
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
+    }
+    try (lease) {
       Path library = inspector.libraryPath().orElseThrow(
           () -> new IllegalStateException("the inspector is disabled by configuration: nothing to replay"));
       String pluginPath = core.getenv("NCCL_PROFILER_PLUGIN");
@@ -65,9 +72,11 @@ public final class TraceReplayer {
       core.setVirtualClock(false, 0, 0);
     }
     Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
-        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit()));
-    return new ReplayResult(trace, inspector.outputFile(), events.count(), calls,
+        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit(),
+            inspector.traceEventsNotWritten(), inspector.traceError()));
+    io.ncclinspector.InspectorStatus status = inspector.status();
+    return new ReplayResult(trace, status.outputFile(), events.count(), calls,
         inspector.recordsWritten(), inspector.recordsQuarantined(), inspector.counters(), events.problems(), events.endsWithFinalize(),
-        recording);
+        recording, events.cutShort(), status);
   }
 }

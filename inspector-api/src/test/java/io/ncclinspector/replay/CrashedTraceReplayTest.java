@@ -10,7 +10,9 @@ import io.ncclinspector.TestData;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import io.ncclinspector.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,9 +22,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CrashedTraceReplayTest {
   @TempDir Path out;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   @Test
   void aTraceCutMidLineIsReportedAndReplayedToTheEnd() throws IOException {
+    logs.expect("WARN", ":1688: not a JSON object");
     Path trace = TestData.traceFiles("h2_graph").get(0);
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(out).minMessageBytes(0)
         .requireKernelTiming(false).build();

@@ -8,11 +8,14 @@ import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.TestData;
 import java.nio.file.Path;
+import io.ncclinspector.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class TracePlayerTest {
   @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
 
   @Test
   void playsATraceOperationByOperation() throws Exception {
@@ -95,7 +98,35 @@ class TracePlayerTest {
 
   @Test
   void needsAnActiveInspector() throws Exception {
+    logs.expect("WARN", "no NCCL communicator reached the inspector");
     NcclInspector off = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).enabled(false).build());
     assertThrows(IllegalStateException.class, () -> TracePlayer.open(off, TestData.traceFiles("h3_mix").get(0)));
+    NcclInspector closed = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).jsonOutput(false).build());
+    closed.close();
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> TracePlayer.open(closed, TestData.traceFiles("h3_mix").get(0)));
+    assertTrue(e.getMessage().contains("not active"), e.getMessage());
+  }
+
+  @Test
+  void aSecondPlayerIsRefusedAndTheFirstPlaysOnIntact() throws Exception {
+    Path trace = TestData.traceFiles("h3_mix").get(0);
+    try (NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir)
+        .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build())) {
+      try (TracePlayer first = TracePlayer.open(inspector, trace)) {
+        first.playOperations(50);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> TracePlayer.open(inspector, trace));
+        assertTrue(e.getMessage().contains("one TracePlayer or replay at a time"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> TraceReplayer.replay(trace,
+            InspectorConfig.builder().dumpDirectory(dir).build(), "host"));
+        first.playAll();
+      }
+      io.ncclinspector.Await.until(() -> inspector.recordsReceived() == 262);
+      assertEquals(0, inspector.counters().get("stale_handle") + inspector.counters().get("invalid_handle"),
+          "the first player's handles were left alone");
+      try (TracePlayer again = TracePlayer.open(inspector, trace)) {
+        assertEquals(0, again.play(0), "free again once the first is closed");
+      }
+    }
   }
 }

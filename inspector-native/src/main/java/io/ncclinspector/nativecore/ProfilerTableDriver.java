@@ -24,6 +24,9 @@ public final class ProfilerTableDriver {
   /** Bytes of one packed event ({@code driver_event}). */
   public static final int EVENT_BYTES = 128;
 
+  /** The largest handle or context id a trace may use ({@code DRIVER_MAX_ID}). */
+  public static final int MAX_ID = 1 << 24;
+
   private ProfilerTableDriver() {}
 
   @Name("profiler_driver_open")

@@ -95,6 +95,14 @@ public final class ReportCommand implements Callable<Integer> {
     System.exit(run(args, System.out, System.err));
   }
 
+  /** This command writing to the given streams: the {@code report} subcommand of {@code nccl-inspector}. */
+  public static ReportCommand forStreams(PrintStream out, PrintStream err) {
+    ReportCommand command = new ReportCommand();
+    command.stdout = out;
+    command.stderr = err;
+    return command;
+  }
+
   /** Runs the command; returns the exit status. */
   static int run(String[] args, PrintStream out, PrintStream err) {
     ReportCommand command = new ReportCommand();
@@ -102,6 +110,7 @@ public final class ReportCommand implements Callable<Integer> {
     command.stderr = err;
     CommandLine cli = new CommandLine(command)
         .setCaseInsensitiveEnumValuesAllowed(true)
+        .setUnmatchedOptionsAllowedAsOptionParameters(false) /* --out --outt: a typo, not a path */
         .setOut(new PrintWriter(out, true))
         .setErr(new PrintWriter(err, true))
         .setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -23,7 +23,7 @@ import org.w3c.dom.NodeList;
 
 /**
  * The HTML report without a browser: well-formed, self-contained, and every chart carries data.
- * (It was also checked by eye in headless Chromium; that is not part of the build.)
+ * HtmlReportBrowserTest opens it in headless Chromium.
  */
 class HtmlReportTest {
   @TempDir

@@ -63,6 +63,7 @@ class PrometheusTextfileSinkTest {
 
   @Test
   void writesTheReferenceSeriesAndHistogramsPerGpuReadableByNodeExporter() throws Exception {
+    NodeExporter.assumeInstalled("per-GPU textfiles parsed by node_exporter (PrometheusTextfileSinkTest)");
     PrometheusTextfileSink sink = sink(true);
     sink.record(coll(DP0, "AllReduce", 8192, 20_000, 100));
     sink.record(coll(DP0, "AllReduce", 8192 + 100, 40_000, 400)); /* same bucket: 8-9KB */
