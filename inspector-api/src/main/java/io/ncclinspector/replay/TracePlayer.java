@@ -1,6 +1,7 @@
 package io.ncclinspector.replay;
 
 import io.ncclinspector.NcclInspector;
+import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,6 +15,11 @@ import java.util.Objects;
  * table of the very library the inspector pointed NCCL at, so everything after the callbacks is
  * the real thing.
  *
+ * <p>By default the callbacks run on the real clock, so CPU times are those of the replay. Opened
+ * with {@code followTraceClock}, the core's clock follows the trace's timestamps instead, as in
+ * {@link TraceReplayer}: CPU times, enqueue wall times among them, are those of the recorded run
+ * (until {@link #close()}).
+ *
  * <p>One player at a time per process (it stands in for NCCL's single profiler slot).
  */
 public final class TracePlayer implements AutoCloseable {
@@ -26,11 +32,13 @@ public final class TracePlayer implements AutoCloseable {
       | (1 << 10) /* P2pApi */ | (1 << 11) /* KernelLaunch */;
 
   private final TraceEvents events;
+  private final boolean followTraceClock;
   private int next;
   private boolean closed;
 
-  private TracePlayer(TraceEvents events) {
+  private TracePlayer(TraceEvents events, boolean followTraceClock) {
     this.events = events;
+    this.followTraceClock = followTraceClock;
   }
 
   /** Reads a trace file and opens the inspector's library as NCCL would. */
@@ -39,6 +47,11 @@ public final class TracePlayer implements AutoCloseable {
   }
 
   public static TracePlayer open(NcclInspector inspector, TraceEvents events) {
+    return open(inspector, events, false);
+  }
+
+  /** Opens a player whose callbacks run on the trace's clock rather than the real one. */
+  public static TracePlayer open(NcclInspector inspector, TraceEvents events, boolean followTraceClock) {
     Objects.requireNonNull(events, "events");
     String library = inspector.libraryPath()
         .orElseThrow(() -> new IllegalStateException("the inspector is not active")).toString();
@@ -49,7 +62,7 @@ public final class TracePlayer implements AutoCloseable {
       ProfilerTableDriver.close();
       throw new IllegalStateException("cannot prepare the trace: " + ProfilerTableDriver.error());
     }
-    return new TracePlayer(events);
+    return new TracePlayer(events, followTraceClock);
   }
 
   /** Callbacks in the trace. */
@@ -71,7 +84,7 @@ public final class TracePlayer implements AutoCloseable {
     if (count > 0) {
       ByteBuffer slice = events.events().slice(next * ProfilerTableDriver.EVENT_BYTES,
           count * ProfilerTableDriver.EVENT_BYTES);
-      ProfilerTableDriver.run(slice, count, 0, null);
+      ProfilerTableDriver.run(slice, count, followTraceClock ? 1 : 0, null);
       next += count;
     }
     return count;
@@ -124,6 +137,9 @@ public final class TracePlayer implements AutoCloseable {
     if (!closed) {
       closed = true;
       ProfilerTableDriver.close();
+      if (followTraceClock) {
+        NativeCore.get().setVirtualClock(false, 0, 0);
+      }
     }
   }
 }
