@@ -40,7 +40,7 @@ public final class PlantedAnomalies {
 
   /** What one scale gave: planted, reported (by point), and ordinary operations reported. */
   public record ScaleResult(double scale, Map<Point, Integer> planted, Map<Point, Integer> reported,
-      List<Target> missed, int ordinaryReported, int ordinary) {
+      List<Target> missed, int ordinaryReported, int ordinary, Map<SlowCollectiveEvent.Kind, Integer> plantedKinds) {
     public int plantedTotal() {
       return planted.values().stream().mapToInt(Integer::intValue).sum();
     }
@@ -50,7 +50,7 @@ public final class PlantedAnomalies {
     }
   }
 
-  /** Everything about one trace. */
+  /** Everything about one trace; {@code judged}: records the detector judges (collectives and P2P). */
   public record Result(Path trace, int judged, int ordinaryReported, List<Planting> plantings,
       List<ScaleResult> scales) {
     public double ordinaryRate() {
@@ -79,11 +79,12 @@ public final class PlantedAnomalies {
       Map<Point, Integer> planted = new EnumMap<>(Point.class);
       Map<Point, Integer> reported = new EnumMap<>(Point.class);
       List<Target> missed = new ArrayList<>();
+      Map<SlowCollectiveEvent.Kind, Integer> kinds = new EnumMap<>(SlowCollectiveEvent.Kind.class);
       int ordinaryReported;
       int ordinary;
       if (exec.isEmpty()) {
         ordinaryReported = base.slow().size();
-        ordinary = judged.size();
+        ordinary = judgedCount(base.records());
       } else {
         Path copy = TracePlanting.plant(trace, exec, workDir.resolve("planted-" + scale + ".jsonl.gz"));
         ListenedReplay run = ListenedReplay.of(copy, detection, workDir.resolve("run-" + scale));
@@ -93,6 +94,7 @@ public final class PlantedAnomalies {
           Target t = targetOf(e.record());
           if (exec.containsKey(t)) {
             seen.add(t);
+            kinds.merge(e.kind(), 1, Integer::sum);
           } else {
             ordinaryReported++;
           }
@@ -105,11 +107,15 @@ public final class PlantedAnomalies {
             missed.add(t);
           }
         }
-        ordinary = judged(run.records()).size() - exec.size();
+        ordinary = judgedCount(run.records()) - exec.size();
       }
-      results.add(new ScaleResult(scale, planted, reported, missed, ordinaryReported, ordinary));
+      results.add(new ScaleResult(scale, planted, reported, missed, ordinaryReported, ordinary, kinds));
     }
-    return new Result(trace, judged.size(), base.slow().size(), plantings, results);
+    return new Result(trace, judgedCount(base.records()), base.slow().size(), plantings, results);
+  }
+
+  private static int judgedCount(List<OperationRecord> records) {
+    return (int) records.stream().filter(SlowCollectiveDetector::judgeable).count();
   }
 
   static Target targetOf(OperationRecord r) {

@@ -209,15 +209,15 @@ class SlowCollectiveEvaluationTest {
 
   private static String table(List<Result> results) {
     StringBuilder md = new StringBuilder("| trace | judged | ordinary reported | planted at | 2x p99 | 10x p99 | 100x p99"
-        + " | first op after a change, 10x / 100x |\n|---|---|---|---|---|---|---|---|\n");
+        + " | first op after a change, 10x / 100x | kind of the planted, 10x |\n|---|---|---|---|---|---|---|---|---|\n");
     for (Result r : results) {
       ScaleResult x2 = r.scales().get(0);
       ScaleResult x10 = r.scales().get(1);
       ScaleResult x100 = r.scales().get(2);
-      md.append(String.format(Locale.ROOT, "| %s | %d | %d (%.1f %%) | %s | %s | %s | %s | %s / %s |%n",
+      md.append(String.format(Locale.ROOT, "| %s | %d | %d (%.1f %%) | %s | %s | %s | %s | %s / %s | %s |%n",
           TestData.traces().relativize(r.trace()), r.judged(), r.ordinaryReported(), 100 * r.ordinaryRate(),
           points(x10), judgedRecall(x2), judgedRecall(x10), judgedRecall(x100),
-          pointRecall(x10, Point.FIRST_AFTER_CHANGE), pointRecall(x100, Point.FIRST_AFTER_CHANGE)));
+          pointRecall(x10, Point.FIRST_AFTER_CHANGE), pointRecall(x100, Point.FIRST_AFTER_CHANGE), kinds(x10)));
     }
     return md.toString();
   }
@@ -244,6 +244,11 @@ class SlowCollectiveEvaluationTest {
 
   private static String pointRecall(ScaleResult s, Point p) {
     return s.planted().containsKey(p) ? s.reported().getOrDefault(p, 0) + "/" + s.planted().get(p) : "-";
+  }
+
+  private static String kinds(ScaleResult s) {
+    return s.plantedKinds().isEmpty() ? "-" : s.plantedKinds().entrySet().stream()
+        .map(e -> e.getValue() + " " + e.getKey().label()).collect(Collectors.joining(", "));
   }
 
   private static String fraction(int[] r) {
