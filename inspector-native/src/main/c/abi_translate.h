@@ -8,8 +8,11 @@
 #include "record_format.h"
 
 /* The API events of v5 and v6, which carry the enqueuing thread's tag and whether the call was
- * captured into a CUDA graph. */
+ * captured into a CUDA graph, and the kernel launch, whose time bounds its kernels' starts. */
 #define ABI_TRANSLATE_API_CASES(d, ev)                       \
+  case ncclProfileKernelLaunch:                              \
+    (ev).kind = CORE_EVENT_LAUNCH;                           \
+    break;                                                   \
   case ncclProfileCollApi:                                   \
     (ev).kind = CORE_EVENT_API;                              \
     (ev).graph_captured = ABI_BOOL((d)->collApi.graphCaptured); \

@@ -18,6 +18,7 @@ enum { COMM_FREE = 0, COMM_INIT = 1, COMM_LIVE = 2, COMM_CLOSING = 3 };
 typedef struct comm_slot {
   _Atomic uint64_t ctl; /* generation (32) | state (8) */
   _Atomic uint64_t p2p_seq;
+  _Atomic uint64_t lag_mask; /* channels whose kernel timestamps lag (channel_desync.h) */
   uint64_t serial;
   uint64_t comm_id;
   int32_t nnodes, nranks, rank;

@@ -4,7 +4,7 @@
 
 #include "clock.h"
 #include "event_counters.h"
-#include "gpu_clock_check.h"
+#include "gpu_clock_bound.h"
 #include "names.h"
 #include "op_reclaim.h"
 #include "record_emit.h"
@@ -81,7 +81,7 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   }
   g_core.free_pending = 0;
   counters_reset();
-  gpu_clock_reset(); /* a session learns afresh whether GPU and host clocks agree */
+  gpu_clock_reset(); /* a session learns the GPU clocks afresh */
   names_reset_cache();
   clock_refresh_wall_offset();
   apply_settings(settings);

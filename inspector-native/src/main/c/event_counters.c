@@ -2,32 +2,60 @@
 
 #include <stddef.h>
 
-_Atomic uint64_t g_counters[CTR_COUNT];
+#include "record_format.h"
+
+counter_stripe g_counter_stripes[COUNTER_STRIPES];
+_Thread_local unsigned tls_counter_stripe;
+
+/* Relaxed: hands out stripe numbers; nothing else is published through it. */
+static _Atomic unsigned next_stripe;
+
+unsigned counter_take_stripe(void) {
+  unsigned s = atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % COUNTER_STRIPES + 1;
+  tls_counter_stripe = s;
+  return s;
+}
 
 static const char* const names[CTR_COUNT] = {
-    "ring_full",          "stale_handle",        "invalid_handle",
-    "unknown_context",    "below_min_size",      "no_gpu_timing",
-    "op_table_full",      "comm_table_full",     "unknown_datatype",
-    "too_many_channels",  "duplicate_stop",      "control_record_lost",
-    "event_while_inactive", "trace_ring_full",     "uint8_named_unknown", "completed_without_kernel",
-    "expired_no_kernel",  "evicted_table_full",  "flushed_at_finalize",
-    "flushed_at_close",   "extra_channels",      "null_operation_name",
-    "quiescent_close",    "paused",              "gpu_timestamp_zero",  "gpu_timestamp_reversed",
-    "gpu_timestamp_absurd", "gpu_timestamp_stale"};
+#define INSPECTOR_COUNTER_NAME(id, name, kind) name,
+    INSPECTOR_COUNTERS(INSPECTOR_COUNTER_NAME)
+#undef INSPECTOR_COUNTER_NAME
+};
+
+static const unsigned char kinds[CTR_COUNT] = {
+#define INSPECTOR_COUNTER_KIND(id, name, kind) COUNTER_KIND_##kind,
+    INSPECTOR_COUNTERS(INSPECTOR_COUNTER_KIND)
+#undef INSPECTOR_COUNTER_KIND
+};
+
+/* Quarantine counters are indexed by reason (record_emit.c). */
+_Static_assert(CTR_GPU_TIMESTAMP_REVERSED - CTR_GPU_TIMESTAMP_ZERO ==
+                   QUARANTINE_GPU_TIMESTAMP_REVERSED - QUARANTINE_GPU_TIMESTAMP_ZERO &&
+               CTR_GPU_TIMESTAMP_ABSURD - CTR_GPU_TIMESTAMP_ZERO ==
+                   QUARANTINE_GPU_TIMESTAMP_ABSURD - QUARANTINE_GPU_TIMESTAMP_ZERO &&
+               CTR_KERNEL_CHANNEL_DESYNC - CTR_GPU_TIMESTAMP_ZERO ==
+                   QUARANTINE_KERNEL_CHANNEL_DESYNC - QUARANTINE_GPU_TIMESTAMP_ZERO &&
+               CTR_KERNEL_CHANNEL_DESYNC == CTR_COUNT - 1,
+               "quarantine counters follow the quarantine reasons");
 
 uint64_t counter_read(int id) {
   if (id < 0 || id >= CTR_COUNT) return 0;
-  return atomic_load_explicit(&g_counters[id], memory_order_relaxed);
+  uint64_t sum = 0;
+  /* Relaxed: a statistic; a count racing with the read lands in this read or the next. */
+  for (int s = 0; s < COUNTER_STRIPES; s++) {
+    sum += atomic_load_explicit(&g_counter_stripes[s].v[id], memory_order_relaxed);
+  }
+  return sum;
 }
 
 const char* counter_name(int id) { return (id < 0 || id >= CTR_COUNT) ? NULL : names[id]; }
 
-int counter_kind(int id) {
-  if (id < CTR_UINT8_AS_UNKNOWN) return COUNTER_DROP;
-  if (id < CTR_GPU_TIMESTAMP_ZERO) return COUNTER_NOTE;
-  return COUNTER_QUARANTINE;
-}
+int counter_kind(int id) { return (id < 0 || id >= CTR_COUNT) ? -1 : kinds[id]; }
 
 void counters_reset(void) {
-  for (int i = 0; i < CTR_COUNT; i++) atomic_store_explicit(&g_counters[i], 0, memory_order_relaxed);
+  for (int s = 0; s < COUNTER_STRIPES; s++) {
+    for (int i = 0; i < CTR_COUNT; i++) {
+      atomic_store_explicit(&g_counter_stripes[s].v[i], 0, memory_order_relaxed);
+    }
+  }
 }

@@ -3,58 +3,84 @@
  * "Drops" lost an event or a record; "notes" are outcomes worth knowing that lost nothing
  * (an operation completed without kernel events, an operation closed early by a flush...);
  * "quarantine" counts records delivered apart, marked with why their timing is not trusted.
- * Names and kinds are exported to Java by index, so adding a counter needs no Java change. */
+ * Names and kinds are exported to Java, so adding a counter needs no Java change. */
 #ifndef NCCL_INSPECTOR_EVENT_COUNTERS_H
 #define NCCL_INSPECTOR_EVENT_COUNTERS_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* Every counter: X(id suffix, name, kind), drops first, then notes, then quarantine reasons in
+ * the order of QUARANTINE_* (record_format.h). The enum, the names and the kinds all come from
+ * this one list. */
+#define INSPECTOR_COUNTERS(X) \
+  X(RING_FULL, "ring_full", DROP) /* a completed record found the ring full */ \
+  X(STALE_HANDLE, "stale_handle", DROP) /* an event for a handle whose operation was already closed or recycled */ \
+  X(INVALID_HANDLE, "invalid_handle", DROP) /* a handle that the core never issued */ \
+  X(UNKNOWN_CONTEXT, "unknown_context", DROP) /* startEvent with a context that is not a live communicator */ \
+  X(BELOW_MIN_SIZE, "below_min_size", DROP) /* an operation smaller than the minimum message size */ \
+  X(NO_GPU_TIMING, "no_gpu_timing", DROP) /* a record without kernel_gpu timing while GPU timing is required */ \
+  X(OP_TABLE_FULL, "op_table_full", DROP) /* no in-flight slot could be taken or evicted */ \
+  X(COMM_TABLE_FULL, "comm_table_full", DROP) /* a communicator arrived while the communicator table was full */ \
+  X(UNKNOWN_DATATYPE, "unknown_datatype", DROP) /* an operation whose datatype size is unknown */ \
+  X(TOO_MANY_CHANNELS, "too_many_channels", DROP) /* a kernel channel beyond INSPECTOR_MAX_CHANNELS for one operation */ \
+  X(DUPLICATE_STOP, "duplicate_stop", DROP) /* a second stop for an operation or channel */ \
+  X(CONTROL_RECORD_LOST, "control_record_lost", DROP) /* a communicator created/destroyed record found the ring full */ \
+  X(EVENT_WHILE_INACTIVE, "event_while_inactive", DROP) /* an operation started while the inspector was paused or closed */ \
+  X(TRACE_RING_FULL, "trace_ring_full", DROP) /* recording mode: a raw event found the trace ring full */ \
+  X(UINT8_AS_UNKNOWN, "uint8_named_unknown", NOTE) /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */ \
+  X(COMPLETED_WITHOUT_KERNEL, "completed_without_kernel", NOTE) /* self send/recv or zero channels: complete at stop, CPU timing */ \
+  X(EXPIRED_NO_KERNEL, "expired_no_kernel", NOTE) /* no kernel channel arrived within the in-flight expiry */ \
+  X(EVICTED_TABLE_FULL, "evicted_table_full", NOTE) /* closed early to make room in the in-flight table */ \
+  X(FLUSHED_AT_FINALIZE, "flushed_at_finalize", NOTE) /* still in flight when its communicator was finalized */ \
+  X(FLUSHED_AT_CLOSE, "flushed_at_close", NOTE) /* still in flight when the inspector was closed */ \
+  X(EXTRA_CHANNELS, "extra_channels", NOTE) /* more kernel channels started than the operation announced */ \
+  X(NULL_OPERATION_NAME, "null_operation_name", NOTE) /* an operation without a name (func NULL): recorded as "Unknown" */ \
+  X(QUIESCENT_CLOSE, "quiescent_close", NOTE) /* v3: completed once its started channels stopped and stayed quiet */ \
+  X(PAUSED, "paused", NOTE) /* an operation started while recording was paused (not tracked) */ \
+  X(SELF_P2P_CHANNEL_LAG, "self_p2p_channel_lag", NOTE) /* channels a send/recv to self put out of step (channel_desync.h) */ \
+  X(DESYNC_DETECTED, "desync_detected", NOTE) /* channels found lagging that no send/recv to self predicted */ \
+  X(DESYNC_CHANNELS_EXCLUDED, "desync_channels_excluded", NOTE) /* records timed by their in-step channels only */ \
+  X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \
+  X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
+  X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \
+  X(KERNEL_CHANNEL_DESYNC, "kernel_channel_desync", QUARANTINE) /* every channel carried another work item's timestamps: untimed */ \
+
 typedef enum {
-  /* drops */
-  CTR_RING_FULL = 0,          /* a completed record found the ring full */
-  CTR_STALE_HANDLE,           /* an event for a handle whose operation was already closed or recycled */
-  CTR_INVALID_HANDLE,         /* a handle that the core never issued */
-  CTR_UNKNOWN_CONTEXT,        /* startEvent with a context that is not a live communicator */
-  CTR_BELOW_MIN_SIZE,         /* an operation smaller than the minimum message size */
-  CTR_NO_GPU_TIMING,          /* a record without kernel_gpu timing while GPU timing is required */
-  CTR_OP_TABLE_FULL,          /* no in-flight slot could be taken or evicted */
-  CTR_COMM_TABLE_FULL,        /* a communicator arrived while the communicator table was full */
-  CTR_UNKNOWN_DATATYPE,       /* an operation whose datatype size is unknown */
-  CTR_TOO_MANY_CHANNELS,      /* a kernel channel beyond INSPECTOR_MAX_CHANNELS for one operation */
-  CTR_DUPLICATE_STOP,         /* a second stop for an operation or channel */
-  CTR_CONTROL_RECORD_LOST,    /* a communicator created/destroyed record found the ring full */
-  CTR_EVENT_WHILE_INACTIVE,   /* an operation started while the inspector was paused or closed */
-  CTR_TRACE_RING_FULL,        /* recording mode: a raw event found the trace ring full */
-  /* notes */
-  CTR_UINT8_AS_UNKNOWN,       /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */
-  CTR_COMPLETED_WITHOUT_KERNEL, /* self send/recv or zero channels: complete at stop, CPU timing */
-  CTR_EXPIRED_NO_KERNEL,      /* no kernel channel arrived within the in-flight expiry */
-  CTR_EVICTED_TABLE_FULL,     /* closed early to make room in the in-flight table */
-  CTR_FLUSHED_AT_FINALIZE,    /* still in flight when its communicator was finalized */
-  CTR_FLUSHED_AT_CLOSE,       /* still in flight when the inspector was closed */
-  CTR_EXTRA_CHANNELS,         /* more kernel channels started than the operation announced */
-  CTR_NULL_OPERATION_NAME,    /* an operation without a name (func NULL): recorded as "Unknown" */
-  CTR_QUIESCENT_CLOSE,        /* v3: completed once its started channels stopped and stayed quiet */
-  CTR_PAUSED,                 /* an operation started while recording was paused (not tracked) */
-  /* quarantine: records kept apart because a channel's GPU timestamps are not usable */
-  CTR_GPU_TIMESTAMP_ZERO,     /* a GPU start or stop timestamp of 0 (interface v4+) */
-  CTR_GPU_TIMESTAMP_REVERSED, /* a GPU stop at or before its start */
-  CTR_GPU_TIMESTAMP_ABSURD,   /* a channel longer than an hour */
-  CTR_GPU_TIMESTAMP_STALE,    /* a GPU start before the operation was enqueued: another work's timestamp */
+#define INSPECTOR_COUNTER_ENUM(id, name, kind) CTR_##id,
+  INSPECTOR_COUNTERS(INSPECTOR_COUNTER_ENUM)
+#undef INSPECTOR_COUNTER_ENUM
   CTR_COUNT
 } counter_id;
 
-extern _Atomic uint64_t g_counters[CTR_COUNT];
+/* Counters are striped: each thread adds into one of COUNTER_STRIPES copies (chosen round robin
+ * at its first count), each in cache lines of its own, so NCCL's threads counting the same reason
+ * (every filtered operation) do not bounce one cache line between them. A read sums the stripes. */
+#define COUNTER_STRIPES 16
 
-/* Relaxed: counters are statistics, read by Java without ordering against other data. */
+typedef struct counter_stripe {
+  _Atomic uint64_t v[CTR_COUNT];
+} __attribute__((aligned(64))) counter_stripe;
+
+extern counter_stripe g_counter_stripes[COUNTER_STRIPES];
+extern _Thread_local unsigned tls_counter_stripe; /* stripe + 1; 0 until the thread first counts */
+
+unsigned counter_take_stripe(void);
+
+/* Relaxed: counters are statistics, read by Java without ordering against other data. The add
+ * stays atomic: past COUNTER_STRIPES threads, two threads share a stripe. */
 static inline void counter_add(counter_id id, uint64_t n) {
-  atomic_fetch_add_explicit(&g_counters[id], n, memory_order_relaxed);
+  unsigned s = tls_counter_stripe;
+  if (__builtin_expect(s == 0, 0)) s = counter_take_stripe();
+  atomic_fetch_add_explicit(&g_counter_stripes[s - 1].v[id], n, memory_order_relaxed);
 }
 
 uint64_t counter_read(int id);
 const char* counter_name(int id);
 enum { COUNTER_DROP = 0, COUNTER_NOTE = 1, COUNTER_QUARANTINE = 2 };
+#define COUNTER_KIND_DROP COUNTER_DROP
+#define COUNTER_KIND_NOTE COUNTER_NOTE
+#define COUNTER_KIND_QUARANTINE COUNTER_QUARANTINE
 int counter_kind(int id);
 void counters_reset(void);
 

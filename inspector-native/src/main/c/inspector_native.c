@@ -118,8 +118,10 @@ long long nccl_inspector_counter(int id) { return (long long)counter_read(id); }
 
 int nccl_inspector_name_count(int table) { return names_count(table); }
 const char* nccl_inspector_name(int table, int id) { return names_lookup(table, id); }
-int nccl_inspector_layout_offset(int field) { return record_layout_offset(field); }
-int nccl_inspector_layout_field_count(void) { return LAYOUT_FIELD_COUNT; }
+int nccl_inspector_layout_count(void) { return record_layout_count(); }
+const char* nccl_inspector_layout_name(int i) { return record_layout_name(i); }
+int nccl_inspector_layout_offset(int i) { return record_layout_offset(i); }
+int nccl_inspector_layout_size(int i) { return record_layout_size(i); }
 
 const char* nccl_inspector_library_path(void) {
   static char path[PATH_MAX];

@@ -53,8 +53,11 @@ long long nccl_inspector_counter(int id);
 
 int nccl_inspector_name_count(int table);
 const char* nccl_inspector_name(int table, int id);
-int nccl_inspector_layout_offset(int field);
-int nccl_inspector_layout_field_count(void);
+/* The record layout by field name (record_format.h): entry i's name, byte offset and size. */
+int nccl_inspector_layout_count(void);
+const char* nccl_inspector_layout_name(int i);
+int nccl_inspector_layout_offset(int i);
+int nccl_inspector_layout_size(int i);
 
 /* Absolute path of the shared object this code lives in (what NCCL must dlopen), or NULL. */
 const char* nccl_inspector_library_path(void);

@@ -1,5 +1,7 @@
 #include "names.h"
 
+#include "record_format.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -27,8 +29,10 @@ static const char* const timing_names[TIMING_COUNT] = {"none", "kernel_gpu", "ke
 static const char* const flag_names[] = {"incomplete", "no_kernel_events", "expired", "evicted",
                                          "flushed", "self_p2p", "extra_channels",
                                          "uint8_named_unknown", "channels_truncated",
-                                         "copy_engine", "quarantined", "graph_launched"};
+                                         "copy_engine", "quarantined", "graph_launched",
+                                         "desync_channels_excluded", "send_side_stop"};
 #define FLAG_NAME_COUNT ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
+_Static_assert(1u << (FLAG_NAME_COUNT - 1) == RECORD_FLAG_SEND_SIDE_STOP, "a name for every flag bit");
 
 /* A few spellings NCCL versions have used for the same operation. */
 static uint8_t func_alias(const char* s) {

@@ -53,6 +53,7 @@ typedef struct op_slot {
   _Atomic uint64_t ctl;
   _Atomic uint32_t next_free;        /* free-list link: index + 1 of the next free slot, 0 = end */
   _Atomic uint32_t callback_sn;      /* per-operation callback sequence (verbose trace only) */
+  _Atomic uint8_t clock_observed;    /* one of its channels gave a GPU clock observation */
   /* Written by the allocator before the slot is published, immutable while OPEN. */
   uint8_t kind;         /* RECORD_KIND_COLL or RECORD_KIND_P2P */
   uint8_t func, datatype, algo, proto;
@@ -70,6 +71,10 @@ typedef struct op_slot {
   uint64_t start_ns;         /* monotonic */
   int64_t step;              /* thread tag at enqueue (-1: none) */
   uint16_t phase;            /* thread tag at enqueue (0: none) */
+  uint8_t clock_device;      /* gpu_clock_bound.h entry of its communicator's GPU */
+  uint32_t comm_index, comm_gen; /* its communicator's table slot (for desync_latch) */
+  uint64_t lag_mask;         /* its communicator's lagging channels when it started (channel_desync.h) */
+  uint64_t launch_ns;        /* monotonic time of its kernel's launch (launch_clock.h), 0 if unknown */
   /* Written by the stop event (inside enter/leave). */
   uint64_t stop_ns;
   uint64_t last_channel_stop_ns; /* monotonic, CHANNELS_UNCOUNTED only (for quiescence) */

@@ -1,30 +1,97 @@
 #include "op_timing.h"
 
+#include <string.h>
+
 #include "clock.h"
-#include "gpu_clock_check.h"
+#include "gpu_clock_bound.h"
 #include "names.h"
 #include "record_format.h"
 
-static uint8_t quarantine_reason(uint64_t start, uint64_t stop, bool stale) {
+static uint8_t quarantine_reason(uint64_t start, uint64_t stop) {
   if (start == 0 || stop == 0) return QUARANTINE_GPU_TIMESTAMP_ZERO;
-  if (stale) return QUARANTINE_GPU_TIMESTAMP_STALE;
   if (stop <= start) return QUARANTINE_GPU_TIMESTAMP_REVERSED;
   return QUARANTINE_GPU_TIMESTAMP_ABSURD;
 }
 
-op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete) {
-  op_timing t = {TIMING_COLLECTIVE_CPU, QUARANTINE_NONE, 0, 0, 0, 0};
-  if (s->static_flags & RECORD_FLAG_COPY_ENGINE) {
-    t.source = TIMING_CE_CPU;
-    t.exec_ns = s->stop_ns > s->start_ns ? s->stop_ns - s->start_ns : 0;
-    return t;
+/* The earliest wall time (GPU clock) at which a kernel channel of this operation can have started,
+ * or false when it cannot be known: no launch time, a CUDA-graph replay (launched long before its
+ * operation's events), or no recent observation of the GPU clock. */
+static bool earliest_genuine_start(const op_slot* s, int64_t* earliest) {
+  if (s->abi_version < 4 || (s->static_flags & RECORD_FLAG_GRAPH_LAUNCHED)) return false;
+  int64_t bound;
+  /* The operation's start is "now" for the window of observations: no clock read here. */
+  if (!gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound)) return false;
+  int64_t launch;
+  if (s->launch_ns != 0) {
+    launch = (int64_t)clock_mono_to_wall_ns(s->launch_ns);
+  } else if (s->abi_version == 4) {
+    launch = (int64_t)clock_mono_to_wall_ns(s->start_ns) - (int64_t)OP_TIMING_V4_LAUNCH_ALLOWANCE_NS;
+  } else {
+    return false;
   }
+  *earliest = launch + bound;
+  return true;
+}
+
+void op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete, op_timing* t) {
+  memset(t, 0, sizeof(*t));
+  t->source = TIMING_COLLECTIVE_CPU;
+  if (s->static_flags & RECORD_FLAG_COPY_ENGINE) {
+    t->source = TIMING_CE_CPU;
+    t->exec_ns = s->stop_ns > s->start_ns ? s->stop_ns - s->start_ns : 0;
+    return;
+  }
+  if (channels_seen > INSPECTOR_MAX_CHANNELS) channels_seen = INSPECTOR_MAX_CHANNELS;
   bool gpu_timestamps_expected = s->abi_version >= 4;
-  uint64_t enqueue_wall = gpu_timestamps_expected && complete ? clock_mono_to_wall_ns(s->start_ns) : 0;
+  int64_t earliest = 0;
+  bool judge_early = gpu_timestamps_expected && complete && earliest_genuine_start(s, &earliest);
+
+  /* First pass: which channels lag. */
+  uint64_t early_unpredicted = 0; /* by channel index */
+  uint32_t in_step = 0;
+  uint64_t min_in_step_start = UINT64_MAX;
+  for (uint32_t i = 0; i < channels_seen; i++) {
+    const channel_slot* ch = &s->ch[i];
+    if (ch->channel_id < 64 && ((s->lag_mask >> ch->channel_id) & 1)) {
+      t->desync[i] = CHANNEL_LAG_PREDICTED;
+      continue;
+    }
+    /* Relaxed: the slot is owned by the caller; ordering came with the control word. */
+    uint8_t state = atomic_load_explicit(&((channel_slot*)ch)->state, memory_order_relaxed);
+    bool gpu_ok = state == CHANNEL_STOPPED && op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
+    if (judge_early && gpu_ok && (int64_t)ch->gpu_start_ns < earliest) {
+      t->desync[i] = CHANNEL_LAG_DETECTED;
+      early_unpredicted |= 1ull << i;
+      continue;
+    }
+    in_step++;
+    if (gpu_ok && ch->gpu_start_ns < min_in_step_start) min_in_step_start = ch->gpu_start_ns;
+  }
+  /* An early channel that ended before any in-step channel of the same kernel began is another
+   * work item's, beyond doubt: latch it (see op_timing.h). */
+  if (in_step > 0 && min_in_step_start != UINT64_MAX) {
+    for (uint32_t i = 0; i < channels_seen; i++) {
+      if (((early_unpredicted >> i) & 1) && s->ch[i].gpu_stop_ns < min_in_step_start &&
+          s->ch[i].channel_id < 64) {
+        t->latch_channels |= 1ull << s->ch[i].channel_id;
+      }
+    }
+  }
+  uint32_t desynced = channels_seen - in_step;
+  t->channels_desynced = (uint8_t)desynced;
+  if (desynced > 0 && in_step == 0) {
+    /* Every channel carried another work item's timestamps: no time can be given. */
+    t->source = TIMING_NONE;
+    t->quarantine = QUARANTINE_KERNEL_CHANNEL_DESYNC;
+    return;
+  }
+
+  /* Second pass: time the operation by its in-step channels. */
   uint64_t max_gpu = 0, max_any = 0, min_gpu_start = UINT64_MAX, max_gpu_start = 0, max_gpu_stop = 0;
   uint64_t first_cpu = 0, last_cpu = 0;
-  bool all_gpu = channels_seen > 0, all_timed = channels_seen > 0;
-  for (uint32_t i = 0; i < channels_seen && i < INSPECTOR_MAX_CHANNELS; i++) {
+  bool all_gpu = in_step > 0, all_timed = in_step > 0;
+  for (uint32_t i = 0; i < channels_seen; i++) {
+    if (t->desync[i] != CHANNEL_IN_STEP) continue;
     const channel_slot* ch = &s->ch[i];
     /* Relaxed: the slot is owned by the caller; ordering came with the control word. */
     uint8_t state = atomic_load_explicit(&((channel_slot*)ch)->state, memory_order_relaxed);
@@ -36,8 +103,6 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
       continue;
     }
     bool gpu_ok = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
-    bool stale = gpu_ok && gpu_clock_start_is_stale(ch->gpu_start_ns, enqueue_wall);
-    if (stale) gpu_ok = false;
     bool cpu_ok = ch->cpu_start_ns != 0 && ch->cpu_stop_ns >= ch->cpu_start_ns;
     uint64_t d;
     if (gpu_ok) {
@@ -48,8 +113,8 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
       if (ch->gpu_stop_ns > max_gpu_stop) max_gpu_stop = ch->gpu_stop_ns;
     } else {
       all_gpu = false;
-      if (gpu_timestamps_expected && complete && t.quarantine == QUARANTINE_NONE) {
-        t.quarantine = quarantine_reason(ch->gpu_start_ns, ch->gpu_stop_ns, stale);
+      if (gpu_timestamps_expected && complete && t->quarantine == QUARANTINE_NONE) {
+        t->quarantine = quarantine_reason(ch->gpu_start_ns, ch->gpu_stop_ns);
       }
       d = cpu_ok ? ch->cpu_stop_ns - ch->cpu_start_ns : 0;
       if (!cpu_ok) all_timed = false;
@@ -57,24 +122,22 @@ op_timing op_timing_compute(const op_slot* s, uint32_t channels_seen, bool compl
     if (d > max_any) max_any = d;
   }
   if (max_gpu_stop != 0) {
-    t.gpu_start_ns = min_gpu_start;
-    t.gpu_span_ns = max_gpu_stop - min_gpu_start;
-    t.gpu_skew_ns = max_gpu_start - min_gpu_start;
+    t->gpu_start_ns = min_gpu_start;
+    t->gpu_span_ns = max_gpu_stop - min_gpu_start;
+    t->gpu_skew_ns = max_gpu_start - min_gpu_start;
   }
   if (complete && all_gpu) {
-    gpu_clock_observe(min_gpu_start, enqueue_wall);
-    t.source = TIMING_KERNEL_GPU;
-    t.exec_ns = max_gpu;
+    t->source = TIMING_KERNEL_GPU;
+    t->exec_ns = max_gpu;
   } else if (complete && all_timed) {
-    t.source = TIMING_KERNEL_CPU;
-    t.exec_ns = max_any;
+    t->source = TIMING_KERNEL_CPU;
+    t->exec_ns = max_any;
   } else {
-    /* The operation's own CPU span: from its first sign of life on a channel (or its start) to
-     * its last (or its stop), as the reference does for collective_cpu. */
+    /* The operation's own CPU span: from its first sign of life on an in-step channel (or its
+     * start) to its last (or its stop), as the reference does for collective_cpu. */
     uint64_t begin = first_cpu ? first_cpu : s->start_ns;
     uint64_t end = last_cpu ? last_cpu : (s->stop_ns ? s->stop_ns : begin);
-    t.source = TIMING_COLLECTIVE_CPU;
-    t.exec_ns = end > begin ? end - begin : 0;
+    t->source = TIMING_COLLECTIVE_CPU;
+    t->exec_ns = end > begin ? end - begin : 0;
   }
-  return t;
 }

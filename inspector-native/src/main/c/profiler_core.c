@@ -3,10 +3,13 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "channel_desync.h"
 #include "clock.h"
 #include "core_state.h"
 #include "event_counters.h"
+#include "gpu_clock_bound.h"
 #include "handles.h"
+#include "launch_clock.h"
 #include "names.h"
 #include "op_reclaim.h"
 #include "op_timing.h"
@@ -15,9 +18,11 @@
 #include "thread_tags.h"
 
 int core_activation_mask(void) {
-  int mask = ncclProfileColl | ncclProfileKernelCh | ncclProfileCeColl;
-  if (atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) mask |= ncclProfileP2p;
-  return mask;
+  /* P2p events are asked for even when P2P records are not wanted: a send/recv to the own rank
+   * desynchronises kernel-channel timestamps (channel_desync.h), and only its P2p event tells.
+   * KernelLaunch (v5+) gives the launch time no kernel channel can precede (launch_clock.h). */
+  return ncclProfileColl | ncclProfileP2p | ncclProfileKernelCh | ncclProfileCeColl |
+         ncclProfileKernelLaunch;
 }
 
 void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
@@ -86,22 +91,33 @@ static int64_t take_slot(void) {
   return index;
 }
 
+/* An operation that starts while the core takes none (paused, closed, off). */
+static void count_not_accepted(void) {
+  counter_add(atomic_load_explicit(&g_core.state, memory_order_relaxed) == CORE_PAUSED
+                  ? CTR_PAUSED
+                  : CTR_EVENT_WHILE_INACTIVE,
+              1);
+}
+
 void* core_op_start(void* context, const core_op_event* ev) {
-  if (!core_accepting()) {
-    counter_add(atomic_load_explicit(&g_core.state, memory_order_relaxed) == CORE_PAUSED
-                    ? CTR_PAUSED
-                    : CTR_EVENT_WHILE_INACTIVE,
-                1);
+  comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
+  if (c == NULL) {
+    if (!core_accepting()) count_not_accepted();
+    else if (context != NULL) counter_add(CTR_UNKNOWN_CONTEXT, 1);
     return NULL;
   }
-  comm_slot* c = comm_table_lookup(&g_core.comms, context);
-  if (c == NULL) {
-    if (context != NULL) counter_add(CTR_UNKNOWN_CONTEXT, 1);
+  int32_t rank = c->rank >= 0 ? c->rank : ev->rank;
+  bool self_p2p = ev->kind == RECORD_KIND_P2P && rank >= 0 && ev->peer_or_root == rank;
+  /* Whatever happens to this operation (paused, filtered, untracked P2P), a send/recv to self with
+   * counted channels shifts NCCL's channel counters: note it first. */
+  if (self_p2p && ev->channel_mode == CHANNELS_COUNTED) desync_note_self_p2p(c, ev->n_channels);
+  if (!core_accepting()) {
+    count_not_accepted();
     return NULL;
   }
   if (ev->kind == RECORD_KIND_P2P &&
       !atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) {
-    return NULL; /* not requested: NCCL only sends these because another mask asked for them */
+    return NULL; /* not wanted: asked for only to see sends/receives to self */
   }
   uint8_t datatype = names_datatype_id(ev->datatype);
   uint32_t size = names_datatype_size(datatype);
@@ -125,7 +141,6 @@ void* core_op_start(void* context, const core_op_event* ev) {
     static_flags |= RECORD_FLAG_UINT8_AS_UNKNOWN;
     counter_add(CTR_UINT8_AS_UNKNOWN, 1);
   }
-  int32_t rank = c->rank >= 0 ? c->rank : ev->rank;
   uint8_t expected = ev->channel_mode == CHANNELS_COUNTED     ? ev->n_channels
                      : ev->channel_mode == CHANNELS_UNCOUNTED ? EXPECT_UNCOUNTED
                                                               : 0;
@@ -134,13 +149,14 @@ void* core_op_start(void* context, const core_op_event* ev) {
     static_flags |= RECORD_FLAG_GRAPH_LAUNCHED; /* its API call was captured: a graph replay runs it */
   }
   if (ev->func == NULL) counter_add(CTR_NULL_OPERATION_NAME, 1);
-  if (ev->kind == RECORD_KIND_P2P && ev->peer_or_root == rank) {
+  if (self_p2p) {
     /* NCCL schedules no proxy or profiler op for a send/recv to itself: no channel will come. */
     static_flags |= RECORD_FLAG_SELF_P2P;
     expected = 0;
   }
   if (expected == 0) counter_add(CTR_COMPLETED_WITHOUT_KERNEL, 1);
   atomic_store_explicit(&s->callback_sn, 1, memory_order_relaxed);
+  atomic_store_explicit(&s->clock_observed, 0, memory_order_relaxed);
   s->kind = ev->kind;
   s->func = names_func_id(ev->func);
   s->datatype = datatype;
@@ -170,6 +186,11 @@ void* core_op_start(void* context, const core_op_event* ev) {
                        : tags_of_current_thread();
   s->step = tag.step;
   s->phase = tag.phase;
+  s->clock_device = gpu_clock_device_slot(c->gpu.ordinal);
+  s->comm_index = handle_index(context);
+  s->comm_gen = handle_gen(context);
+  s->lag_mask = desync_lagging_channels(c);
+  s->launch_ns = launch_clock_last();
   s->start_ns = clock_mono_ns();
   s->stop_ns = 0;
   s->start_sn = 1;
@@ -210,6 +231,14 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
     ch->gpu_start_ns = gpu_start_ns;
     ch->gpu_stop_ns = 0;
     ch->cpu_start_ns = (gpu_start_ns == 0 || verbose()) ? clock_mono_ns() : 0;
+    /* One observation of the GPU clock's offset per operation (gpu_clock_bound.h), from its first
+     * channel not known to lag (a lagging channel's old timestamp would only weaken the bound).
+     * Relaxed exchange: a once-flag with nothing to publish. */
+    if (gpu_start_ns != 0 && !(channel_id < 64 && ((s->lag_mask >> channel_id) & 1)) &&
+        !atomic_exchange_explicit(&s->clock_observed, 1, memory_order_relaxed)) {
+      uint64_t now = ch->cpu_start_ns ? ch->cpu_start_ns : clock_mono_ns();
+      gpu_clock_observe(s->clock_device, gpu_start_ns, clock_mono_to_wall_ns(now), now);
+    }
     ch->cpu_record_ns = 0;
     ch->cpu_stop_ns = 0;
     ch->start_sn = next_sn(s);
@@ -295,6 +324,7 @@ void* core_event_start(void* context, const core_event* ev) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
     case CORE_EVENT_API: return tags_encode(tags_of_current_thread(), ev->graph_captured);
+    case CORE_EVENT_LAUNCH: launch_clock_note(); return NULL;
     default: return NULL; /* API, group, proxy and network events: no handle, so no children */
   }
 }

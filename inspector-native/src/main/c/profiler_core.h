@@ -49,7 +49,8 @@ typedef enum {
   CORE_EVENT_IGNORED = 0,
   CORE_EVENT_OP = 1,
   CORE_EVENT_CHANNEL = 2,
-  CORE_EVENT_API = 3 /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
+  CORE_EVENT_API = 3, /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
+  CORE_EVENT_LAUNCH = 4 /* KernelLaunch (v5+): its time is noted on the launching thread, no handle */
 } core_event_kind;
 
 typedef struct core_event {

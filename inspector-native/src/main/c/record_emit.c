@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "channel_desync.h"
 #include "clock.h"
 #include "core_state.h"
 #include "event_counters.h"
@@ -9,7 +10,7 @@
 #include "op_timing.h"
 #include "record_format.h"
 
-static void fill_channels(const op_slot* s, uint32_t seen, channel_record* out) {
+static void fill_channels(const op_slot* s, uint32_t seen, const op_timing* timing, channel_record* out) {
   for (uint32_t i = 0; i < seen; i++) {
     const channel_slot* ch = &s->ch[i];
     channel_record* c = &out[i];
@@ -24,6 +25,7 @@ static void fill_channels(const op_slot* s, uint32_t seen, channel_record* out) 
     c->stop_wall_ns = clock_mono_to_wall_ns(ch->cpu_stop_ns);
     c->gpu_start_ns = ch->gpu_start_ns;
     c->gpu_stop_ns = ch->gpu_stop_ns;
+    c->desync = timing->desync[i];
   }
 }
 
@@ -32,9 +34,22 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
   bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
-  op_timing timing = op_timing_compute(s, seen, complete);
+  op_timing timing;
+  op_timing_compute(s, seen, complete, &timing);
+  if (timing.latch_channels) {
+    desync_latch(s->comm_index, s->comm_gen, s->comm_serial, timing.latch_channels);
+  }
 
   uint32_t flags = s->static_flags | close_flags;
+  if (timing.channels_desynced > 0 && timing.source != TIMING_NONE) {
+    flags |= RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED;
+    counter_add(CTR_DESYNC_CHANNELS_EXCLUDED, 1);
+  }
+  if (s->kind == RECORD_KIND_P2P && timing.source == TIMING_KERNEL_GPU) {
+    /* NCCL's thread 0 writes each channel's stop when its own part ends, and in the send/recv
+     * kernel thread 0 does the send: the receive may finish later (facts doc §3.4.1). */
+    flags |= RECORD_FLAG_SEND_SIDE_STOP;
+  }
   if (timing.quarantine != QUARANTINE_NONE) {
     /* Quarantined records always travel (marked), whatever the GPU-timing requirement: they are
      * the evidence of bad timestamps and are written apart from the normal output. */
@@ -61,7 +76,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   uint32_t channel_cells = 0;
   if (atomic_load_explicit(&g_core.verbose, memory_order_relaxed) && seen > 0) {
     channel_cells = seen;
-    fill_channels(s, seen, rec.channels);
+    fill_channels(s, seen, &timing, rec.channels);
     if (started > seen) flags |= RECORD_FLAG_CHANNELS_TRUNCATED;
   }
   r->kind = s->kind;
@@ -98,6 +113,8 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->gpu_skew_ns = timing.gpu_skew_ns;
   r->step = s->step;
   r->phase = s->phase;
+  r->channels_desynced = timing.channels_desynced;
+  r->launch_wall_ns = clock_mono_to_wall_ns(s->launch_ns);
 
   uint64_t pos;
   if (!ring_reserve(&g_core.ring, r->cells, 0, &pos)) {

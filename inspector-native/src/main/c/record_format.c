@@ -1,59 +1,55 @@
 #include "record_format.h"
 
-int record_layout_offset(int field) {
-  switch (field) {
-    case LAYOUT_KIND: return offsetof(op_record, kind);
-    case LAYOUT_CELLS: return offsetof(op_record, cells);
-    case LAYOUT_FUNC: return offsetof(op_record, func);
-    case LAYOUT_DATATYPE: return offsetof(op_record, datatype);
-    case LAYOUT_ALGO: return offsetof(op_record, algo);
-    case LAYOUT_PROTO: return offsetof(op_record, proto);
-    case LAYOUT_TIMING_SOURCE: return offsetof(op_record, timing_source);
-    case LAYOUT_N_CHANNELS: return offsetof(op_record, n_channels);
-    case LAYOUT_CHANNELS_SEEN: return offsetof(op_record, channels_seen);
-    case LAYOUT_N_WARPS: return offsetof(op_record, n_warps);
-    case LAYOUT_FLAGS: return offsetof(op_record, flags);
-    case LAYOUT_COMM_SERIAL: return offsetof(op_record, comm_serial);
-    case LAYOUT_COMM_ID: return offsetof(op_record, comm_id);
-    case LAYOUT_RANK: return offsetof(op_record, rank);
-    case LAYOUT_NRANKS: return offsetof(op_record, nranks);
-    case LAYOUT_NNODES: return offsetof(op_record, nnodes);
-    case LAYOUT_PEER_OR_ROOT: return offsetof(op_record, peer_or_root);
-    case LAYOUT_SEQ: return offsetof(op_record, seq);
-    case LAYOUT_COUNT: return offsetof(op_record, count);
-    case LAYOUT_BYTES: return offsetof(op_record, bytes);
-    case LAYOUT_EXEC_NS: return offsetof(op_record, exec_ns);
-    case LAYOUT_START_WALL_NS: return offsetof(op_record, start_wall_ns);
-    case LAYOUT_STOP_WALL_NS: return offsetof(op_record, stop_wall_ns);
-    case LAYOUT_COMPLETE_WALL_NS: return offsetof(op_record, complete_wall_ns);
-    case LAYOUT_GPU_START_NS: return offsetof(op_record, gpu_start_ns);
-    case LAYOUT_GPU_SPAN_NS: return offsetof(op_record, gpu_span_ns);
-    case LAYOUT_START_SN: return offsetof(op_record, start_sn);
-    case LAYOUT_STOP_SN: return offsetof(op_record, stop_sn);
-    case LAYOUT_ABI_VERSION: return offsetof(op_record, abi_version);
-    case LAYOUT_CH_CHANNEL_ID: return offsetof(channel_record, channel_id);
-    case LAYOUT_CH_STATE: return offsetof(channel_record, state);
-    case LAYOUT_CH_START_SN: return offsetof(channel_record, start_sn);
-    case LAYOUT_CH_RECORD_SN: return offsetof(channel_record, record_sn);
-    case LAYOUT_CH_STOP_SN: return offsetof(channel_record, stop_sn);
-    case LAYOUT_CH_START_WALL_NS: return offsetof(channel_record, start_wall_ns);
-    case LAYOUT_CH_RECORD_WALL_NS: return offsetof(channel_record, record_wall_ns);
-    case LAYOUT_CH_STOP_WALL_NS: return offsetof(channel_record, stop_wall_ns);
-    case LAYOUT_CH_GPU_START_NS: return offsetof(channel_record, gpu_start_ns);
-    case LAYOUT_CH_GPU_STOP_NS: return offsetof(channel_record, gpu_stop_ns);
-    case LAYOUT_COMM_NAME_LENGTH: return offsetof(comm_record, name_length);
-    case LAYOUT_COMM_ABI_VERSION: return offsetof(comm_record, abi_version);
-    case LAYOUT_COMM_EVENT_WALL_NS: return offsetof(comm_record, event_wall_ns);
-    case LAYOUT_COMM_NAME: return offsetof(comm_record, name);
-    case LAYOUT_CELL_BYTES: return INSPECTOR_CELL_BYTES;
-    case LAYOUT_COMM_NAME_MAX: return INSPECTOR_COMM_NAME_MAX;
-    case LAYOUT_QUARANTINE_REASON: return offsetof(op_record, quarantine_reason);
-    case LAYOUT_GPU_SKEW_NS: return offsetof(op_record, gpu_skew_ns);
-    case LAYOUT_OP_HEADER_CELLS: return OP_RECORD_CELLS;
-    case LAYOUT_STEP: return offsetof(op_record, step);
-    case LAYOUT_PHASE: return offsetof(op_record, phase);
-    case LAYOUT_COMM_CUDA_DEVICE: return offsetof(comm_record, cuda_device);
-    case LAYOUT_COMM_GPU_UUID: return offsetof(comm_record, gpu_uuid);
-    default: return -1;
-  }
+#include "inflight_query.h"
+
+typedef struct layout_entry {
+  const char* name;
+  int offset;
+  int size;
+} layout_entry;
+
+#define FIELD(prefix, type, f) {prefix "." #f, (int)offsetof(type, f), (int)sizeof(((type*)0)->f)}
+#define OP(f) FIELD("op", op_record, f)
+#define CH(f) FIELD("channel", channel_record, f)
+#define COMM(f) FIELD("comm", comm_record, f)
+#define INFLIGHT(f) FIELD("inflight", inflight_entry, f)
+#define CONSTANT(name, value) {name, (int)(value), 0}
+
+static const layout_entry layout[] = {
+    OP(kind), OP(cells), OP(func), OP(datatype), OP(algo), OP(proto), OP(timing_source),
+    OP(n_channels), OP(channels_seen), OP(n_warps), OP(flags), OP(comm_serial), OP(comm_id),
+    OP(rank), OP(nranks), OP(nnodes), OP(peer_or_root), OP(seq), OP(count), OP(bytes), OP(exec_ns),
+    OP(start_wall_ns), OP(stop_wall_ns), OP(complete_wall_ns), OP(gpu_start_ns), OP(gpu_span_ns),
+    OP(start_sn), OP(stop_sn), OP(abi_version), OP(quarantine_reason), OP(gpu_skew_ns), OP(step),
+    OP(phase), OP(channels_desynced), OP(launch_wall_ns),
+    CH(channel_id), CH(state), CH(start_sn), CH(record_sn), CH(stop_sn), CH(start_wall_ns),
+    CH(record_wall_ns), CH(stop_wall_ns), CH(gpu_start_ns), CH(gpu_stop_ns), CH(desync),
+    COMM(kind), COMM(cells), COMM(name_length), COMM(abi_version), COMM(comm_serial), COMM(comm_id),
+    COMM(rank), COMM(nranks), COMM(nnodes), COMM(event_wall_ns), COMM(cuda_device), COMM(gpu_uuid),
+    COMM(name),
+    INFLIGHT(comm_serial), INFLIGHT(comm_id), INFLIGHT(seq), INFLIGHT(start_wall_ns),
+    INFLIGHT(age_ns), INFLIGHT(step), INFLIGHT(phase), INFLIGHT(kind), INFLIGHT(func),
+    INFLIGHT(channels_started), INFLIGHT(channels_done), INFLIGHT(stopped), INFLIGHT(n_channels),
+    INFLIGHT(peer_or_root),
+    CONSTANT("cell_bytes", INSPECTOR_CELL_BYTES), CONSTANT("op_header_cells", OP_RECORD_CELLS),
+    CONSTANT("comm_name_max", INSPECTOR_COMM_NAME_MAX), CONSTANT("inflight_entry_bytes", sizeof(inflight_entry)),
+    CONSTANT("kind_coll", RECORD_KIND_COLL), CONSTANT("kind_p2p", RECORD_KIND_P2P),
+    CONSTANT("kind_comm_created", RECORD_KIND_COMM_CREATED),
+    CONSTANT("kind_comm_destroyed", RECORD_KIND_COMM_DESTROYED),
+};
+
+_Static_assert(sizeof(layout) / sizeof(layout[0]) < 256, "a small table");
+/* Fields whose common header the decoder reads before it knows the record's kind. */
+_Static_assert(offsetof(op_record, kind) == offsetof(comm_record, kind) &&
+                   offsetof(op_record, cells) == offsetof(comm_record, cells),
+               "every record starts with its kind and cell count");
+
+int record_layout_count(void) { return (int)(sizeof(layout) / sizeof(layout[0])); }
+
+const char* record_layout_name(int i) {
+  return (i < 0 || i >= record_layout_count()) ? NULL : layout[i].name;
 }
+
+int record_layout_offset(int i) { return (i < 0 || i >= record_layout_count()) ? -1 : layout[i].offset; }
+
+int record_layout_size(int i) { return (i < 0 || i >= record_layout_count()) ? -1 : layout[i].size; }

@@ -36,7 +36,9 @@ enum {
   RECORD_FLAG_CHANNELS_TRUNCATED = 1u << 8, /* verbose channel list shorter than the channels seen */
   RECORD_FLAG_COPY_ENGINE = 1u << 9,      /* a v6 copy-engine collective */
   RECORD_FLAG_QUARANTINED = 1u << 10,     /* GPU timestamps unusable: see quarantine_reason */
-  RECORD_FLAG_GRAPH_LAUNCHED = 1u << 11   /* launched by a CUDA graph replay (v5+: its API call was captured) */
+  RECORD_FLAG_GRAPH_LAUNCHED = 1u << 11,  /* launched by a CUDA graph replay (v5+: its API call was captured) */
+  RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED = 1u << 12, /* timed by its in-step channels only (channel_desync.h) */
+  RECORD_FLAG_SEND_SIDE_STOP = 1u << 13   /* P2P GPU time: its channels' stops are the send side's */
 };
 
 /* Why a record is quarantined (op_record.quarantine_reason); the counter of the same name. */
@@ -45,7 +47,7 @@ enum {
   QUARANTINE_GPU_TIMESTAMP_ZERO = 1,
   QUARANTINE_GPU_TIMESTAMP_REVERSED = 2,
   QUARANTINE_GPU_TIMESTAMP_ABSURD = 3,
-  QUARANTINE_GPU_TIMESTAMP_STALE = 4     /* a GPU start before its operation was enqueued (gpu_clock_check.h) */
+  QUARANTINE_KERNEL_CHANNEL_DESYNC = 4   /* every channel carried another work item's timestamps */
 };
 
 typedef struct op_record {
@@ -83,7 +85,11 @@ typedef struct op_record {
   uint64_t gpu_skew_ns;   /* 128: latest channel GPU start - earliest (NCCL issue 1900) */
   int64_t step;           /* 136: step tag of the enqueuing thread, -1 if none */
   uint16_t phase;         /* 144: phase tag (id given by Java), 0 if none */
-  uint8_t reserved1[46];  /* 146 */
+  uint8_t channels_desynced; /* 146: channels left out because their timestamps lag */
+  uint8_t reserved1;      /* 147 */
+  uint32_t reserved2;     /* 148 */
+  uint64_t launch_wall_ns;/* 152: host time of its kernel's launch (v5+ on the launching thread), 0 if unknown */
+  uint8_t reserved3[32];  /* 160 */
 } op_record;
 
 typedef struct channel_record {
@@ -97,7 +103,8 @@ typedef struct channel_record {
   uint64_t stop_wall_ns;  /* 24 */
   uint64_t gpu_start_ns;  /* 32 */
   uint64_t gpu_stop_ns;   /* 40 */
-  uint8_t reserved[16];   /* 48 */
+  uint8_t desync;         /* 48: 0 in step, 1 lag predicted, 2 lag detected (channel_desync.h) */
+  uint8_t reserved[15];   /* 49 */
 } channel_record;
 
 typedef struct comm_record {
@@ -127,23 +134,13 @@ _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is 
 #define COMM_RECORD_CELLS 4
 #define MAX_RECORD_CELLS (OP_RECORD_CELLS + INSPECTOR_MAX_CHANNELS)
 
-/* Field ids for record_layout_offset(), in the order Java asks for them. */
-typedef enum {
-  LAYOUT_KIND, LAYOUT_CELLS, LAYOUT_FUNC, LAYOUT_DATATYPE, LAYOUT_ALGO, LAYOUT_PROTO,
-  LAYOUT_TIMING_SOURCE, LAYOUT_N_CHANNELS, LAYOUT_CHANNELS_SEEN, LAYOUT_N_WARPS, LAYOUT_FLAGS,
-  LAYOUT_COMM_SERIAL, LAYOUT_COMM_ID, LAYOUT_RANK, LAYOUT_NRANKS, LAYOUT_NNODES,
-  LAYOUT_PEER_OR_ROOT, LAYOUT_SEQ, LAYOUT_COUNT, LAYOUT_BYTES, LAYOUT_EXEC_NS,
-  LAYOUT_START_WALL_NS, LAYOUT_STOP_WALL_NS, LAYOUT_COMPLETE_WALL_NS, LAYOUT_GPU_START_NS,
-  LAYOUT_GPU_SPAN_NS, LAYOUT_START_SN, LAYOUT_STOP_SN, LAYOUT_ABI_VERSION,
-  LAYOUT_CH_CHANNEL_ID, LAYOUT_CH_STATE, LAYOUT_CH_START_SN, LAYOUT_CH_RECORD_SN, LAYOUT_CH_STOP_SN,
-  LAYOUT_CH_START_WALL_NS, LAYOUT_CH_RECORD_WALL_NS, LAYOUT_CH_STOP_WALL_NS,
-  LAYOUT_CH_GPU_START_NS, LAYOUT_CH_GPU_STOP_NS,
-  LAYOUT_COMM_NAME_LENGTH, LAYOUT_COMM_ABI_VERSION, LAYOUT_COMM_EVENT_WALL_NS, LAYOUT_COMM_NAME,
-  LAYOUT_CELL_BYTES, LAYOUT_COMM_NAME_MAX, LAYOUT_QUARANTINE_REASON, LAYOUT_GPU_SKEW_NS,
-  LAYOUT_OP_HEADER_CELLS, LAYOUT_STEP, LAYOUT_PHASE, LAYOUT_COMM_CUDA_DEVICE, LAYOUT_COMM_GPU_UUID,
-  LAYOUT_FIELD_COUNT
-} layout_field;
-
-int record_layout_offset(int field);
+/* The layout of every structure Java reads (the ring's records and in-flight entries), exported by
+ * field name: entry i has a name such as "op.exec_ns", a byte offset and a size (0 for constants
+ * such as "cell_bytes", whose value is the offset). Java looks every field it reads up by name and
+ * checks its size once, at load; nothing is written down twice. */
+int record_layout_count(void);
+const char* record_layout_name(int i);
+int record_layout_offset(int i);
+int record_layout_size(int i);
 
 #endif

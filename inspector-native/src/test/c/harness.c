@@ -74,6 +74,16 @@ void* test_channel(void* parent, int channel_id, uint64_t gpu_start) {
   return h;
 }
 
+void* test_launch(void* ctx) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  if (h != NULL) ncclProfiler_v5.stopEvent(h);
+  return h;
+}
+
 void test_channel_done(void* ch, uint64_t gpu_stop) {
   ncclProfilerEventStateArgs_v5_t a;
   a.kernelCh.pTimer = gpu_stop;

@@ -56,6 +56,8 @@ void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const
                 int n_channels);
 void* test_p2p(void* ctx, const char* func, int peer, uint64_t count, int n_channels);
 void* test_channel(void* parent, int channel_id, uint64_t gpu_start);
+/* A KernelLaunch event on the calling thread (interface v5): returns the handle the core gave. */
+void* test_launch(void* ctx);
 void test_channel_done(void* ch, uint64_t gpu_stop);
 void test_stop(void* h);
 

@@ -6,8 +6,9 @@ package io.ncclinspector;
  * @param operationClass operation, algorithm, protocol and size bucket
  * @param count operations recorded
  * @param bytes their message bytes
- * @param executionNanos execution times
- * @param busBandwidthGbs bus bandwidths (recorded in MB/s steps)
+ * @param executionNanos execution times of the operations with a trusted time (quarantined and
+ *     untimed records count in {@code count} but not here, so this distribution's count can be lower)
+ * @param busBandwidthGbs bus bandwidths of the same operations (recorded in MB/s steps)
  */
 public record ClassStatistics(
     OperationClass operationClass, long count, long bytes, Distribution executionNanos,

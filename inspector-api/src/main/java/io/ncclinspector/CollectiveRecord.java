@@ -17,6 +17,8 @@ import java.util.Set;
  * @param stopSequence callback sequence number of the stop event (verbose trace)
  * @param step step tag of the thread that enqueued it ({@link NcclInspector#step}), -1 if none
  * @param phase phase tag of that thread ({@link NcclInspector#phase}), null if none
+ * @param desyncedChannels kernel channels left out for carrying other work's timestamps
+ * @param launchWallNanos wall-clock time of its kernel's launch, 0 if unknown
  */
 public record CollectiveRecord(
     CommunicatorInfo communicator,
@@ -46,11 +48,27 @@ public record CollectiveRecord(
     int startSequence,
     int stopSequence,
     long step,
-    String phase)
+    String phase,
+    int desyncedChannels,
+    long launchWallNanos)
     implements OperationRecord {
 
   public CollectiveRecord {
     flags = Set.copyOf(flags);
     channelTraces = List.copyOf(channelTraces);
+  }
+
+  /** A record without desynced channels or launch time (tests and tools that build records). */
+  public CollectiveRecord(CommunicatorInfo communicator, String operation, long sequence, long count,
+      String datatype, long messageBytes, int root, String algorithm, String protocol, int announcedChannels,
+      int channelsSeen, int warps, long executionNanos, TimingSource timingSource,
+      double algorithmBandwidthGbs, double busBandwidthGbs, long gpuStartNanos, long gpuSpanNanos,
+      long gpuSkewNanos, Quarantine quarantine, long startWallNanos, long stopWallNanos,
+      Set<RecordFlag> flags, List<KernelChannelTrace> channelTraces, int startSequence, int stopSequence,
+      long step, String phase) {
+    this(communicator, operation, sequence, count, datatype, messageBytes, root, algorithm, protocol,
+        announcedChannels, channelsSeen, warps, executionNanos, timingSource, algorithmBandwidthGbs,
+        busBandwidthGbs, gpuStartNanos, gpuSpanNanos, gpuSkewNanos, quarantine, startWallNanos,
+        stopWallNanos, flags, channelTraces, startSequence, stopSequence, step, phase, 0, 0);
   }
 }

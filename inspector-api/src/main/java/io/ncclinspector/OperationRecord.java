@@ -73,6 +73,23 @@ public sealed interface OperationRecord permits CollectiveRecord, P2pRecord {
   /** Phase tag of the thread that enqueued it ({@link NcclInspector#phase}), null if none. */
   String phase();
 
+  /**
+   * Kernel channels left out because they carried other work items' timestamps (NCCL's
+   * kernel-channel counter desync); 0 normally.
+   */
+  int desyncedChannels();
+
+  /**
+   * Wall-clock nanoseconds of the kernel launch that ran it (interface v5 and later, when NCCL
+   * started the operation on the launching thread), 0 when unknown.
+   */
+  long launchWallNanos();
+
+  /** Whether the execution time is a measurement ({@code false}: {@link TimingSource#NONE}). */
+  default boolean timed() {
+    return timingSource().timed();
+  }
+
   /** Execution time in whole microseconds, as the reference Inspector reports it. */
   default long executionMicros() {
     return executionNanos() / 1000;

@@ -15,11 +15,13 @@ public enum Quarantine {
   /** A kernel channel lasted more than an hour by its GPU timestamps. */
   GPU_TIMESTAMP_ABSURD,
   /**
-   * A kernel channel's GPU start came more than 1 ms before its operation was enqueued: the
-   * timestamp of other, earlier work that NCCL delivered from a reused slot. Judged only once the
-   * GPU clock was seen to run on host time.
+   * Every kernel channel carried another work item's timestamps, so the operation has no time
+   * ({@link TimingSource#NONE}). NCCL 2.28 to 2.30 put a channel's profiler counter out of step
+   * after a send/receive to the own rank (every AlltoAll), for the rest of the communicator's life;
+   * this inspector predicts that from the send/receive and also recognises starts earlier than
+   * the operation's kernel launch. See the README's section on the NCCL defect.
    */
-  GPU_TIMESTAMP_STALE;
+  KERNEL_CHANNEL_DESYNC;
 
   /** The name used in JSON output and counters, e.g. {@code gpu_timestamp_zero}. */
   public String jsonName() {

@@ -28,7 +28,19 @@ public enum RecordFlag {
    * Launched by a replay of a CUDA graph that captured it (interface v5 and later): NCCL reports
    * every replay as an operation of its own.
    */
-  GRAPH_LAUNCHED;
+  GRAPH_LAUNCHED,
+  /**
+   * Some kernel channels carried other work items' timestamps and were left out; the time comes
+   * from the channels that ran in step ({@link OperationRecord#desyncedChannels()} says how many
+   * were left out).
+   */
+  DESYNC_CHANNELS_EXCLUDED,
+  /**
+   * A point-to-point GPU time: NCCL writes each channel's stop when the send part of its work
+   * ends, so the time ends at the send side. For a receive the data may arrive later: the time is a
+   * lower bound and its bandwidths upper bounds.
+   */
+  SEND_SIDE_STOP;
 
   /** The flag's name in JSON output. */
   public String jsonName() {

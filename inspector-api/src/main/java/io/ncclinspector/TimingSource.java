@@ -2,7 +2,16 @@ package io.ncclinspector;
 
 /** Which clock an operation's execution time comes from (the reference Inspector's names). */
 public enum TimingSource {
-  /** GPU timestamps of every kernel channel (the precise case). */
+  /**
+   * No time: every kernel channel carried the timestamps of other work (NCCL's kernel-channel
+   * counter desync, {@link Quarantine#KERNEL_CHANNEL_DESYNC}); the execution time and bandwidths
+   * are 0 and mean nothing.
+   */
+  NONE("none"),
+  /**
+   * GPU timestamps of every kernel channel that ran in step (the precise case); see
+   * {@link OperationRecord#desyncedChannels()} for channels left out.
+   */
   KERNEL_GPU("kernel_gpu"),
   /** CPU times of the kernel-channel callbacks, for channels without usable GPU timestamps. */
   KERNEL_CPU("kernel_cpu"),
@@ -18,6 +27,11 @@ public enum TimingSource {
 
   TimingSource(String jsonName) {
     this.jsonName = jsonName;
+  }
+
+  /** Whether a record with this source has an execution time at all. */
+  public boolean timed() {
+    return this != NONE;
   }
 
   /** The name used in JSON output, e.g. {@code kernel_gpu}. */

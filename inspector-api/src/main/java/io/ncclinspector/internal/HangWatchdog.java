@@ -21,9 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HangWatchdog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HangWatchdog.class);
-  /* inflight_entry offsets (inflight_query.h). */
-  private static final int SERIAL = 0, COMM_ID = 8, SEQ = 16, START_WALL = 24, AGE = 32, STEP = 40, PHASE = 48,
-      KIND = 50, FUNC = 51, STARTED = 52, DONE = 53, STOPPED = 54, N_CHANNELS = 55, ENTRY = 64, MAX_ENTRIES = 256;
+  private static final int MAX_ENTRIES = 256;
   private static final int REMEMBERED = 1 << 16;
 
   /** An operation: its communicator, kind, operation and sequence number identify it. */
@@ -34,7 +32,9 @@ public final class HangWatchdog implements AutoCloseable {
   private final ListenerDispatcher listeners;
   private final long timeoutNanos;
   private final long periodNanos;
-  private final ByteBuffer buffer = ByteBuffer.allocateDirect(ENTRY * MAX_ENTRIES).order(ByteOrder.LITTLE_ENDIAN);
+  /** In-flight entries (inflight_query.h), laid out as the native library says. */
+  private final RecordLayout l;
+  private final ByteBuffer buffer;
   private final Map<Key, Boolean> reported = new LinkedHashMap<>(256, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Key, Boolean> eldest) {
@@ -49,6 +49,8 @@ public final class HangWatchdog implements AutoCloseable {
   public HangWatchdog(NativeCore core, CommunicatorRegistry communicators, ListenerDispatcher listeners,
       Duration timeout, JfrEvents jfr) {
     this.core = core;
+    this.l = core.layout();
+    this.buffer = ByteBuffer.allocateDirect(l.inflightEntryBytes * MAX_ENTRIES).order(ByteOrder.LITTLE_ENDIAN);
     this.jfr = jfr;
     this.communicators = communicators;
     this.listeners = listeners;
@@ -79,18 +81,22 @@ public final class HangWatchdog implements AutoCloseable {
     int n = InspectorNative.inflight(timeoutNanos, buffer, MAX_ENTRIES);
     int reportedNow = 0;
     for (int i = 0; i < n; i++) {
-      int o = i * ENTRY;
-      Key key = new Key(buffer.getLong(o + SERIAL), buffer.get(o + KIND), buffer.get(o + FUNC),
-          buffer.getLong(o + SEQ));
+      int o = i * l.inflightEntryBytes;
+      Key key = new Key(buffer.getLong(o + l.inflightCommSerial), buffer.get(o + l.inflightKind),
+          buffer.get(o + l.inflightFunc), buffer.getLong(o + l.inflightSeq));
       if (reported.put(key, Boolean.TRUE) != null) {
         continue;
       }
-      CommunicatorInfo comm = communicators.lookup(key.serial(), buffer.getLong(o + COMM_ID));
-      HangEvent event = new HangEvent(comm, core.name(NativeCore.TABLE_FUNC, Byte.toUnsignedInt(buffer.get(o + FUNC))),
-          key.seq(), Instant.ofEpochSecond(0, buffer.getLong(o + START_WALL)), Duration.ofNanos(buffer.getLong(o + AGE)),
-          Byte.toUnsignedInt(buffer.get(o + STARTED)), Byte.toUnsignedInt(buffer.get(o + DONE)),
-          Byte.toUnsignedInt(buffer.get(o + N_CHANNELS)), buffer.get(o + STOPPED) != 0, buffer.getLong(o + STEP),
-          PhaseNames.nameOf(Short.toUnsignedInt(buffer.getShort(o + PHASE))));
+      CommunicatorInfo comm = communicators.lookup(key.serial(), buffer.getLong(o + l.inflightCommId));
+      HangEvent event = new HangEvent(comm,
+          core.name(NativeCore.TABLE_FUNC, Byte.toUnsignedInt(buffer.get(o + l.inflightFunc))),
+          key.seq(), Instant.ofEpochSecond(0, buffer.getLong(o + l.inflightStartWallNs)),
+          Duration.ofNanos(buffer.getLong(o + l.inflightAgeNs)),
+          Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsStarted)),
+          Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsDone)),
+          Byte.toUnsignedInt(buffer.get(o + l.inflightNChannels)), buffer.get(o + l.inflightStopped) != 0,
+          buffer.getLong(o + l.inflightStep),
+          PhaseNames.nameOf(Short.toUnsignedInt(buffer.getShort(o + l.inflightPhase))));
       log.warn("NCCL Inspector: {} #{} on communicator {} in flight for {} ms ({} of {} channels started, {} done)",
           event.operation(), event.sequence(), comm.idHex(), event.age().toMillis(), event.channelsStarted(),
           event.announcedChannels(), event.channelsDone());

@@ -274,6 +274,14 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.quarantine);
       json.writeString(value(r.quarantine().jsonName()));
     }
+    if (r.desyncedChannels() > 0) {
+      json.writeFieldName(f.channelsDesynced);
+      json.writeNumber(r.desyncedChannels());
+    }
+    if (r.flags().contains(RecordFlag.SEND_SIDE_STOP)) {
+      json.writeFieldName(f.bwUpperBound);
+      json.writeBoolean(true);
+    }
     if (!r.flags().isEmpty()) {
       json.writeFieldName(f.flags);
       json.writeStartArray();
@@ -316,6 +324,10 @@ public final class JsonLinesWriter implements Closeable {
     json.writeNumber(r.startWallNanos() / 1000);
     json.writeFieldName(f.stopTs);
     json.writeNumber(r.stopWallNanos() / 1000);
+    if (r.launchWallNanos() != 0) {
+      json.writeFieldName(f.launchTs);
+      json.writeNumber(r.launchWallNanos() / 1000);
+    }
     json.writeFieldName(F.KERNEL_EVENTS);
     json.writeStartArray();
     for (KernelChannelTrace ch : r.channelTraces()) {
@@ -332,6 +344,10 @@ public final class JsonLinesWriter implements Closeable {
       json.writeNumber(ch.gpuStartNanos());
       json.writeFieldName(F.KERNEL_GPU_STOP);
       json.writeNumber(ch.gpuStopNanos());
+      if (ch.desync() != KernelChannelTrace.Desync.IN_STEP) {
+        json.writeFieldName(F.KERNEL_DESYNC);
+        json.writeString(value(ch.desync().jsonName()));
+      }
       json.writeEndObject();
     }
     json.writeEndArray();
@@ -385,13 +401,15 @@ public final class JsonLinesWriter implements Closeable {
     static final SerializedString KERNEL_RECORD_TS = new SerializedString("kernel_record_ts");
     static final SerializedString KERNEL_GPU_START = new SerializedString("kernel_gpu_start_ns");
     static final SerializedString KERNEL_GPU_STOP = new SerializedString("kernel_gpu_stop_ns");
+    static final SerializedString KERNEL_DESYNC = new SerializedString("kernel_desync");
   }
 
   /** Pre-encoded names with the {@code coll_} or {@code p2p_} prefix. */
   private static final class Prefixed {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
-        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs, step, phase;
+        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs, step, phase,
+        channelsDesynced, bwUpperBound, launchTs;
 
     Prefixed(String p) {
       perf = name(p + "_perf");
@@ -423,6 +441,9 @@ public final class JsonLinesWriter implements Closeable {
       stopTs = name(p + "_stop_ts");
       step = name(p + "_step");
       phase = name(p + "_phase");
+      channelsDesynced = name(p + "_channels_desynced");
+      bwUpperBound = name(p + "_bw_is_upper_bound");
+      launchTs = name(p + "_launch_ts");
     }
 
     private static SerializedString name(String s) {

@@ -20,15 +20,9 @@ import java.util.Set;
  * records. Runs on the drain thread.
  */
 public final class RecordDecoder {
-  static final int KIND_COLL = 1;
-  static final int KIND_P2P = 2;
-  static final int KIND_COMM_CREATED = 3;
-  static final int KIND_COMM_DESTROYED = 4;
 
   /** Quarantine reasons by their native code (QUARANTINE_* in record_format.h). */
   private static final Quarantine[] QUARANTINES = Quarantine.values();
-  /** Size of comm_record.gpu_uuid (record_format.h), NUL-terminated within it. */
-  private static final int GPU_UUID_MAX = 44;
 
   private final NativeCore core;
   private final RecordLayout l;
@@ -46,6 +40,7 @@ public final class RecordDecoder {
       timingSources[i] = timingSourceNamed(core.name(NativeCore.TABLE_TIMING_SOURCE, i));
     }
     flagBits = new RecordFlag[core.nameCount(NativeCore.TABLE_RECORD_FLAG)];
+    flagSets = newFlagSetCache(flagBits.length);
     for (int i = 0; i < flagBits.length; i++) {
       String name = core.name(NativeCore.TABLE_RECORD_FLAG, i);
       for (RecordFlag f : RecordFlag.values()) {
@@ -56,13 +51,22 @@ public final class RecordDecoder {
     }
   }
 
+  @SuppressWarnings("unchecked")
+  private static Set<RecordFlag>[] newFlagSetCache(int bits) {
+    if (bits > 20) {
+      throw new IllegalStateException("native record flags: " + bits + " bits, at most 20 expected");
+    }
+    return new Set[1 << bits];
+  }
+
   private static TimingSource timingSourceNamed(String name) {
     for (TimingSource t : TimingSource.values()) {
       if (t.jsonName().equals(name)) {
         return t;
       }
     }
-    return TimingSource.COLLECTIVE_CPU;
+    throw new IllegalStateException("native timing source '" + name + "' unknown to this jar:"
+        + " the jar and the native library come from different builds");
   }
 
   /** Bytes taken by the record at {@code offset}. */
@@ -78,11 +82,13 @@ public final class RecordDecoder {
   public Object decode(ByteBuffer buf, int offset) {
     buf.order(ByteOrder.LITTLE_ENDIAN);
     int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
-    return switch (kind) {
-      case KIND_COLL, KIND_P2P -> decodeOperation(buf, offset, kind);
-      case KIND_COMM_CREATED, KIND_COMM_DESTROYED -> decodeCommunicator(buf, offset, kind);
-      default -> null;
-    };
+    if (kind == l.kindColl || kind == l.kindP2p) {
+      return decodeOperation(buf, offset, kind);
+    }
+    if (kind == l.kindCommCreated || kind == l.kindCommDestroyed) {
+      return decodeCommunicator(buf, offset, kind);
+    }
+    return null;
   }
 
   /** The communicator of the previous operation record: consecutive records mostly share it. */
@@ -116,8 +122,8 @@ public final class RecordDecoder {
         b.getInt(o + l.nnodes),
         b.getInt(o + l.commAbiVersion),
         b.getInt(o + l.commCudaDevice),
-        gpuUuid(b, o + l.commGpuUuid));
-    boolean created = kind == KIND_COMM_CREATED;
+        gpuUuid(b, o + l.commGpuUuid, l.gpuUuidMax));
+    boolean created = kind == l.kindCommCreated;
     lastCommunicator = null; /* its name may have changed what resolve returns */
     if (created) {
       communicators.created(info);
@@ -127,9 +133,9 @@ public final class RecordDecoder {
     return new CommunicatorEvent(created, info, b.getLong(o + l.commEventWallNs));
   }
 
-  private static String gpuUuid(ByteBuffer b, int at) {
+  private static String gpuUuid(ByteBuffer b, int at, int max) {
     int n = 0;
-    while (n < GPU_UUID_MAX && b.get(at + n) != 0) {
+    while (n < max && b.get(at + n) != 0) {
       n++;
     }
     if (n == 0) {
@@ -144,6 +150,8 @@ public final class RecordDecoder {
     CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
+    int desynced = u8(b, o + l.channelsDesynced);
+    long launchWall = b.getLong(o + l.launchWallNs);
     long skew = b.getLong(o + l.gpuSkewNs);
     String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
     String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
@@ -160,20 +168,20 @@ public final class RecordDecoder {
     int stopSn = Short.toUnsignedInt(b.getShort(o + l.stopSn));
     long step = b.getLong(o + l.step);
     String phase = PhaseNames.nameOf(Short.toUnsignedInt(b.getShort(o + l.phase)));
-    if (kind == KIND_COLL) {
+    if (kind == l.kindColl) {
       return new CollectiveRecord(comm, op, b.getLong(o + l.seq), b.getLong(o + l.count), datatype,
           bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
           core.name(NativeCore.TABLE_PROTO, u8(b, o + l.proto)), u8(b, o + l.nChannels),
           u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
           bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew, quarantine,
           b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
-          stopSn, step, phase);
+          stopSn, step, phase, desynced, launchWall);
     }
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
         datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
         bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew,
         quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn,
-        step, phase);
+        step, phase, desynced, launchWall);
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {
@@ -193,17 +201,23 @@ public final class RecordDecoder {
           b.getLong(c + l.chRecordWallNs),
           b.getLong(c + l.chStopWallNs),
           b.getLong(c + l.chGpuStartNs),
-          b.getLong(c + l.chGpuStopNs)));
+          b.getLong(c + l.chGpuStopNs),
+          desync(u8(b, c + l.chDesync))));
     }
     return out;
+  }
+
+  private static final KernelChannelTrace.Desync[] DESYNC = KernelChannelTrace.Desync.values();
+
+  private static KernelChannelTrace.Desync desync(int code) {
+    return code < DESYNC.length ? DESYNC[code] : KernelChannelTrace.Desync.DETECTED;
   }
 
   /**
    * Immutable flag sets by bit pattern, built once: records keep immutable sets as they are and
    * would copy any other.
    */
-  @SuppressWarnings("unchecked")
-  private final Set<RecordFlag>[] flagSets = new Set[1 << 12];
+  private final Set<RecordFlag>[] flagSets;
 
   private Set<RecordFlag> flags(int bits) {
     if (bits == 0) {

@@ -1,64 +1,161 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.nativecore.InspectorNative;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
- * Byte offsets of the ring records (record_format.h), read from the native library rather than
- * written down twice. The field order mirrors {@code layout_field} in record_format.h; a count
- * mismatch (a library from another build) fails loudly at load.
+ * Byte offsets of the structures read from native memory (record_format.h, inflight_query.h), as
+ * the native library exports them by field name, never written down on this side: every field is
+ * looked up by its name and its size checked against the width it is read with, once, at load. A
+ * library from another build that lacks a field, or changed its width, fails loudly here.
  */
 public final class RecordLayout {
-  private static final String[] FIELDS = {
-    "kind", "cells", "func", "datatype", "algo", "proto", "timing_source", "n_channels",
-    "channels_seen", "n_warps", "flags", "comm_serial", "comm_id", "rank", "nranks", "nnodes",
-    "peer_or_root", "seq", "count", "bytes", "exec_ns", "start_wall_ns", "stop_wall_ns",
-    "complete_wall_ns", "gpu_start_ns", "gpu_span_ns", "start_sn", "stop_sn", "abi_version",
-    "ch_channel_id", "ch_state", "ch_start_sn", "ch_record_sn", "ch_stop_sn", "ch_start_wall_ns",
-    "ch_record_wall_ns", "ch_stop_wall_ns", "ch_gpu_start_ns", "ch_gpu_stop_ns",
-    "comm_name_length", "comm_abi_version", "comm_event_wall_ns", "comm_name", "cell_bytes",
-    "comm_name_max", "quarantine_reason", "gpu_skew_ns", "op_header_cells", "step", "phase",
-    "comm_cuda_device", "comm_gpu_uuid"
-  };
+  private final Map<String, int[]> fields;
 
+  /* Operation records: op.* */
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
       flags, commSerial, commId, rank, nranks, nnodes, peerOrRoot, seq, count, bytes, execNs,
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
-      chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
-      chStopWallNs, chGpuStartNs, chGpuStopNs, commNameLength, commAbiVersion, commEventWallNs,
-      commName, cellBytes, commNameMax, quarantineReason, gpuSkewNs, opHeaderCells, step, phase,
-      commCudaDevice, commGpuUuid;
+      quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs;
+  /* Their verbose channel cells: channel.* */
+  final int chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
+      chStopWallNs, chGpuStartNs, chGpuStopNs, chDesync;
+  /* Communicator records: comm.* */
+  final int commNameLength, commAbiVersion, commEventWallNs, commCudaDevice, commGpuUuid, commName;
+  /* In-flight entries (the hang watchdog): inflight.* */
+  final int inflightCommSerial, inflightCommId, inflightSeq, inflightStartWallNs, inflightAgeNs,
+      inflightStep, inflightPhase, inflightKind, inflightFunc, inflightChannelsStarted,
+      inflightChannelsDone, inflightStopped, inflightNChannels, inflightPeerOrRoot;
+  /* Constants. */
+  final int cellBytes, opHeaderCells, commNameMax, inflightEntryBytes, kindColl, kindP2p,
+      kindCommCreated, kindCommDestroyed, gpuUuidMax;
 
-  private RecordLayout(int[] o) {
-    int i = 0;
-    kind = o[i++]; cells = o[i++]; func = o[i++]; datatype = o[i++]; algo = o[i++];
-    proto = o[i++]; timingSource = o[i++]; nChannels = o[i++]; channelsSeen = o[i++];
-    nWarps = o[i++]; flags = o[i++]; commSerial = o[i++]; commId = o[i++]; rank = o[i++];
-    nranks = o[i++]; nnodes = o[i++]; peerOrRoot = o[i++]; seq = o[i++]; count = o[i++];
-    bytes = o[i++]; execNs = o[i++]; startWallNs = o[i++]; stopWallNs = o[i++];
-    completeWallNs = o[i++]; gpuStartNs = o[i++]; gpuSpanNs = o[i++]; startSn = o[i++];
-    stopSn = o[i++]; abiVersion = o[i++]; chChannelId = o[i++]; chState = o[i++];
-    chStartSn = o[i++]; chRecordSn = o[i++]; chStopSn = o[i++]; chStartWallNs = o[i++];
-    chRecordWallNs = o[i++]; chStopWallNs = o[i++]; chGpuStartNs = o[i++]; chGpuStopNs = o[i++];
-    commNameLength = o[i++]; commAbiVersion = o[i++]; commEventWallNs = o[i++]; commName = o[i++];
-    cellBytes = o[i++]; commNameMax = o[i++]; quarantineReason = o[i++]; gpuSkewNs = o[i++];
-    opHeaderCells = o[i++]; step = o[i++]; phase = o[i++];
-    commCudaDevice = o[i++]; commGpuUuid = o[i++];
+  RecordLayout(Map<String, int[]> fields) {
+    this.fields = fields;
+    kind = field("op.kind", 2);
+    cells = field("op.cells", 2);
+    func = field("op.func", 1);
+    datatype = field("op.datatype", 1);
+    algo = field("op.algo", 1);
+    proto = field("op.proto", 1);
+    timingSource = field("op.timing_source", 1);
+    nChannels = field("op.n_channels", 1);
+    channelsSeen = field("op.channels_seen", 1);
+    nWarps = field("op.n_warps", 1);
+    flags = field("op.flags", 4);
+    commSerial = field("op.comm_serial", 8);
+    commId = field("op.comm_id", 8);
+    rank = field("op.rank", 4);
+    nranks = field("op.nranks", 4);
+    nnodes = field("op.nnodes", 4);
+    peerOrRoot = field("op.peer_or_root", 4);
+    seq = field("op.seq", 8);
+    count = field("op.count", 8);
+    bytes = field("op.bytes", 8);
+    execNs = field("op.exec_ns", 8);
+    startWallNs = field("op.start_wall_ns", 8);
+    stopWallNs = field("op.stop_wall_ns", 8);
+    completeWallNs = field("op.complete_wall_ns", 8);
+    gpuStartNs = field("op.gpu_start_ns", 8);
+    gpuSpanNs = field("op.gpu_span_ns", 8);
+    startSn = field("op.start_sn", 2);
+    stopSn = field("op.stop_sn", 2);
+    abiVersion = field("op.abi_version", 1);
+    quarantineReason = field("op.quarantine_reason", 1);
+    gpuSkewNs = field("op.gpu_skew_ns", 8);
+    step = field("op.step", 8);
+    phase = field("op.phase", 2);
+    channelsDesynced = field("op.channels_desynced", 1);
+    launchWallNs = field("op.launch_wall_ns", 8);
+    chChannelId = field("channel.channel_id", 1);
+    chState = field("channel.state", 1);
+    chStartSn = field("channel.start_sn", 2);
+    chRecordSn = field("channel.record_sn", 2);
+    chStopSn = field("channel.stop_sn", 2);
+    chStartWallNs = field("channel.start_wall_ns", 8);
+    chRecordWallNs = field("channel.record_wall_ns", 8);
+    chStopWallNs = field("channel.stop_wall_ns", 8);
+    chGpuStartNs = field("channel.gpu_start_ns", 8);
+    chGpuStopNs = field("channel.gpu_stop_ns", 8);
+    chDesync = field("channel.desync", 1);
+    field("comm.kind", 2);
+    field("comm.cells", 2);
+    commNameLength = field("comm.name_length", 4);
+    commAbiVersion = field("comm.abi_version", 4);
+    field("comm.comm_serial", 8);
+    field("comm.comm_id", 8);
+    field("comm.rank", 4);
+    field("comm.nranks", 4);
+    field("comm.nnodes", 4);
+    commEventWallNs = field("comm.event_wall_ns", 8);
+    commCudaDevice = field("comm.cuda_device", 4);
+    commGpuUuid = field("comm.gpu_uuid", -1);
+    gpuUuidMax = size("comm.gpu_uuid");
+    commName = field("comm.name", -1);
+    inflightCommSerial = field("inflight.comm_serial", 8);
+    inflightCommId = field("inflight.comm_id", 8);
+    inflightSeq = field("inflight.seq", 8);
+    inflightStartWallNs = field("inflight.start_wall_ns", 8);
+    inflightAgeNs = field("inflight.age_ns", 8);
+    inflightStep = field("inflight.step", 8);
+    inflightPhase = field("inflight.phase", 2);
+    inflightKind = field("inflight.kind", 1);
+    inflightFunc = field("inflight.func", 1);
+    inflightChannelsStarted = field("inflight.channels_started", 1);
+    inflightChannelsDone = field("inflight.channels_done", 1);
+    inflightStopped = field("inflight.stopped", 1);
+    inflightNChannels = field("inflight.n_channels", 1);
+    inflightPeerOrRoot = field("inflight.peer_or_root", 4);
+    cellBytes = constant("cell_bytes");
+    opHeaderCells = constant("op_header_cells");
+    commNameMax = constant("comm_name_max");
+    inflightEntryBytes = constant("inflight_entry_bytes");
+    kindColl = constant("kind_coll");
+    kindP2p = constant("kind_p2p");
+    kindCommCreated = constant("kind_comm_created");
+    kindCommDestroyed = constant("kind_comm_destroyed");
+    /* The communicator record shares the header the decoder reads first. */
+    if (field("comm.kind", 2) != kind || field("comm.cells", 2) != cells) {
+      throw new IllegalStateException("native records do not share their kind/cells header");
+    }
   }
 
   static RecordLayout readFromNative() {
-    int n = InspectorNative.layoutFieldCount();
-    if (n != FIELDS.length) {
-      throw new IllegalStateException("native record layout has " + n + " fields, this jar expects "
-          + FIELDS.length + ": the jar and the native library come from different builds");
-    }
-    int[] offsets = new int[n];
+    Map<String, int[]> fields = new HashMap<>();
+    int n = InspectorNative.layoutCount();
     for (int i = 0; i < n; i++) {
-      offsets[i] = InspectorNative.layoutOffset(i);
-      if (offsets[i] < 0) {
-        throw new IllegalStateException("native record layout has no offset for " + FIELDS[i]);
-      }
+      fields.put(InspectorNative.layoutName(i),
+          new int[] {InspectorNative.layoutOffset(i), InspectorNative.layoutSize(i)});
     }
-    return new RecordLayout(offsets);
+    return new RecordLayout(fields);
+  }
+
+  /** The offset of a field read {@code width} bytes wide (-1: any width, e.g. a text array). */
+  private int field(String name, int width) {
+    int[] f = fields.get(name);
+    if (f == null || f[1] == 0) {
+      throw new IllegalStateException("the native library has no record field '" + name
+          + "': the jar and the native library come from different builds");
+    }
+    if (width >= 0 && f[1] != width) {
+      throw new IllegalStateException("native record field '" + name + "' is " + f[1]
+          + " bytes wide, this jar reads " + width + ": the jar and the native library come from"
+          + " different builds");
+    }
+    return f[0];
+  }
+
+  private int size(String name) {
+    return fields.get(name)[1];
+  }
+
+  private int constant(String name) {
+    int[] f = fields.get(name);
+    if (f == null || f[1] != 0) {
+      throw new IllegalStateException("the native library has no layout constant '" + name + "'");
+    }
+    return f[0];
   }
 
   /** Size in bytes of one ring cell. */

@@ -99,7 +99,9 @@ public final class StatisticsStore {
         PhaseStats p = phases.computeIfAbsent(r.phase(), k -> new PhaseStats());
         p.count.increment();
         p.bytes.add(r.messageBytes());
-        p.nanos.add(r.executionNanos());
+        if (trustedTime(r)) {
+          p.nanos.add(r.executionNanos());
+        }
       }
       if (keep > 0) {
         synchronized (last) {
@@ -131,6 +133,14 @@ public final class StatisticsStore {
     }
   }
 
+  /**
+   * Whether a record's time goes into distributions: a quarantined record's GPU timing is not
+   * trusted (and an untimed one has none); it still counts as an operation.
+   */
+  static boolean trustedTime(OperationRecord r) {
+    return r.quarantine() == io.ncclinspector.Quarantine.NONE && r.timed();
+  }
+
   private static final class PhaseStats {
     final LongAdder count = new LongAdder();
     final LongAdder bytes = new LongAdder();
@@ -156,10 +166,13 @@ public final class StatisticsStore {
     }
 
     void record(OperationRecord r) {
-      count.increment();
+      if (trustedTime(r)) {
+        exec.recordValue(Math.max(r.executionNanos(), 0));
+        busMbps.recordValue(Math.max(Math.round(r.busBandwidthGbs() * 1000.0), 0));
+      }
       bytes.add(r.messageBytes());
-      exec.recordValue(Math.max(r.executionNanos(), 0));
-      busMbps.recordValue(Math.max(Math.round(r.busBandwidthGbs() * 1000.0), 0));
+      /* Counted last: a snapshot that sees the count also finds the values (see snapshot()). */
+      count.increment();
     }
 
     synchronized ClassStatistics snapshot() {
@@ -171,9 +184,9 @@ public final class StatisticsStore {
       execTotal.add(execInterval);
       busInterval = busMbps.getIntervalHistogram(busInterval);
       busTotal.add(busInterval);
-      ClassStatistics snapshot = new ClassStatistics(key, execTotal.getTotalCount(), bytes.sum(),
+      ClassStatistics snapshot = new ClassStatistics(key, n, bytes.sum(),
           summary(execTotal, 1.0), summary(busTotal, 1000.0));
-      countAtLastSnapshot = snapshot.count();
+      countAtLastSnapshot = n;
       lastSnapshot = snapshot;
       return snapshot;
     }

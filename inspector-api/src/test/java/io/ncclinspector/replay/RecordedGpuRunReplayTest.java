@@ -55,6 +55,30 @@ class RecordedGpuRunReplayTest {
     return out;
   }
 
+  /**
+   * The replay's record less what was added to the output after the live run: P2P GPU times are
+   * now marked as ending at the send side ({@code send_side_stop}, {@code p2p_bw_is_upper_bound}).
+   */
+  private static JsonNode withoutLaterFields(JsonNode perf) {
+    com.fasterxml.jackson.databind.node.ObjectNode copy = perf.deepCopy();
+    copy.remove("p2p_bw_is_upper_bound");
+    JsonNode flags = copy.get("p2p_flags");
+    if (flags != null) {
+      com.fasterxml.jackson.databind.node.ArrayNode kept = copy.arrayNode();
+      flags.forEach(f -> {
+        if (!f.asText().equals("send_side_stop")) {
+          kept.add(f);
+        }
+      });
+      if (kept.isEmpty()) {
+        copy.remove("p2p_flags");
+      } else {
+        copy.set("p2p_flags", kept);
+      }
+    }
+    return copy;
+  }
+
   @Test
   void replayingTheRecordingGivesTheLiveRecords() throws Exception {
     Path trace = resource("trace-pid1640.jsonl.gz");
@@ -87,15 +111,17 @@ class RecordedGpuRunReplayTest {
       assertEquals(a.get("header"), b.get("header"), e.getKey());
       JsonNode pa = a.has("coll_perf") ? a.get("coll_perf") : a.get("p2p_perf");
       JsonNode pb = b.has("coll_perf") ? b.get("coll_perf") : b.get("p2p_perf");
-      assertEquals(pa, pb, e.getKey());
+      assertEquals(pa, withoutLaterFields(pb), e.getKey());
     }
-    /* The live run predates the stale-timestamp rule: the replay sets apart the Send/Recv records
-       whose kernel "started" before they were enqueued (BENCHMARKS.md, "On a real GPU"). Every
-       collective keeps its GPU timing. */
-    assertTrue(quarantined.size() > 300, "stale P2P timestamps found: " + quarantined.size());
+    /* The live run predates the kernel-channel desync rule: its AlltoAll (a send/recv to self)
+       put the channels of the Send/Recv ring that follows out of step, and the replay leaves those
+       records untimed (BENCHMARKS.md, "On a real GPU"). Every collective keeps its GPU timing. */
+    System.out.println("records left untimed for lagging channels: " + quarantined.size());
+    assertEquals(550, quarantined.size());
     for (JsonNode q : quarantined.values()) {
       assertTrue(q.has("p2p_perf"), q.toString());
-      assertEquals("gpu_timestamp_stale", q.at("/p2p_perf/p2p_quarantine_reason").asText(), q.toString());
+      assertEquals("kernel_channel_desync", q.at("/p2p_perf/p2p_quarantine_reason").asText(), q.toString());
+      assertEquals("none", q.at("/p2p_perf/p2p_timing_source").asText(), q.toString());
     }
     assertEquals(700, replayed.values().stream().filter(x -> x.has("coll_perf")).count());
   }

@@ -103,11 +103,17 @@ public final class InspectorNative {
   @Name("nccl_inspector_name")
   public static native String name(int table, int id);
 
-  @Name("nccl_inspector_layout_offset")
-  public static native int layoutOffset(int field);
+  @Name("nccl_inspector_layout_count")
+  public static native int layoutCount();
 
-  @Name("nccl_inspector_layout_field_count")
-  public static native int layoutFieldCount();
+  @Name("nccl_inspector_layout_name")
+  public static native String layoutName(int i);
+
+  @Name("nccl_inspector_layout_offset")
+  public static native int layoutOffset(int i);
+
+  @Name("nccl_inspector_layout_size")
+  public static native int layoutSize(int i);
 
   @Name("nccl_inspector_library_path")
   public static native String libraryPath();
