@@ -46,9 +46,9 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
      */
     SLOW_TRANSFER,
     /**
-     * The record does not tell: no GPU timestamps (CPU-timed), too few recent samples of the
-     * class, or the kernel started later after its enqueue than usual (queued behind earlier
-     * work), which mixes both stories.
+     * The record does not tell: no GPU timestamps (CPU-timed) or some channels left out (NCCL's
+     * kernel-channel desync), too few recent samples of the class, or the kernel started later
+     * after its enqueue than usual (queued behind earlier work), which mixes both stories.
      */
     UNKNOWN;
 

@@ -242,7 +242,9 @@ class SlowCollectiveDetectorTest {
     CollectiveRecord slow = record(1 << 20, 100_000_000, "SIMPLE");
     assertNotNull(d.observe(slow));
     for (CollectiveRecord untrusted : List.of(
-        copy(slow, Quarantine.GPU_TIMESTAMP_STALE, TimingSource.KERNEL_CPU, Set.of(RecordFlag.QUARANTINED), slow.executionNanos()),
+        copy(slow, Quarantine.GPU_TIMESTAMP_REVERSED, TimingSource.KERNEL_CPU, Set.of(RecordFlag.QUARANTINED),
+            slow.executionNanos()),
+        copy(slow, Quarantine.KERNEL_CHANNEL_DESYNC, TimingSource.NONE, Set.of(RecordFlag.QUARANTINED), 0),
         copy(slow, Quarantine.NONE, TimingSource.KERNEL_GPU, Set.of(RecordFlag.INCOMPLETE), slow.executionNanos()),
         copy(slow, Quarantine.NONE, TimingSource.COLLECTIVE_CPU, Set.of(), slow.executionNanos()),
         copy(slow, Quarantine.NONE, TimingSource.KERNEL_GPU, Set.of(), 0))) {
@@ -271,6 +273,14 @@ class SlowCollectiveDetectorTest {
     CollectiveRecord cpuTimed = copy(record(1 << 20, 3_000_000, "SIMPLE", seq++, 10_000, 700), Quarantine.NONE,
         TimingSource.KERNEL_CPU, Set.of(), 3_000_000);
     assertEquals(Kind.UNKNOWN, d.observe(cpuTimed).kind(), "no GPU timestamps");
+    CollectiveRecord fewChannels = record(1 << 20, 30_000_000, "SIMPLE", seq++, 10_000, 700);
+    fewChannels = new CollectiveRecord(fewChannels.communicator(), fewChannels.operation(), fewChannels.sequence(),
+        fewChannels.count(), fewChannels.datatype(), fewChannels.messageBytes(), fewChannels.root(),
+        fewChannels.algorithm(), fewChannels.protocol(), 8, 8, 16, fewChannels.executionNanos(), TimingSource.KERNEL_GPU,
+        1, 1, fewChannels.gpuStartNanos(), fewChannels.gpuSpanNanos(), fewChannels.gpuSkewNanos(), Quarantine.NONE,
+        fewChannels.startWallNanos(), 0, Set.of(RecordFlag.DESYNC_CHANNELS_EXCLUDED), List.of(), 1, 2, -1, null, 3, 0);
+    SlowCollectiveEvent desynced = d.observe(fewChannels);
+    assertEquals(Kind.UNKNOWN, desynced.kind(), "timed by 5 of its 8 channels: judged, but its shape is partial");
     SlowCollectiveDetector young = new SlowCollectiveDetector(SlowCollectiveDetection.defaults()
         .withAbsoluteThreshold(Duration.ofMillis(1)));
     assertEquals(Kind.UNKNOWN, young.observe(record(1 << 20, 3_000_000, "SIMPLE", 0, 10_000, 700)).kind(),

@@ -104,8 +104,10 @@ final class ClassBaseline {
     return medianOf(skews);
   }
 
+  /** GPU-timed by all its channels, with an enqueue time: its start delay and skew mean something. */
   static boolean hasGpuShape(OperationRecord r) {
-    return r.timingSource() == TimingSource.KERNEL_GPU && r.gpuStartNanos() > 0 && r.startWallNanos() > 0;
+    return r.timingSource() == TimingSource.KERNEL_GPU && r.desyncedChannels() == 0 && r.gpuStartNanos() > 0
+        && r.startWallNanos() > 0;
   }
 
   private long medianOf(long[] ring) {

@@ -31,8 +31,4 @@ final class ClassFamily {
     }
     return best == Double.POSITIVE_INFINITY ? 0 : (long) Math.min(best, (double) (Long.MAX_VALUE / 4));
   }
-
-  boolean isEmpty() {
-    return members.isEmpty();
-  }
 }

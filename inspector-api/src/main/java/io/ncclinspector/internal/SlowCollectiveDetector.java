@@ -119,17 +119,13 @@ public final class SlowCollectiveDetector {
     families.keySet().removeIf(k -> k.communicatorSerial() == communicatorSerial);
   }
 
-  /** Classes with a baseline (for tests). */
-  int classes() {
-    return baselines.size();
-  }
-
   /**
    * Records whose time means something: completed, not quarantined, timed by their kernels (a
-   * record timed only by the CPU spans of its enqueue, or untimed, is never judged).
+   * record timed only by the CPU spans of its enqueue, or untimed, is never judged). One timed
+   * by the channels that ran in step, others left out, is judged by those.
    */
   public static boolean judgeable(OperationRecord r) {
-    return r.quarantine() == Quarantine.NONE && !r.flags().contains(RecordFlag.INCOMPLETE)
+    return r.quarantine() == Quarantine.NONE && r.timed() && !r.flags().contains(RecordFlag.INCOMPLETE)
         && r.timingSource() != TimingSource.COLLECTIVE_CPU && r.executionNanos() > 0;
   }
 }
