@@ -87,9 +87,9 @@ public final class BimodalAllReduce {
 
   /**
    * The operations as a trace for the native core (format of testdata/traces), one process,
-   * rank 0 of 2, two kernel channels per operation: each enqueued {@link #PERIOD_NANOS} after the
-   * previous one, its channels' events delivered in time order as NCCL's proxy thread would,
-   * 2 µs after the GPU (clock offset removed) stopped.
+   * rank 0 of 2, two kernel channels per operation: each launched and enqueued
+   * {@link #PERIOD_NANOS} after the previous one, its channels' events delivered in time order as
+   * NCCL's proxy thread would, 2 µs after the GPU (clock offset removed) stopped.
    */
   public static Path trace(List<Op> ops, Path dir, long pid) throws IOException {
     SyntheticTrace s = new SyntheticTrace();
@@ -99,7 +99,7 @@ public final class BimodalAllReduce {
       long enqueue = T0 + (i + 1) * PERIOD_NANOS;
       deliver(s, pending, enqueue);
       Op op = ops.get(i);
-      int h = s.clock(enqueue).coll(1, "AllReduce", i, BYTES / 4, "ncclFloat32", 2);
+      int h = s.clock(enqueue).kernelLaunch(1).coll(1, "AllReduce", i, BYTES / 4, "ncclFloat32", 2);
       long gpuStart = s.lastWall() + op.startDelayNanos(); /* the start event's wall time is the enqueue's */
       s.stop(h);
       long stop0 = gpuStart + op.executionNanos();

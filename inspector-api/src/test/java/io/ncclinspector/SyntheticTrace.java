@@ -50,6 +50,17 @@ public final class SyntheticTrace {
     return h;
   }
 
+  /**
+   * NCCL's report of a kernel launch on this thread (interface v5): the time no kernel channel of
+   * the operations started after it can precede.
+   */
+  public SyntheticTrace kernelLaunch(int ctx) {
+    int h = nextHandle++;
+    lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"KernelLaunch\","
+        + "\"parent\":0,\"rank\":0,\"stream\":\"0x1\"}");
+    return stop(h);
+  }
+
   public int p2p(int ctx, String func, int peer, long count, int channels) {
     int h = nextHandle++;
     lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"P2p\",\"parent\":0,"

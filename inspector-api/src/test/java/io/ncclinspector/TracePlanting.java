@@ -20,10 +20,10 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * Plants slow collectives into a copy of a recorded trace (testdata/traces/FORMAT.md): the GPU
- * stop timestamp of every kernel channel of a chosen collective is moved later by the same amount,
- * so that its longest channel takes the wanted time, as if it had waited that much longer. Nothing
- * else changes: the replay drives the native core exactly as the recorded run did, but for those
- * timestamps.
+ * stop timestamp of every kernel channel of a chosen collective that took less than the wanted
+ * time is moved so that the channel takes it, as if the collective had waited that much longer
+ * after starting as recorded. Nothing else changes: the replay drives the native core exactly as
+ * the recorded run did, but for those timestamps.
  */
 public final class TracePlanting {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,9 +36,8 @@ public final class TracePlanting {
   private TracePlanting() {}
 
   /**
-   * Writes {@code trace} to {@code out} (gzip) with each target's channels stretched so that its
-   * longest channel takes the given nanoseconds. Fails if a target is not in the trace, has no
-   * GPU-timed channel, or would get shorter.
+   * Writes {@code trace} to {@code out} (gzip) with each target's channels stretched to at least
+   * the given nanoseconds. Fails if a target is not in the trace or has no GPU-timed channel.
    */
   public static Path plant(Path trace, Map<Target, Long> executionNanos, Path out) throws IOException {
     List<String> lines = readLines(trace);
@@ -77,16 +76,10 @@ public final class TracePlanting {
         }
       }
     }
-    Map<Target, Long> delta = new HashMap<>();
-    for (Map.Entry<Target, Long> e : executionNanos.entrySet()) {
-      Long was = longest.get(e.getKey());
-      if (was == null) {
-        throw new IllegalArgumentException("no GPU-timed kernel channel of " + e.getKey() + " in " + trace);
+    for (Target t : executionNanos.keySet()) {
+      if (!longest.containsKey(t)) {
+        throw new IllegalArgumentException("no GPU-timed kernel channel of " + t + " in " + trace);
       }
-      if (e.getValue() <= was) {
-        throw new IllegalArgumentException(e.getKey() + " already took " + was + " ns, not less than " + e.getValue());
-      }
-      delta.put(e.getKey(), e.getValue() - was);
     }
     Files.createDirectories(out.getParent());
     try (BufferedWriter w = new BufferedWriter(new OutputStreamWriter(
@@ -96,7 +89,8 @@ public final class TracePlanting {
         if (o != null && o.path("ev").asText().equals("state") && o.path("state").asInt() == KERNEL_CH_STOP) {
           Target t = targetOfChannel.get(o.path("h").asInt());
           if (t != null) {
-            o.put("pTimer", o.path("pTimer").asLong() + delta.get(t));
+            int h = o.path("h").asInt();
+            o.put("pTimer", Math.max(o.path("pTimer").asLong(), channelStart.get(h) + executionNanos.get(t)));
             w.write(JSON.writeValueAsString(o));
             w.newLine();
             continue;
