@@ -9,8 +9,9 @@ import java.util.Objects;
  * <p>Each class of operation ({@link OperationClass}: operation, algorithm, protocol, size bucket)
  * of each communicator keeps a histogram of its last {@code window} execution times (between
  * half and all of them). Its <em>normal upper bound</em> is the 99th percentile of that window, read
- * so that a few extreme samples cannot raise it: of the largest values around that rank, one that
- * is more than {@code factor} times the next is passed over (at most two). A record is slow when
+ * so that a few extreme samples cannot raise it: up to two operations already found slow are
+ * discounted, and of the largest values left, one more than {@code factor} times the next below it
+ * is passed over (at most two). A record is slow when
  * it took at least {@code factor} times that bound <em>and</em> at least {@code minExcess} more.
  * Every mode and the tail the class has shown stay inside its range (a 2-rank all-reduce that
  * often waits 90 µs for its peer does not call those waits slow); a collective far outside
