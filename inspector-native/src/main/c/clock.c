@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "inspector_limits.h"
+#include "launch_clock.h"
 
 /* All three variables are read with relaxed loads: each is a self-contained value, and the virtual
  * clock is only driven by a replay that makes its callbacks from the thread that sets the clock,
@@ -38,6 +39,10 @@ void clock_refresh_wall_offset(void) {
 }
 
 void clock_set_virtual(int enabled, uint64_t mono_ns, uint64_t wall_ns) {
+  /* Switching between the real and a virtual clock changes the time base of launch times. */
+  if ((atomic_load_explicit(&virtual_enabled, memory_order_relaxed) != 0) != (enabled != 0)) {
+    launch_clock_new_epoch();
+  }
   if (!enabled) {
     atomic_store_explicit(&virtual_enabled, 0, memory_order_relaxed);
     clock_refresh_wall_offset();

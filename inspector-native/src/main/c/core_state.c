@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
+#include "launch_clock.h"
 #include "names.h"
 #include "op_reclaim.h"
 #include "record_emit.h"
@@ -82,6 +83,7 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   g_core.free_pending = 0;
   counters_reset();
   gpu_clock_reset(); /* a session learns the GPU clocks afresh */
+  launch_clock_new_epoch();
   names_reset_cache();
   clock_refresh_wall_offset();
   apply_settings(settings);

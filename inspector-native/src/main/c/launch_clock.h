@@ -9,14 +9,27 @@
 #ifndef NCCL_INSPECTOR_LAUNCH_CLOCK_H
 #define NCCL_INSPECTOR_LAUNCH_CLOCK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 extern _Thread_local uint64_t tls_last_launch_mono_ns;
+extern _Thread_local uint32_t tls_last_launch_epoch;
+/* Bumped whenever the clock's time base may change (a new session, a virtual clock set or
+ * removed): a launch noted before belongs to another time base and counts as unknown. */
+extern _Atomic uint32_t g_launch_epoch;
 
 /* A KernelLaunch start on this thread: one clock read, no shared state. */
 void launch_clock_note(void);
 
-/* The last launch noted on this thread, 0 if none. */
-static inline uint64_t launch_clock_last(void) { return tls_last_launch_mono_ns; }
+/* Forgets every thread's launch (their next read finds an older epoch). */
+void launch_clock_new_epoch(void);
+
+/* The last launch noted on this thread in the current time base, 0 if none. Relaxed: the epoch is
+ * a self-contained value, bumped only while no operation starts (enable, replay set-up). */
+static inline uint64_t launch_clock_last(void) {
+  return tls_last_launch_epoch == atomic_load_explicit(&g_launch_epoch, memory_order_relaxed)
+             ? tls_last_launch_mono_ns
+             : 0;
+}
 
 #endif

@@ -41,8 +41,10 @@ import java.util.function.Function;
  *     no recording ({@code NCCL_INSPECTOR_TRACE_DIR})
  * @param traceMaxBytes bound of the recording, in uncompressed bytes; events past it are counted,
  *     not written ({@code NCCL_INSPECTOR_TRACE_MAX_BYTES}, 1 GiB)
- * @param slowCollectives how slow collectives are recognised ({@code NCCL_INSPECTOR_SLOW_SENSITIVITY}
- *     sets the sensitivity, 0 turns detection off)
+ * @param slowCollectives how slow collectives are recognised and rate-limited
+ *     ({@code NCCL_INSPECTOR_SLOW_FACTOR}, 5, 0 turns detection off;
+ *     {@code NCCL_INSPECTOR_SLOW_MIN_EXCESS_US}, 20; {@code NCCL_INSPECTOR_SLOW_MAX_EVENTS} per class
+ *     and interval, 5, 0 for no limit; {@code NCCL_INSPECTOR_SLOW_INTERVAL_MS}, 10000)
  * @param hangTimeout an operation in flight longer than this is reported to listeners as a
  *     suspected hang ({@code NCCL_INSPECTOR_HANG_TIMEOUT_MS}, 5 minutes; 0: off)
  * @param listenerQueueCapacity events each listener may fall behind by before its events are
@@ -413,16 +415,32 @@ public record InspectorConfig(
       r.string("NCCL_INSPECTOR_TRACE_DIR", dir -> traceDirectory(Path.of(dir)));
       r.number("NCCL_INSPECTOR_TRACE_MAX_BYTES", Long::parseLong, this::traceMaxBytes);
       r.number("NCCL_INSPECTOR_HANG_TIMEOUT_MS", Long::parseLong, ms -> hangTimeout(Duration.ofMillis(ms)));
-      r.string("NCCL_INSPECTOR_SLOW_SENSITIVITY", v -> {
-        double sensitivity;
+      r.string("NCCL_INSPECTOR_SLOW_FACTOR", v -> {
+        double factor;
         try {
-          sensitivity = Double.parseDouble(v);
+          factor = Double.parseDouble(v);
         } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY must be a number, got '" + v + "'");
+          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_FACTOR must be a number, got '" + v + "'");
         }
-        slowCollectives(sensitivity <= 0 ? SlowCollectiveDetection.disabled()
-            : slowCollectives.withSensitivity(sensitivity));
+        try {
+          slowCollectives(factor == 0 ? slowCollectives.withEnabled(false) : slowCollectives.withFactor(factor));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_FACTOR=" + v + ": " + e.getMessage(), e);
+        }
       });
+      r.number("NCCL_INSPECTOR_SLOW_MIN_EXCESS_US", Long::parseLong,
+          us -> slowCollectives(slowCollectives.withMinExcess(Duration.ofNanos(Math.multiplyExact(us, 1000L)))));
+      r.number("NCCL_INSPECTOR_SLOW_MAX_EVENTS", Integer::parseInt,
+          n -> slowCollectives(n == 0 ? slowCollectives.withoutRateLimit()
+              : slowCollectives.withRateLimit(n, slowCollectives.interval())));
+      r.number("NCCL_INSPECTOR_SLOW_INTERVAL_MS", Long::parseLong,
+          ms -> slowCollectives(slowCollectives.withRateLimit(slowCollectives.maxEventsPerInterval(),
+              Duration.ofMillis(ms))));
+      String sensitivity = env.get("NCCL_INSPECTOR_SLOW_SENSITIVITY");
+      if (sensitivity != null && !sensitivity.isBlank()) {
+        throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY is no longer read: slow collectives are"
+            + " judged against their class's 99th percentile; use NCCL_INSPECTOR_SLOW_FACTOR (0: off)");
+      }
       if (dumpDirectory == null) {
         dumpDirectory = defaultDumpDirectory(env);
       }

@@ -16,8 +16,19 @@ public interface InspectorListener {
   /** A collective or P2P operation completed. */
   default void operationCompleted(OperationRecord record) {}
 
-  /** A collective ran slow against the baseline of its class. */
+  /**
+   * A collective ran slow against what is normal for its class ({@link SlowCollectiveDetection}).
+   * At most {@link SlowCollectiveDetection#maxEventsPerInterval()} per class and interval come
+   * here; the others are summed up in {@link #slowCollectivesSuppressed}.
+   */
   default void slowCollective(SlowCollectiveEvent event) {}
+
+  /**
+   * Slow collectives of one class that the rate limit held back during an interval, counted, with
+   * the worst of them; delivered once the interval is over (or when the communicator or the
+   * inspector closes).
+   */
+  default void slowCollectivesSuppressed(SlowCollectiveSummary summary) {}
 
   /** An operation has been in flight longer than the hang timeout. Reported once per operation. */
   default void hangSuspected(HangEvent event) {}

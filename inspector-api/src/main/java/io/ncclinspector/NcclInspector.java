@@ -13,6 +13,7 @@ import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
 import io.ncclinspector.internal.RecordSink;
 import io.ncclinspector.internal.SlowCollectiveDetector;
+import io.ncclinspector.internal.SlowCollectiveRateLimiter;
 import io.ncclinspector.internal.StatisticsStore;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
@@ -47,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (NcclInspector inspector = NcclInspector.enable()) {
  *   inspector.addListener(new InspectorListener() {
- *     public void slowCollective(SlowCollectiveEvent e) { log.warn("slow: {}", e); }
+ *     public void slowCollective(SlowCollectiveEvent e) { log.warn(e.describe()); }
+ *     public void slowCollectivesSuppressed(SlowCollectiveSummary s) { log.warn(s.describe()); }
  *   });
  *   for (long step = 0; ; step++) {
  *     inspector.step(step);
@@ -184,8 +186,10 @@ public final class NcclInspector implements AutoCloseable {
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
     JfrEvents jfr = config.jfrEvents() && jfrAvailable()
         ? new JfrEvents(() -> self.get() == null ? emptySnapshot() : self.get().snapshot()) : null;
-    AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics,
-        new SlowCollectiveDetector(config.slowCollectives()), listeners, jfr), "nccl-inspector-analysis", BACKLOG);
+    SlowCollectiveDetection slow = config.slowCollectives();
+    AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
+        new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, jfr, System::nanoTime),
+        "nccl-inspector-analysis", BACKLOG);
     sinks.add(analysis);
     sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
     TraceRecording recording = config.recording()

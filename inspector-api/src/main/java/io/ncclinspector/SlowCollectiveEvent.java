@@ -1,30 +1,96 @@
 package io.ncclinspector;
 
+import java.util.Locale;
+
 /**
- * A collective that ran slow against what is normal for its class.
+ * A collective that ran slow against what is normal for its class (see
+ * {@link SlowCollectiveDetection} for the rule).
  *
  * @param record the slow operation
- * @param baseline what is normal for its class, before this record
- * @param score how many robust standard deviations (1.4826 × MAD) above the median it took;
- *     infinite when it only crossed the absolute threshold against a zero spread
- * @param reason {@code "relative"} (score and ratio over the configured sensitivity) or
- *     {@code "absolute"} (over the absolute threshold)
+ * @param baseline what was normal for its class before this record
+ * @param reason which rule called it slow
+ * @param kind what kind of slowness the record shows, where its timestamps tell
  */
-public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, double score, String reason) {
+public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Reason reason, Kind kind) {
+
+  /** Which rule called a record slow. */
+  public enum Reason {
+    /** At least {@code factor} times its class's normal upper bound, and {@code minExcess} over it. */
+    BEYOND_CLASS_RANGE,
+    /**
+     * Its class was still warming up; the record went as far beyond what the established classes
+     * of the same operation in its communicator bound it to (scaled by message size).
+     */
+    BEYOND_RELATED_CLASSES,
+    /** Over the configured absolute threshold. */
+    ABSOLUTE_THRESHOLD
+  }
 
   /**
-   * The rolling baseline of one class of operations.
+   * What a slow record's timestamps show. The GPU clock is not the host's, so the delay from
+   * enqueue to GPU start is only ever compared with its class's own recent values.
+   */
+  public enum Kind {
+    /**
+     * The kernel's channels started together and as soon after the enqueue as usual, then took
+     * long: this GPU was ready and the time went into the collective itself — typically waiting
+     * for a peer rank that arrived late (look at the other ranks: {@code nccl-inspector report}
+     * lists stragglers). A link that slowed down for every rank looks the same from one rank;
+     * then every rank reports it at the same time.
+     */
+    WAITING_FOR_PEERS,
+    /**
+     * The channels did not run together: their starts were spread apart far more than usual for
+     * the class, by at least half of the extra time. The transfer was stretched on this GPU —
+     * channels waiting for multiprocessors held by other kernels, or held up on some channels.
+     */
+    SLOW_TRANSFER,
+    /**
+     * The record does not tell: no GPU timestamps (CPU-timed) or some channels left out (NCCL's
+     * kernel-channel desync), too few recent samples of the class, or the kernel started later
+     * after its enqueue than usual (queued behind earlier work), which mixes both stories.
+     */
+    UNKNOWN;
+
+    /** Lower case with spaces, for messages: {@code waiting for peers}. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    }
+  }
+
+  /**
+   * What was normal for the record's class.
    *
    * @param operationClass the class
-   * @param medianNanos median execution time of the recent window
-   * @param madNanos median absolute deviation of the window
-   * @param samples samples in the window
+   * @param medianNanos median execution time of the class's window (0 when judged against
+   *     related classes or only by the absolute threshold)
+   * @param highNanos the normal upper bound the record was compared with: its class's robust 99th
+   *     percentile, or the bound derived from related classes (0 when there was none)
+   * @param thresholdNanos the execution time from which a record of the class is slow (the
+   *     absolute threshold for {@link Reason#ABSOLUTE_THRESHOLD})
+   * @param samples samples in the class's window
    */
-  public record Baseline(OperationClass operationClass, long medianNanos, long madNanos, int samples) {}
+  public record Baseline(OperationClass operationClass, long medianNanos, long highNanos, long thresholdNanos,
+      int samples) {}
 
-  /** How many times the median this record took. */
+  /** How many times the normal upper bound this record took (infinite when there was none). */
   public double ratio() {
-    return baseline.medianNanos() == 0 ? Double.POSITIVE_INFINITY
-        : (double) record.executionNanos() / baseline.medianNanos();
+    return baseline.highNanos() <= 0 ? Double.POSITIVE_INFINITY
+        : (double) record.executionNanos() / baseline.highNanos();
+  }
+
+  /** One line for a log: what, where, how slow, against what, and the kind. */
+  public String describe() {
+    OperationRecord r = record;
+    String against = reason != Reason.ABSOLUTE_THRESHOLD && baseline.highNanos() > 0
+        ? String.format(Locale.ROOT, "%.1fx the normal bound of %s (%s%s, %d samples)", ratio(),
+            reason == Reason.BEYOND_RELATED_CLASSES ? "related classes" : "its class",
+            Durations.micros(baseline.highNanos()),
+            baseline.medianNanos() > 0 ? ", median " + Durations.micros(baseline.medianNanos()) : "",
+            baseline.samples())
+        : "over the absolute threshold of " + Durations.micros(baseline.thresholdNanos());
+    return String.format(Locale.ROOT, "slow %s #%d (%s) on communicator %s took %s, %s; %s", r.operation(),
+        r.sequence(), baseline.operationClass().label(), r.communicator().idHex(),
+        Durations.micros(r.executionNanos()), against, kind.label());
   }
 }

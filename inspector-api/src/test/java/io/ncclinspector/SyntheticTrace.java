@@ -11,12 +11,27 @@ import java.util.List;
 public final class SyntheticTrace {
   private final List<String> lines = new ArrayList<>();
   private long t = 1_000_000_000L;
-  private static final long WALL = 1_795_942_870_000_000_000L;
+  /** Wall-clock nanoseconds at monotonic time 0: a line stamped {@code t} has wall {@code WALL + t}. */
+  public static final long WALL = 1_795_942_870_000_000_000L;
   private int nextHandle = 1;
 
   private String stamp() {
     t += 1000;
     return "{\"t\":" + t + ",\"wall\":" + (WALL + t) + ",\"tid\":1,";
+  }
+
+  /**
+   * Moves the clock to monotonic {@code t} (never back): the next line is stamped 1 µs after it,
+   * each further one 1 µs later.
+   */
+  public SyntheticTrace clock(long t) {
+    this.t = Math.max(this.t, t);
+    return this;
+  }
+
+  /** Wall-clock nanoseconds of the last line written. */
+  public long lastWall() {
+    return WALL + t;
   }
 
   public SyntheticTrace init(int ctx, long commId, int rank, int nranks) {
@@ -33,6 +48,17 @@ public final class SyntheticTrace {
         + "\"datatype\":\"" + datatype + "\",\"nChannels\":" + channels + ",\"nWarps\":8,\"algo\":\"RING\","
         + "\"proto\":\"SIMPLE\",\"parentGroup\":0}");
     return h;
+  }
+
+  /**
+   * NCCL's report of a kernel launch on this thread (interface v5): the time no kernel channel of
+   * the operations started after it can precede.
+   */
+  public SyntheticTrace kernelLaunch(int ctx) {
+    int h = nextHandle++;
+    lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"KernelLaunch\","
+        + "\"parent\":0,\"rank\":0,\"stream\":\"0x1\"}");
+    return stop(h);
   }
 
   public int p2p(int ctx, String func, int peer, long count, int channels) {

@@ -7,6 +7,7 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveSummary;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Fans events out to listener registrations: each has its own thread and bounded queue
  * ({@link AsyncSink}), so a slow or failing listener delays or loses only its own events. The
- * dump thread (records, communicators), the analysis thread (slow collectives) and the watchdog
+ * dump thread (records, communicators), the analysis thread (slow collectives and their summaries) and the watchdog
  * (hangs) only ever offer to queues.
  */
 public final class ListenerDispatcher implements RecordSink {
@@ -108,6 +109,14 @@ public final class ListenerDispatcher implements RecordSink {
     for (Registration r : registrations) {
       if (r.selector.matches(event.record().communicator())) {
         r.sink.offer(event);
+      }
+    }
+  }
+
+  public void slowCollectivesSuppressed(SlowCollectiveSummary summary) {
+    for (Registration r : registrations) {
+      if (r.selector.matches(summary.communicator())) {
+        r.sink.offer(summary);
       }
     }
   }
@@ -206,6 +215,8 @@ public final class ListenerDispatcher implements RecordSink {
     public void other(Object event) {
       if (event instanceof SlowCollectiveEvent s) {
         listener.slowCollective(s);
+      } else if (event instanceof SlowCollectiveSummary s) {
+        listener.slowCollectivesSuppressed(s);
       } else if (event instanceof HangEvent h) {
         listener.hangSuspected(h);
       }

@@ -56,7 +56,7 @@ public final class RecordDecoder {
     if (bits > 20) {
       throw new IllegalStateException("native record flags: " + bits + " bits, at most 20 expected");
     }
-    return new Set[1 << bits];
+    return (Set<RecordFlag>[]) new Set<?>[1 << bits];
   }
 
   private static TimingSource timingSourceNamed(String name) {

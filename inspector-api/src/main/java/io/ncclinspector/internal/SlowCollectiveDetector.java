@@ -6,68 +6,126 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import io.ncclinspector.SlowCollectiveDetection;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveEvent.Baseline;
+import io.ncclinspector.SlowCollectiveEvent.Kind;
+import io.ncclinspector.SlowCollectiveEvent.Reason;
 import io.ncclinspector.TimingSource;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Judges each record against the robust baseline of its class in its communicator (see
- * {@link SlowCollectiveDetection}). Single-threaded: runs on the analysis thread.
+ * Judges each record against what is normal for its class in its communicator (the rule is
+ * {@link SlowCollectiveDetection}'s), then adds it to that class's baseline. Rate limiting is
+ * {@link SlowCollectiveRateLimiter}'s. Single-threaded: runs on the analysis thread.
  */
 public final class SlowCollectiveDetector {
-  /** 1 / Φ⁻¹(3/4): scales a median absolute deviation to a standard deviation of a normal law. */
-  private static final double MAD_TO_SIGMA = 1.4826;
-
   private record Key(long communicatorSerial, OperationClass operationClass) {}
 
+  private record FamilyKey(long communicatorSerial, String operation) {}
+
   private final SlowCollectiveDetection config;
-  private final Map<Key, RobustBaseline> baselines = new HashMap<>();
+  private final long minExcessNanos;
+  private final long absoluteNanos;
+  private final Map<Key, ClassBaseline> baselines = new HashMap<>();
+  private final Map<FamilyKey, ClassFamily> families = new HashMap<>();
 
   public SlowCollectiveDetector(SlowCollectiveDetection config) {
     this.config = config;
+    this.minExcessNanos = config.minExcess().toNanos();
+    this.absoluteNanos = config.absoluteThreshold().toNanos();
   }
 
-  /** Judges a record (then adds it to its baseline); returns an event if it was slow. */
+  /** Judges a record, then adds it to its class's baseline; returns an event if it was slow. */
   public SlowCollectiveEvent observe(OperationRecord r) {
     if (!config.enabled() || !judgeable(r)) {
       return null;
     }
     OperationClass cls = OperationClass.of(r);
-    RobustBaseline b = baselines.computeIfAbsent(new Key(r.communicator().serial(), cls),
-        k -> new RobustBaseline(config.window()));
-    long x = r.executionNanos();
-    SlowCollectiveEvent event = null;
-    long absolute = config.absoluteThreshold().toNanos();
-    if (b.size() >= config.warmupSamples()) {
-      long median = b.median();
-      long mad = b.mad();
-      /* A window with (almost) no spread would make any wobble infinitely many sigmas: the scale
-         is at least 1% of the median. */
-      double scale = Math.max(MAD_TO_SIGMA * mad, 0.01 * median);
-      double score = scale > 0 ? (x - median) / scale : (x > median ? Double.POSITIVE_INFINITY : 0);
-      if (score >= config.sensitivity() && x >= config.minRatio() * median) {
-        event = new SlowCollectiveEvent(r, new SlowCollectiveEvent.Baseline(cls, median, mad, b.size()), score,
-            "relative");
-      } else if (absolute > 0 && x > absolute) {
-        event = new SlowCollectiveEvent(r, new SlowCollectiveEvent.Baseline(cls, median, mad, b.size()), score,
-            "absolute");
-      }
-    } else if (absolute > 0 && x > absolute) {
-      event = new SlowCollectiveEvent(r, new SlowCollectiveEvent.Baseline(cls, 0, 0, b.size()),
-          Double.POSITIVE_INFINITY, "absolute");
+    ClassBaseline b = baselines.get(new Key(r.communicator().serial(), cls));
+    if (b == null) {
+      b = newBaseline(r.communicator().serial(), cls);
     }
-    b.add(x);
+    SlowCollectiveEvent event = judge(r, b);
+    /* Over a threshold of the user's is not outside its class's range. */
+    b.add(r, event != null && event.reason() != Reason.ABSOLUTE_THRESHOLD);
     return event;
+  }
+
+  private SlowCollectiveEvent judge(OperationRecord r, ClassBaseline b) {
+    long x = r.executionNanos();
+    int samples = b.samples();
+    if (samples >= config.warmupSamples()) {
+      long high = b.high();
+      long threshold = threshold(high);
+      if (x >= threshold) {
+        long median = b.median();
+        return new SlowCollectiveEvent(r, new Baseline(b.operationClass, median, high, threshold, samples),
+            Reason.BEYOND_CLASS_RANGE, classify(r, b, median));
+      }
+    } else {
+      long bound = b.family.boundFor(b, config.warmupSamples());
+      if (bound > 0) {
+        long threshold = threshold(bound);
+        if (x >= threshold) {
+          return new SlowCollectiveEvent(r, new Baseline(b.operationClass, 0, bound, threshold, samples),
+              Reason.BEYOND_RELATED_CLASSES, classify(r, b, bound));
+        }
+      }
+    }
+    if (absoluteNanos > 0 && x > absoluteNanos) {
+      long median = samples > 0 ? b.median() : 0;
+      return new SlowCollectiveEvent(r, new Baseline(b.operationClass, median,
+          samples >= config.warmupSamples() ? b.high() : 0, absoluteNanos, samples),
+          Reason.ABSOLUTE_THRESHOLD, classify(r, b, median));
+    }
+    return null;
+  }
+
+  private long threshold(long high) {
+    double relative = Math.ceil(config.factor() * high);
+    return (long) Math.max(Math.min(relative, (double) (Long.MAX_VALUE / 2)), (double) (high + minExcessNanos));
+  }
+
+  /**
+   * Tells the kind of slowness from the record's channel skew and its delay from enqueue to GPU
+   * start, each against its class's recent typical value (the GPU clock is not the host clock:
+   * only differences within a class mean something). The extra time is measured from
+   * {@code typical}, the class's median (or the bound it was judged against).
+   */
+  static Kind classify(OperationRecord r, ClassBaseline b, long typical) {
+    long excess = r.executionNanos() - typical;
+    if (!ClassBaseline.hasGpuShape(r) || !b.knowsShape() || excess <= 0) {
+      return Kind.UNKNOWN;
+    }
+    long skewExcess = r.gpuSkewNanos() - b.typicalSkew();
+    if (skewExcess >= excess / 2) {
+      return Kind.SLOW_TRANSFER;
+    }
+    long lateness = (r.gpuStartNanos() - r.startWallNanos()) - b.typicalStartDelay();
+    return lateness > excess / 2 ? Kind.UNKNOWN : Kind.WAITING_FOR_PEERS;
+  }
+
+  private ClassBaseline newBaseline(long serial, OperationClass cls) {
+    ClassFamily family = families.computeIfAbsent(new FamilyKey(serial, cls.operation()), k -> new ClassFamily());
+    ClassBaseline b = new ClassBaseline(cls, family, config.window(), config.factor());
+    family.add(b);
+    baselines.put(new Key(serial, cls), b);
+    return b;
   }
 
   /** Forgets the baselines of a destroyed communicator. */
   public void forget(long communicatorSerial) {
     baselines.keySet().removeIf(k -> k.communicatorSerial() == communicatorSerial);
+    families.keySet().removeIf(k -> k.communicatorSerial() == communicatorSerial);
   }
 
-  /** Records whose time means something: completed, not quarantined, timed by their kernels. */
-  private static boolean judgeable(OperationRecord r) {
-    return r.quarantine() == Quarantine.NONE && !r.flags().contains(RecordFlag.INCOMPLETE)
+  /**
+   * Records whose time means something: completed, not quarantined, timed by their kernels (a
+   * record timed only by the CPU spans of its enqueue, or untimed, is never judged). One timed
+   * by the channels that ran in step, others left out, is judged by those.
+   */
+  public static boolean judgeable(OperationRecord r) {
+    return r.quarantine() == Quarantine.NONE && r.timed() && !r.flags().contains(RecordFlag.INCOMPLETE)
         && r.timingSource() != TimingSource.COLLECTIVE_CPU && r.executionNanos() > 0;
   }
 }

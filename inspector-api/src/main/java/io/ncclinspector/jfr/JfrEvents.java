@@ -57,17 +57,24 @@ public final class JfrEvents implements AutoCloseable {
     e.commit();
   }
 
-  public void slowCollective(SlowCollectiveEvent s) {
+  /**
+   * A slow collective, every one the detector found, with whether listeners heard of it or the
+   * rate limit counted it into a summary.
+   */
+  public void slowCollective(SlowCollectiveEvent s, boolean delivered) {
     JfrSlowCollective e = new JfrSlowCollective();
     if (!e.shouldCommit()) {
       return;
     }
     e.record(s.record());
     e.baselineMedian = s.baseline().medianNanos();
-    e.baselineMad = s.baseline().madNanos();
+    e.baselineHigh = s.baseline().highNanos();
+    e.threshold = s.baseline().thresholdNanos();
+    e.samples = s.baseline().samples();
     e.ratio = s.ratio();
-    e.score = s.score();
-    e.reason = s.reason();
+    e.reason = s.reason().name();
+    e.kind = s.kind().name();
+    e.delivered = delivered;
     e.commit();
   }
 

@@ -7,16 +7,21 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
-/** A collective that ran slow against the baseline of its class. On by default. */
+/** A collective that ran slow against what is normal for its class. On by default. */
 @Name(JfrEvents.SLOW_COLLECTIVE)
 @Label("NCCL Slow Collective")
 @Category({"NCCL Inspector"})
-@Description("A collective that took much longer than the rolling median of its class")
+@Description("A collective that took far longer than anything normal for its class")
 @StackTrace(false)
 class JfrSlowCollective extends JfrRecordEvent {
   @Label("Baseline Median") @Timespan(Timespan.NANOSECONDS) long baselineMedian;
-  @Label("Baseline MAD") @Timespan(Timespan.NANOSECONDS) long baselineMad;
-  @Label("Ratio To Median") double ratio;
-  @Label("Robust Score") double score;
+  @Label("Normal Upper Bound") @Description("The class's robust 99th percentile, or the bound of related classes")
+  @Timespan(Timespan.NANOSECONDS) long baselineHigh;
+  @Label("Threshold") @Timespan(Timespan.NANOSECONDS) long threshold;
+  @Label("Baseline Samples") int samples;
+  @Label("Ratio To Bound") double ratio;
   @Label("Reason") String reason;
+  @Label("Kind") @Description("WAITING_FOR_PEERS, SLOW_TRANSFER or UNKNOWN") String kind;
+  @Label("Delivered") @Description("Whether listeners heard of it (false: counted into a rate-limit summary)")
+  boolean delivered;
 }

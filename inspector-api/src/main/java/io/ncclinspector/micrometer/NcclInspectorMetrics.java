@@ -21,6 +21,7 @@ import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveSummary;
 import io.ncclinspector.internal.MessageSizeLabel;
 import java.util.ArrayList;
 import java.util.List;
@@ -218,14 +219,26 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
 
     @Override
     public void slowCollective(SlowCollectiveEvent e) {
-      CommunicatorInfo c = e.record().communicator();
+      countSlow(e.record().communicator(), e.record().operation(), e.kind(), 1);
+    }
+
+    /** Those the rate limit held back from listeners are slow collectives too. */
+    @Override
+    public void slowCollectivesSuppressed(SlowCollectiveSummary s) {
+      for (Map.Entry<SlowCollectiveEvent.Kind, Long> k : s.kinds().entrySet()) {
+        countSlow(s.communicator(), s.operationClass().operation(), k.getKey(), k.getValue());
+      }
+    }
+
+    private void countSlow(CommunicatorInfo c, String operation, SlowCollectiveEvent.Kind kind, long n) {
       for (MeterRegistry registry : registries) {
         Counter counter = Counter.builder("nccl.inspector.slow.collectives")
-            .description("Collectives that ran slow against the baseline of their class")
-            .tags(commonTags).tags("communicator", c.name(), "comm_id", c.idHex(), "operation", e.record().operation())
+            .description("Collectives that ran slow against what is normal for their class, rate-limited ones included")
+            .tags(commonTags).tags("communicator", c.name(), "comm_id", c.idHex(), "operation", operation,
+                "kind", kind.name().toLowerCase(java.util.Locale.ROOT))
             .register(registry);
         remember(counter);
-        counter.increment();
+        counter.increment(n);
       }
     }
 

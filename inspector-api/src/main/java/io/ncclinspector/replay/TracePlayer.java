@@ -1,6 +1,7 @@
 package io.ncclinspector.replay;
 
 import io.ncclinspector.NcclInspector;
+import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +14,11 @@ import java.util.Objects;
  * machine), for examples and for tests of code that listens to the inspector. It calls the plugin
  * table of the very library the inspector pointed NCCL at, so everything after the callbacks is
  * the real thing.
+ *
+ * <p>By default the callbacks run on the real clock, so CPU times are those of the replay. Opened
+ * with {@code followTraceClock}, the core's clock follows the trace's timestamps instead, as in
+ * {@link TraceReplayer}: CPU times, enqueue wall times among them, are those of the recorded run
+ * (until {@link #close()}).
  *
  * <p>One player at a time per process (it stands in for NCCL's single profiler slot): opening a
  * second one, or replaying with {@link TraceReplayer}, while one is open fails.
@@ -28,12 +34,14 @@ public final class TracePlayer implements AutoCloseable {
 
   private final TraceEvents events;
   private final DriverLease lease;
+  private final boolean followTraceClock;
   private int next;
   private boolean closed;
 
-  private TracePlayer(TraceEvents events, DriverLease lease) {
+  private TracePlayer(TraceEvents events, DriverLease lease, boolean followTraceClock) {
     this.events = events;
     this.lease = lease;
+    this.followTraceClock = followTraceClock;
   }
 
   /** Reads a trace file and opens the inspector's library as NCCL would. */
@@ -48,6 +56,11 @@ public final class TracePlayer implements AutoCloseable {
    *     player or replay is open in this process, or if the driver cannot load or prepare
    */
   public static TracePlayer open(NcclInspector inspector, TraceEvents events) {
+    return open(inspector, events, false);
+  }
+
+  /** Opens a player whose callbacks run on the trace's clock rather than the real one. */
+  public static TracePlayer open(NcclInspector inspector, TraceEvents events, boolean followTraceClock) {
     Objects.requireNonNull(events, "events");
     if (!inspector.isActive()) {
       throw new IllegalStateException("the inspector is not active (disabled or closed): nothing would hear the trace");
@@ -62,7 +75,7 @@ public final class TracePlayer implements AutoCloseable {
         ProfilerTableDriver.close();
         throw new IllegalStateException("cannot prepare the trace: " + ProfilerTableDriver.error());
       }
-      return new TracePlayer(events, lease);
+      return new TracePlayer(events, lease, followTraceClock);
     } catch (RuntimeException e) {
       lease.close();
       throw e;
@@ -88,7 +101,7 @@ public final class TracePlayer implements AutoCloseable {
     if (count > 0) {
       ByteBuffer slice = events.events().slice(next * ProfilerTableDriver.EVENT_BYTES,
           count * ProfilerTableDriver.EVENT_BYTES);
-      if (ProfilerTableDriver.run(slice, count, 0, null) < 0) {
+      if (ProfilerTableDriver.run(slice, count, followTraceClock ? 1 : 0, null) < 0) {
         throw new IllegalStateException("the trace driver failed: " + ProfilerTableDriver.error());
       }
       next += count;
@@ -143,6 +156,9 @@ public final class TracePlayer implements AutoCloseable {
     if (!closed) {
       closed = true;
       ProfilerTableDriver.close();
+      if (followTraceClock) {
+        NativeCore.get().setVirtualClock(false, 0, 0);
+      }
       lease.close();
     }
   }

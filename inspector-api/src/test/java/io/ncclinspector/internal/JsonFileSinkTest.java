@@ -69,7 +69,8 @@ class JsonFileSinkTest {
     records = seen.stream().filter(r -> r.quarantine() == Quarantine.NONE).toList();
     quarantined = seen.stream().filter(r -> r.quarantine() != Quarantine.NONE).toList();
     assertFalse(quarantined.isEmpty());
-    assertTrue(records.size() > 200, "records: " + records.size());
+    /* h3_mix: 262 records, 79 of them untimed after its AlltoAll (kernel-channel desync) */
+    assertTrue(records.size() > 150, "records: " + records.size());
   }
 
   private InspectorConfig config(Path out) {

@@ -31,12 +31,12 @@ class JfrEventsTest {
   @TempDir Path dir;
   @RegisterExtension final LogCapture logs = new LogCapture();
 
-  /** 60 AllReduces, #50 four times slower; then a ReduceScatter whose second channel is late. */
+  /** 60 AllReduces, #50 twenty times slower; then a ReduceScatter whose second channel is late. */
   private Path trace(String name) throws Exception {
     SyntheticTrace s = new SyntheticTrace().init(1, 0x51L, 0, 2);
     Random rnd = new Random(5);
     for (int i = 0; i < 60; i++) {
-      long duration = i == 50 ? 40_000 : 10_000 + (long) (rnd.nextGaussian() * 500);
+      long duration = i == 50 ? 200_000 : 10_000 + (long) (rnd.nextGaussian() * 500);
       int op = s.coll(1, "AllReduce", i, 1 << 20, "ncclFloat32", 1);
       int ch = s.kernelChannel(1, op, 0, T0 + i * 1_000_000L);
       s.stop(op).kernelChannelDone(ch, T0 + i * 1_000_000L + duration);
@@ -110,9 +110,15 @@ class JfrEventsTest {
     List<RecordedEvent> slow = named(events, JfrEvents.SLOW_COLLECTIVE);
     assertEquals(1, slow.size());
     assertEquals(50, slow.get(0).getLong("sequence"));
-    assertEquals(40_000, slow.get(0).getDuration("executionTime").toNanos());
-    assertTrue(slow.get(0).getDouble("ratio") > 3, slow.get(0).toString());
-    assertTrue(Math.abs(slow.get(0).getDuration("baselineMedian").toNanos() - 10_000) < 1_000);
+    assertEquals(200_000, slow.get(0).getDuration("executionTime").toNanos());
+    assertTrue(slow.get(0).getDouble("ratio") > 15, slow.get(0).toString());
+    assertTrue(Math.abs(slow.get(0).getDuration("baselineMedian").toNanos() - 10_000) < 1_300);
+    long high = slow.get(0).getDuration("baselineHigh").toNanos();
+    assertTrue(high > 10_000 && high < 13_000, slow.get(0).toString());
+    assertEquals(5 * high, slow.get(0).getDuration("threshold").toNanos());
+    assertEquals(50, slow.get(0).getInt("samples"));
+    assertEquals("BEYOND_CLASS_RANGE", slow.get(0).getString("reason"));
+    assertTrue(slow.get(0).getBoolean("delivered"));
 
     List<RecordedEvent> hangs = named(events, JfrEvents.SUSPECTED_HANG);
     assertEquals(1, hangs.size());

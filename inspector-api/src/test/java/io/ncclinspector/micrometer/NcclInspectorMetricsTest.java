@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ncclinspector.BimodalAllReduce;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.replay.TracePlayer;
 import io.ncclinspector.InspectorConfig;
@@ -18,6 +19,9 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
+import io.ncclinspector.SlowCollectiveDetection;
+import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveSummary;
 import io.ncclinspector.TestData;
 import io.ncclinspector.internal.MessageSizeLabel;
 import java.nio.file.Path;
@@ -117,6 +121,46 @@ class NcclInspectorMetricsTest {
       assertEquals(List.of(), registry.getMeters(), "close removes the meters");
     } finally {
       inspector.close();
+    }
+  }
+
+  @Test
+  void slowCollectivesAreCountedByKindTheRateLimitedOnesIncluded() throws Exception {
+    List<BimodalAllReduce.Op> ops = BimodalAllReduce.generate(4);
+    Map<Integer, BimodalAllReduce.Op> plant = new java.util.HashMap<>();
+    for (int i = 100; i < 900; i += 100) {
+      plant.put(i, ops.get(i).waitingFor(2_000_000));
+    }
+    Path trace = BimodalAllReduce.trace(BimodalAllReduce.planted(ops, plant), dir.resolve("trace"), 77);
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).jsonOutput(false)
+        .slowCollectives(SlowCollectiveDetection.defaults().withRateLimit(2, java.time.Duration.ofHours(1))).build());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    java.util.concurrent.atomic.AtomicLong callbacks = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong suppressed = new java.util.concurrent.atomic.AtomicLong();
+    try (NcclInspectorMetrics metrics = NcclInspectorMetrics.builder(inspector).build()) {
+      metrics.bindTo(registry);
+      inspector.addListener(new InspectorListener() {
+        @Override
+        public void slowCollective(SlowCollectiveEvent e) {
+          callbacks.incrementAndGet();
+        }
+
+        @Override
+        public void slowCollectivesSuppressed(SlowCollectiveSummary s) {
+          suppressed.addAndGet(s.suppressed());
+        }
+      });
+      try (inspector; TracePlayer player = TracePlayer.open(inspector, new io.ncclinspector.replay.TraceReader()
+          .read(trace), true)) {
+        player.playAll();
+      }
+      assertEquals(2, callbacks.get());
+      assertTrue(suppressed.get() >= 6, "the other planted ones at least: " + suppressed.get());
+      double counted = registry.find("nccl.inspector.slow.collectives").counters().stream()
+          .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
+      assertEquals(callbacks.get() + suppressed.get(), counted, 1e-9);
+      assertTrue(registry.get("nccl.inspector.slow.collectives").tag("kind", "waiting_for_peers")
+          .tag("operation", "AllReduce").counter().count() >= 8);
     }
   }
 }

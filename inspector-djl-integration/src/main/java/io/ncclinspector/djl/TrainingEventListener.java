@@ -5,7 +5,7 @@ import io.ncclinspector.HangEvent;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
-import java.util.Locale;
+import io.ncclinspector.SlowCollectiveSummary;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,15 +38,27 @@ final class TrainingEventListener implements InspectorListener {
   public void slowCollective(SlowCollectiveEvent event) {
     slowCollectives.incrementAndGet();
     OperationRecord r = event.record();
-    SlowCollectiveEvent.Baseline baseline = event.baseline();
-    String comparison = baseline.medianNanos() > 0
-        ? String.format(Locale.ROOT, "%.1fx the median of its class (%d us over %d samples)", event.ratio(),
-            baseline.medianNanos() / 1000, baseline.samples())
-        : "no baseline for its class yet";
-    log.warn("NCCL slow collective ({}): {} #{} of {} bytes on communicator {} took {} us, {}; step {}, epoch {},"
-            + " phase {}",
-        event.reason(), r.operation(), r.sequence(), r.messageBytes(), describe(r.communicator()),
-        r.executionMicros(), comparison, r.step(), epochs.epochOf(r.step()), r.phase());
+    log.warn("NCCL {}{}; step {}, epoch {}, phase {}{}", event.describe(), rankOf(r.communicator()), r.step(),
+        epochs.epochOf(r.step()), r.phase(), advice(event.kind()));
+  }
+
+  @Override
+  public void slowCollectivesSuppressed(SlowCollectiveSummary summary) {
+    slowCollectives.addAndGet(summary.suppressed());
+    OperationRecord worst = summary.worst().record();
+    log.warn("NCCL {}{} (rate limit; the worst at step {}, epoch {}, phase {})", summary.describe(),
+        rankOf(summary.communicator()), worst.step(), epochs.epochOf(worst.step()), worst.phase());
+  }
+
+  /** What to look at for each kind of slowness. */
+  private static String advice(SlowCollectiveEvent.Kind kind) {
+    return switch (kind) {
+      case WAITING_FOR_PEERS -> " -- this GPU was ready and waited: look for a straggling rank (data loading, host"
+          + " stalls, uneven work) with nccl-inspector report";
+      case SLOW_TRANSFER -> " -- its channels started far apart: other kernels may hold this GPU's multiprocessors"
+          + " during communication";
+      case UNKNOWN -> "";
+    };
   }
 
   @Override
@@ -65,6 +77,10 @@ final class TrainingEventListener implements InspectorListener {
 
   long suspectedHangs() {
     return suspectedHangs.get();
+  }
+
+  private static String rankOf(CommunicatorInfo c) {
+    return c.ranks() > 0 ? " (rank " + c.rank() + " of " + c.ranks() + ")" : "";
   }
 
   private static String describe(CommunicatorInfo c) {

@@ -4,6 +4,7 @@ import io.ncclinspector.HangEvent;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveSummary;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,12 @@ final class RecordLog implements InspectorListener {
   @Override
   public void slowCollective(SlowCollectiveEvent event) {
     slow.incrementAndGet();
+  }
+
+  /** Those the rate limit held back count too. */
+  @Override
+  public void slowCollectivesSuppressed(SlowCollectiveSummary summary) {
+    slow.addAndGet(summary.suppressed());
   }
 
   @Override
