@@ -122,7 +122,7 @@ else
   step sweep-trace 90 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/sweep" $bench "$ranks" on "$work/sweep-trace" \
     --run sweep-trace --min-bytes 8 --max-bytes 1G --factor 16 --warmup 1 --iters 3 "${dry[@]}"
   # 4. A million small collectives in one communicator: NVLink, then shared memory, then without the inspector.
-  stress=(--mode stress --bytes 8K --calls "$stress_calls" --sync-every 100 --samples 40 --max-seconds 75)
+  stress=(--mode stress --bytes 8K --calls "$stress_calls" --sync-every 100 --samples 40 --max-seconds 60)
   step stress-nvlink 110 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/stress-nvlink" "${stress[@]}" "${dry[@]}"
   step stress-shm 110 env MAIN_CLASS=NcclLongRun NCCL_P2P_DISABLE=1 $bench "$ranks" on "$work/stress-shm" \
     "${stress[@]}" "${dry[@]}"

@@ -234,6 +234,27 @@ final class CallReport {
     return b.toString();
   }
 
+  /** One line per call: each clock's figure, each profiler's verdict and what it said of the record. */
+  static String perCall(List<CallRow> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "%6s %-6s %-13s %9s %9s %9s  %-36s  %s%n", "call", "phase", "operation", "size",
+        "event_us", "cupti_us", "ours", "reference"));
+    for (CallRow r : rows) {
+      b.append(String.format(Locale.ROOT, "%6d %-6s %-13s %9s %9.1f %9s  %-36s  %s%n", r.call(), r.phase(),
+          r.operation(), Sizes.label(r.bytes()), r.cudaEventMicros(), fmt(r.cuptiMicros()), describe(r.ours()),
+          describe(r.reference())));
+    }
+    return b.toString();
+  }
+
+  private static String describe(Judged j) {
+    if (j.verdict().equals("off")) {
+      return "-";
+    }
+    return (j.micros() == null ? "" : fmt(j.micros()) + " ") + j.verdict()
+        + (j.detail() == null ? "" : " [" + j.detail() + "]");
+  }
+
   /** Totals by phase: how many collective and point-to-point figures each profiler got right, wrong or withheld. */
   static String summary(List<CallRow> rows) {
     Map<String, int[]> byKey = new TreeMap<>();

@@ -133,7 +133,25 @@ final class Cupti implements AutoCloseable {
    * order. Call after the work of interest has completed (stream synchronised).
    */
   List<Kernel> drain() {
+    long before = buffers.get();
     check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    /* The flush hands buffers back through the completion callback, which may run on CUPTI's own
+       thread: wait (2 s at most) until one came and nothing more arrives for 100 ms. */
+    long deadline = System.nanoTime() + 2_000_000_000L;
+    int lastSize = -1;
+    while (System.nanoTime() < deadline) {
+      int size = arrived.size();
+      if (buffers.get() > before && size == lastSize) {
+        break;
+      }
+      lastSize = size;
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
     List<Kernel> out = new ArrayList<>();
     Kernel k;
     while ((k = arrived.poll()) != null) {

@@ -221,6 +221,7 @@ public final class DesyncReproducer {
                 session.recordsReceived(), expected, session.inspector.counters().totalDrops()) : "",
             kernels != null ? String.format("; CUPTI kernels outside windows %d, dropped %d", kernels.unattributed(),
                 session.cupti.dropped()) : "");
+        out.println(CallReport.perCall(rows));
         out.println(CallReport.table(rows));
         out.println(CallReport.summary(rows));
       }

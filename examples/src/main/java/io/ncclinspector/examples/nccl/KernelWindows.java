@@ -9,8 +9,11 @@ import java.util.Map;
  * Attributes CUPTI kernel records to the timed calls that launched them, by time: every timed call
  * has a window of CUPTI timestamps, taken just before its launch and just after its completion
  * was waited for, and windows do not overlap (the programs synchronise after each timed call). A
- * kernel belongs to the window that contains its start. Kernels outside every window (warm-up
- * calls, other work) are counted, not attributed.
+ * kernel belongs to the window that contains its midpoint: a timed kernel starts a launch latency
+ * after its window opens and ends before the wait returns, so its midpoint is well inside even if
+ * CUPTI's normalisation of GPU time to host time is off by a microsecond or two, while the kernel of
+ * an untimed call just before the window ended before it opened. Kernels outside every window
+ * (warm-up calls, other work) are counted, not attributed.
  */
 final class KernelWindows {
   private KernelWindows() {}
@@ -76,8 +79,9 @@ final class KernelWindows {
       if (!k.isNccl()) {
         continue;
       }
-      int i = lastStartingAtOrBefore(w, k.startNanos());
-      if (i >= 0 && k.startNanos() <= w.get(i).toNanos()) {
+      long mid = k.startNanos() + (k.endNanos() - k.startNanos()) / 2;
+      int i = lastStartingAtOrBefore(w, mid);
+      if (i >= 0 && mid <= w.get(i).toNanos()) {
         lists.computeIfAbsent(w.get(i).call(), c -> new ArrayList<>()).add(k);
       } else {
         outside++;

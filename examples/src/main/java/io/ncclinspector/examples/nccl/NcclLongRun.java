@@ -333,7 +333,7 @@ public final class NcclLongRun {
       boolean complete = session.awaitRecords(expected, Duration.ofSeconds(30));
       List<Cupti.Kernel> kernels = session.cupti != null ? session.cupti.drain() : null;
       ReferenceOutput reference = session.destroyCommunicator();
-      List<Map<String, Object>> replays = graphReplays(o.graphOps(), timings, new ArrayList<>(all), kernels);
+      List<Map<String, Object>> replays = graphReplays(o.graphOps(), 2, timings, new ArrayList<>(all), kernels, result);
       result.put("inspector", session.mode);
       result.put("bytes", o.bytes());
       result.put("graphOps", o.graphOps());
@@ -370,21 +370,24 @@ public final class NcclLongRun {
 
   /**
    * Per timed replay: its CUDA-event time, CUPTI's kernels in its window (k-th kernel = k-th
-   * captured operation), and this inspector's records whose start event fell in its wall-clock
-   * window (graph replays start their events from a host callback, so they carry no step tag).
+   * captured operation), and this inspector's records of it. Graph replays start their events from
+   * a host callback, so their records carry no step tag: they are matched by the wall time of their
+   * start event, which falls inside the replay's window. Should fewer than half of them match that
+   * way, they are assigned in start order instead, {@code ops} per replay after the warm-up
+   * replays' (the result says which way: "wall-window" or "order").
    */
-  static List<Map<String, Object>> graphReplays(int ops, List<CallTimer.Timing> timings, List<RecordView> records,
-      List<Cupti.Kernel> kernels) {
+  static List<Map<String, Object>> graphReplays(int ops, int warmupReplays, List<CallTimer.Timing> timings,
+      List<RecordView> records, List<Cupti.Kernel> kernels, Map<String, Object> result) {
     List<KernelWindows.Window> windows = new ArrayList<>();
     for (int r = 0; r < timings.size(); r++) {
       windows.add(new KernelWindows.Window(r, timings.get(r).cuptiFromNanos(), timings.get(r).cuptiToNanos()));
     }
     KernelWindows.Assignment assignment = kernels == null ? null : KernelWindows.assign(windows, kernels);
     records.sort((a, b) -> Long.compare(a.startWallNanos(), b.startWallNanos()));
-    List<Map<String, Object>> rows = new ArrayList<>();
+    List<List<RecordView>> byReplay = new ArrayList<>();
     int next = 0;
-    for (int r = 0; r < timings.size(); r++) {
-      CallTimer.Timing t = timings.get(r);
+    int matched = 0;
+    for (CallTimer.Timing t : timings) {
       while (next < records.size() && records.get(next).startWallNanos() < t.wallStartNanos()) {
         next++;
       }
@@ -392,14 +395,37 @@ public final class NcclLongRun {
       while (next < records.size() && records.get(next).startWallNanos() <= t.wallEndNanos()) {
         mine.add(records.get(next++));
       }
+      matched += mine.size();
+      byReplay.add(mine);
+    }
+    String matchedBy = "wall-window";
+    if (matched * 2L < (long) ops * timings.size()) {
+      matchedBy = "order";
+      byReplay.clear();
+      for (int r = 0; r < timings.size(); r++) {
+        int from = (warmupReplays + r) * ops;
+        byReplay.add(from >= records.size() ? List.of()
+            : new ArrayList<>(records.subList(from, Math.min(records.size(), from + ops))));
+      }
+    }
+    if (result != null) {
+      result.put("recordsMatchedBy", matchedBy);
+      result.put("recordsInReplayWindows", matched);
+    }
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (int r = 0; r < timings.size(); r++) {
+      List<RecordView> mine = byReplay.get(r);
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("replay", r);
-      row.put("cudaEventMicros", t.cudaEventNanos() / 1e3);
+      row.put("cudaEventMicros", timings.get(r).cudaEventNanos() / 1e3);
       if (assignment != null) {
         row.put("cuptiMicros", assignment.of(r).kernels().stream().map(k -> k.durationNanos() / 1e3).toList());
       }
       row.put("records", mine.size());
-      row.put("inspectorMicros", mine.stream().map(v -> v.reported() ? v.executionNanos() / 1e3 : null).toList());
+      /* a withheld record has no time here (null), never a 0 */
+      List<Double> micros = new ArrayList<>();
+      mine.forEach(v -> micros.add(v.reported() ? v.executionNanos() / 1e3 : null));
+      row.put("inspectorMicros", micros);
       row.put("graphLaunched", mine.stream().filter(v -> v.hasFlag("GRAPH_LAUNCHED")).count());
       row.put("withheld", mine.stream().filter(v -> !v.reported()).count());
       rows.add(row);

@@ -148,6 +148,9 @@ class CallReportTest {
     assertTrue(table.contains("135.0"), table);
     assertTrue(!table.contains("67.5"), table);
     assertTrue(table.contains("2/0/2/0/0"), table);
+    String perCall = CallReport.perCall(rows);
+    assertTrue(perCall.contains("135.0 ok"), perCall);
+    assertTrue(perCall.contains("withheld [KERNEL_CHANNEL_DESYNC NONE]"), perCall);
     String summary = CallReport.summary(rows);
     assertTrue(summary.contains("ours before collective"), summary);
     assertTrue(summary.contains("withheld     2"), summary);

@@ -37,6 +37,17 @@ class KernelWindowsTest {
   }
 
   @Test
+  void aKernelCountsByItsMidpoint() {
+    List<KernelWindows.Window> w = List.of(new KernelWindows.Window(1, 1000, 2000));
+    /* a warm-up kernel that ended as the window opened, and the timed one, 5 ns "early" by CUPTI's clock */
+    KernelWindows.Assignment a = KernelWindows.assign(w, List.of(k("ncclDevKernel_A", 990, 1005),
+        k("ncclDevKernel_A", 995, 1500)));
+    assertEquals(1, a.unattributed());
+    assertEquals(1, a.of(1).count());
+    assertEquals(505, a.of(1).busyNanos());
+  }
+
+  @Test
   void overlappingWindowsAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> KernelWindows.assign(
         List.of(new KernelWindows.Window(1, 0, 100), new KernelWindows.Window(2, 50, 150)), List.of()));
