@@ -23,6 +23,8 @@ import sys
 import tempfile
 
 COLLECTIVES = ("AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce")
+# The runs whose calls are compared one by one (the sweep and the detector recording have tables of their own).
+TRUST_RUNS = ("reproducer", "moe", "trust")
 
 
 def op_class(op):
@@ -86,7 +88,8 @@ def load_calls(dirs, all_ranks):
             if not all_ranks and rank_of(path) != 0:
                 continue
             for r in read_jsonl(path):
-                runs.setdefault(r["run"], {}).setdefault(r["mode"], []).append(r)
+                if r["run"] in TRUST_RUNS:
+                    runs.setdefault(r["run"], {}).setdefault(r["mode"], []).append(r)
     return runs
 
 

@@ -259,7 +259,8 @@ final class CallReport {
   static String summary(List<CallRow> rows) {
     Map<String, int[]> byKey = new TreeMap<>();
     for (CallRow r : rows) {
-      String cls = Operation.byName(r.operation()).collective && !r.operation().equals("AlltoAll") ? "collective" : "p2p";
+      String cls = r.operation().equals("AlltoAll") ? "AlltoAll"
+          : Operation.byName(r.operation()).collective ? "collective" : "Send/Recv";
       for (String who : new String[] {"ours", "reference"}) {
         Judged j = who.equals("ours") ? r.ours() : r.reference();
         if (j.verdict().equals("off")) {

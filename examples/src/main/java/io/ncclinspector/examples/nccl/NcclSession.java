@@ -178,8 +178,9 @@ final class NcclSession implements AutoCloseable {
 
   /**
    * Waits until the inspector accounted for {@code expected} records (received from the native
-   * core, or dropped there with a reason) and the listener has seen all it received; false on
-   * timeout.
+   * core, or dropped there with a reason) and the listener has seen all it received; false when
+   * that did not happen within {@code timeout}, or nothing changed for 3 s (the work is done by
+   * then: whatever has not come will not).
    */
   boolean awaitRecords(long expected, Duration timeout) throws InterruptedException {
     return awaitRecords(inspector, registration, records::get, expected, timeout);
@@ -190,15 +191,27 @@ final class NcclSession implements AutoCloseable {
     if (inspector == null) {
       return true;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (inspector.recordsReceived() + nativeDrops(inspector.counters()) < expected
-        || heard.getAsLong() + registration.dropped() < inspector.recordsReceived()) {
-      if (System.nanoTime() > deadline) {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    long lastProgress = start;
+    long last = -1;
+    while (true) {
+      long received = inspector.recordsReceived();
+      long accounted = received + nativeDrops(inspector.counters());
+      long seen = heard.getAsLong() + registration.dropped();
+      if (accounted >= expected && seen >= received) {
+        return true;
+      }
+      long now = System.nanoTime();
+      if (accounted + seen != last) {
+        last = accounted + seen;
+        lastProgress = now;
+      }
+      if (now > deadline || now - lastProgress > 3_000_000_000L) {
         return false;
       }
       Thread.sleep(10);
     }
-    return true;
   }
 
   /** Drops of the native core: all but the JVM side's own (records it received but could not write or analyse). */
