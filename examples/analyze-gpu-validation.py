@@ -24,7 +24,7 @@ import tempfile
 
 COLLECTIVES = ("AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce")
 # The runs whose calls are compared one by one (the sweep and the detector recording have tables of their own).
-TRUST_RUNS = ("reproducer", "moe", "trust")
+TRUST_RUNS = ("reproducer", "moe", "trust", "lag70")
 
 
 def op_class(op):

@@ -7,11 +7,13 @@
 #   examples/gpu-validation.sh OUT PART [RANKS]
 #     PART 1  trust: the desync reproducer and the MoE loop (inspector on + trace, reference), the benchmark
 #             with every operation before and after an AlltoAll (on, reference), all with CUPTI; the
-#             detector recording (2,000+ AllReduce of 64 KiB, a size change, a protocol change, planted waits)
+#             detector recording (2,000+ AllReduce of 64 KiB, a size change, a protocol change, planted waits);
+#             70 AlltoAlls (the lag past NCCL's 64 slots); callback-to-listener latency (verbose records);
+#             baselines without a profiler
 #     PART 2  cost: the sweep 8 B .. 1 GiB, off / on / reference in interleaved rounds; a recorded sweep;
 #             the CUDA-graph run (on + trace, CUPTI); 1,000,000 AllReduces over NVLink and over shared
-#             memory (NCCL_P2P_DISABLE=1) and without the inspector; a verbose run for latency; the graph
-#             under the reference plugin last (a hang there is diagnosed by thread dumps and cut off)
+#             memory (NCCL_P2P_DISABLE=1) and without the inspector; the graph under the reference plugin
+#             last (a hang there is diagnosed by thread dumps and cut off)
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
 #   limit too), ROUNDS (3, sweep rounds), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
@@ -100,8 +102,16 @@ if [[ $part == 1 ]]; then
   #    with NCCL_PROTO=Simple, 1,000 of 64 KiB; rank 1 late by 2 ms at calls 10, 600, 1500 of each part.
   step detector-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/detector" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ENV,TUNING \
     MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/detector" --mode detector --cupti "${dry[@]}"
-  # 5. Baseline without any profiler, if time is left: the CUPTI and CUDA-event figures alone.
+  # 5. The lag past 64: 70 AlltoAlls in the middle (each adds one to the lag of the channels it used; NCCL's
+  #    slot ring has 64 entries), 5 cycles before and after, recorded.
+  step lag70-on 120 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/lag70" $repro "$ranks" on "$work/lag70" --run lag70 \
+    --alltoalls 70 --cycles 5 "${dry[@]}"
+  # 6. Callback-to-listener latency: verbose records (they carry each callback's wall time), 200,000 calls.
+  step latency 60 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/latency" --mode stress --bytes 8K \
+    --calls 200000 --samples 10 --latency --max-seconds 30 "${dry[@]}"
+  # 7. Baselines without any profiler, if time is left: the CUPTI and CUDA-event figures alone.
   step reproducer-off 100 $repro "$ranks" off "$work/reproducer" "${dry[@]}"
+  step moe-off 100 $repro "$ranks" off "$work/moe" --mode moe "${dry[@]}"
 else
   # 1. Overhead at real bandwidth: 8 B .. 1 GiB in steps of 4, every operation; 3 warm-up, 10 timed calls
   #    (ranks synchronised, CUDA events), 20 back-to-back calls (bus bandwidth) per size; modes interleaved
@@ -127,10 +137,7 @@ else
   step stress-shm 110 env MAIN_CLASS=NcclLongRun NCCL_P2P_DISABLE=1 $bench "$ranks" on "$work/stress-shm" \
     "${stress[@]}" "${dry[@]}"
   step stress-off 110 env MAIN_CLASS=NcclLongRun $bench "$ranks" off "$work/stress-off" "${stress[@]}" "${dry[@]}"
-  # 5. Callback-to-listener latency: verbose records (they carry each callback's wall time), 200,000 calls.
-  step latency 60 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/latency" --mode stress --bytes 8K \
-    --calls 200000 --samples 10 --latency --max-seconds 30 "${dry[@]}"
-  # 6. The graph run under NVIDIA's plugin (a PyTorch graph workload hung under it): last, with a short limit.
+  # 5. The graph run under NVIDIA's plugin (a PyTorch graph workload hung under it): last, with a short limit.
   step graph-reference 60 env MAIN_CLASS=NcclLongRun REFERENCE_VERBOSE=1 $bench "$ranks" reference \
     "$work/graph-reference" "${graph[@]}" "${dry[@]}"
 fi

@@ -28,7 +28,9 @@ import java.util.TreeMap;
  * (with {@code --cupti}) gives its kernel's duration; rank 0 prints, per phase (before / after the
  * first AlltoAll), operation and size, the CUDA-event, CUPTI, inspector and reference times and
  * how many figures each profiler got right, wrong or withheld. Every rank writes its calls to
- * {@code calls-<mode>-<inspector mode>-rank<R>.jsonl} (see {@link CallReport}).
+ * {@code calls-<run>-<inspector mode>-rank<R>.jsonl} (see {@link CallReport}; {@code --run} names
+ * the run, by default after {@code --mode}). {@code --alltoalls N} puts N AlltoAlls in the middle:
+ * each adds one to the channels' lag, and past 64 NCCL's slot ring wraps.
  *
  * <p>One process per rank; launch with {@code examples/desync-reproducer.sh}. {@code --dry-run}
  * prints the plan without touching a GPU.
@@ -39,7 +41,7 @@ public final class DesyncReproducer {
   /** One planned NCCL call. Untimed steps warm up connections. */
   record Step(Operation op, long bytes, String label, boolean timed) {}
 
-  record Options(NcclSession.Common common, String mode, List<Operation> cycleOps, List<Long> sizes, int cycles,
+  record Options(NcclSession.Common common, String mode, String run, List<Operation> cycleOps, List<Long> sizes, int cycles,
       int warmupCycles, long alltoallBytes, int alltoalls, int steps, List<Long> moeSizes,
       CallReport.Tolerance tolerance) {
 
@@ -50,7 +52,8 @@ public final class DesyncReproducer {
       for (String s : a.string("ops", "AllReduce").split(",")) {
         ops.add(Operation.byName(s.trim()));
       }
-      Options o = new Options(c, a.string("mode", "reproducer"), ops,
+      String mode = a.string("mode", "reproducer");
+      Options o = new Options(c, mode, a.string("run", mode), ops,
           a.sizes("sizes", "8K,64K,256K,1M,4M,16M,64M"), a.integer("cycles", 20), a.integer("warmup-cycles", 1),
           a.longValue("alltoall-bytes", 1 << 20), a.integer("alltoalls", 1), a.integer("steps", 100),
           a.sizes("moe-sizes", "4M,1M,256K,2M"),
@@ -131,8 +134,8 @@ public final class DesyncReproducer {
     for (Step s : plan) {
       counts.merge(s.label() + " " + s.op().name + (s.timed() ? "" : " (untimed)"), 1, Integer::sum);
     }
-    return String.format("plan %s: %d calls %s, buffers 2 x %s, %d records expected with the inspector on",
-        o.mode(), plan.size(), counts, Sizes.label(bufferBytes(plan)), expectedRecords(plan, o.common().ranks()));
+    return String.format("plan %s (%s): %d calls %s, buffers 2 x %s, %d records expected with the inspector on",
+        o.run(), o.mode(), plan.size(), counts, Sizes.label(bufferBytes(plan)), expectedRecords(plan, o.common().ranks()));
   }
 
   public static void main(String[] args) throws Exception {
@@ -180,14 +183,16 @@ public final class DesyncReproducer {
       KernelWindows.Assignment kernels = session.cupti != null
           ? KernelWindows.assign(windows, session.cupti.drain()) : null;
       ReferenceOutput reference = session.destroyCommunicator();
-      List<CallReport.CallRow> rows = CallReport.join(o.mode(), session.mode, c.rank(), samples,
+      List<CallReport.CallRow> rows = CallReport.join(o.run(), session.mode, c.rank(), samples,
           session.inspector != null ? session.recordsByStep() : null,
           session.mode.equals("reference") ? reference : null, kernels, o.tolerance());
-      String stem = o.mode() + "-" + session.mode + "-rank" + c.rank();
+      String stem = o.run() + "-" + session.mode + "-rank" + c.rank();
       CallReport.writeJsonLines(c.out().resolve("calls-" + stem + ".jsonl"), rows);
       Map<String, Object> result = new LinkedHashMap<>();
       result.put("program", "DesyncReproducer");
       result.put("mode", o.mode());
+      result.put("run", o.run());
+      result.put("alltoalls", o.alltoalls());
       result.put("inspector", session.mode);
       result.put("rank", c.rank());
       result.put("ranks", c.ranks());
@@ -216,7 +221,7 @@ public final class DesyncReproducer {
       }
       JSON.writeValue(c.out().resolve("result-" + stem + ".json").toFile(), result);
       if (c.rank() == 0) {
-        out.printf("%n%s, %s, rank 0: %d calls in %d ms%s%s%n", o.mode(), session.mode, counter.calls(), runMillis,
+        out.printf("%n%s, %s, rank 0: %d calls in %d ms%s%s%n", o.run(), session.mode, counter.calls(), runMillis,
             session.inspector != null ? String.format("; records %d of %d expected (drops %d)",
                 session.recordsReceived(), expected, session.inspector.counters().totalDrops()) : "",
             kernels != null ? String.format("; CUPTI kernels outside windows %d, dropped %d", kernels.unattributed(),
