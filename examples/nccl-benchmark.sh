@@ -8,7 +8,7 @@
 #         off        no profiler plugin at all
 #         reference  NVIDIA's reference Inspector, from $REFERENCE_PLUGIN (a libnccl-profiler-inspector.so),
 #                    writing to OUT_DIR/reference every REFERENCE_INTERVAL_US (100000) with rings of
-#                    REFERENCE_RING (65536) entries, verbose when REFERENCE_VERBOSE=1
+#                    REFERENCE_RING (16384) entries, verbose when REFERENCE_VERBOSE=1
 # environment: see examples/gpu-env.sh (JAVA, CLASSPATH_JARS, NCCL_LIB, CUDA_LIB, CUPTI_LIB, REFERENCE_PLUGIN), and
 #   MAIN_CLASS  NcclBenchmark (default), NcclLongRun, DesyncReproducer: they take the same rank options
 # Each rank's output goes to OUT_DIR/log-MODE-RANKS-rankR.txt; rank 0's is printed at the end. The exit status
@@ -49,8 +49,8 @@ for ((r = 0; r < ranks; r++)); do
         export NCCL_PROFILER_PLUGIN="$REFERENCE_PLUGIN" NCCL_INSPECTOR_ENABLE=1 \
           NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS="${REFERENCE_INTERVAL_US:-100000}" \
           NCCL_INSPECTOR_DUMP_DIR="$out/reference" NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES=0 \
-          NCCL_INSPECTOR_DUMP_COLL_RING_SIZE="${REFERENCE_RING:-65536}" \
-          NCCL_INSPECTOR_DUMP_P2P_RING_SIZE="${REFERENCE_RING:-65536}" \
+          NCCL_INSPECTOR_DUMP_COLL_RING_SIZE="${REFERENCE_RING:-16384}" \
+          NCCL_INSPECTOR_DUMP_P2P_RING_SIZE="${REFERENCE_RING:-16384}" \
           NCCL_INSPECTOR_DUMP_VERBOSE="${REFERENCE_VERBOSE:-0}"
         mkdir -p "$out/reference" ;;
     esac
