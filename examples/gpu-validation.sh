@@ -95,7 +95,7 @@ if [[ $part == 1 ]]; then
   step moe-reference 150 $repro "$ranks" reference "$work/moe" --mode moe "${dry[@]}"
   # 3. The benchmark, every operation class before and after one AlltoAll, 8 KiB .. 32 MiB, 10 timed calls each.
   trust=(--run trust --ops AllReduce,AllGather,ReduceScatter,Broadcast,SendRecv,AlltoAll,AllReduce,AllGather,ReduceScatter,Broadcast,SendRecv
-    --min-bytes 8K --max-bytes 32M --factor 4 --warmup 2 --iters 10 --cupti)
+    --min-bytes 8K --max-bytes 32M --factor 4 --warmup 2 --iters 10 --cupti --per-call)
   step trust-on 150 $bench "$ranks" on "$work/trust" "${trust[@]}" "${dry[@]}"
   step trust-reference 150 env REFERENCE_VERBOSE=1 $bench "$ranks" reference "$work/trust" "${trust[@]}" "${dry[@]}"
   # 4. For the slow-collective detector: 2,000 AllReduce 64 KiB, 500 of 1 MiB, then a second communicator

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <pre>
  * java ... NcclBenchmark --rank R --ranks N --id-file F --out DIR [--inspector on|off] [--cupti] [--no-sync]
  *     [--ops AllReduce,AllGather,...] [--min-bytes 8K] [--max-bytes 32M] [--factor 4]
- *     [--warmup 5] [--iters 20] [--batch 0] [--run bench] [--dry-run]
+ *     [--warmup 5] [--iters 20] [--batch 0] [--run bench] [--per-call] [--dry-run]
  * </pre>
  */
 public final class NcclBenchmark {
@@ -50,10 +50,10 @@ public final class NcclBenchmark {
       int inspectorWithheld, Double inspectorMicros, Double inspectorBusBandwidthGbs) {}
 
   record Options(NcclSession.Common common, String run, List<Operation> ops, long minBytes, long maxBytes, int factor,
-      int warmup, int iters, int batch, CallReport.Tolerance tolerance) {
+      int warmup, int iters, int batch, boolean perCall, CallReport.Tolerance tolerance) {
 
     static Options parse(String[] argv) {
-      Args a = Args.parse(argv, NcclSession.COMMON_FLAGS);
+      Args a = Args.parse(argv, NcclLongRun.concat(NcclSession.COMMON_FLAGS, "per-call"));
       NcclSession.Common c = NcclSession.Common.parse(a);
       List<Operation> ops = new ArrayList<>();
       for (String s : a.string("ops", "AllReduce,AllGather,ReduceScatter,Broadcast,AlltoAll,SendRecv").split(",")) {
@@ -61,7 +61,7 @@ public final class NcclBenchmark {
       }
       Options o = new Options(c, a.string("run", "bench"), ops, a.longValue("min-bytes", 8192),
           a.longValue("max-bytes", 32L << 20), a.integer("factor", 4), a.integer("warmup", 5), a.integer("iters", 20),
-          a.integer("batch", 0), new CallReport.Tolerance(a.decimal("tolerance-us", 6),
+          a.integer("batch", 0), a.flag("per-call"), new CallReport.Tolerance(a.decimal("tolerance-us", 6),
               a.decimal("tolerance-pct", 5) / 100, a.decimal("tolerance-event-us", 40)));
       a.rejectUnknown();
       Sizes.geometric(o.minBytes, o.maxBytes, o.factor); /* validates the range */
@@ -222,6 +222,9 @@ public final class NcclBenchmark {
             runNanos / 1e9, session.recordsReceived(), session.inspector != null ? expected : 0,
             session.inspector != null ? ", drops " + snap.counters().totalDrops() + " " + nonZero(snap.counters().drops())
                 + ", quarantined " + nonZero(snap.counters().quarantined()) : "");
+        if (o.perCall()) {
+          out.println(CallReport.perCall(rows));
+        }
         out.println(sweepTable(sweep));
         out.println(CallReport.table(rows));
         out.println(CallReport.summary(rows));
