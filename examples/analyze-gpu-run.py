@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tables for BENCHMARKS.md from the output of examples/gpu-run.sh (the unpacked gpu/ directory).
+"""Tables for BENCHMARKS.md from the output of examples/gpu-run.sh (the unpacked gpu/ directory): the
+one-GPU runs. The validation on several GPUs has its own: examples/analyze-gpu-validation.py.
 
 usage: examples/analyze-gpu-run.py GPU_DIR
 
@@ -28,8 +29,23 @@ def records_by_step(log):
     return by
 
 
+def samples_of(run_dir, mode, res):
+    """The timed calls of rank 0: the results file's "samples" (older benchmark), else its calls-*.jsonl."""
+    if "samples" in res:
+        return res["samples"]
+    out = []
+    for f in sorted(run_dir.glob(f"calls-*-{mode}-rank0.jsonl")):
+        for line in f.read_text().splitlines():
+            r = json.loads(line)
+            out.append({"call": r["call"], "operation": r["operation"], "sizeBytes": r["bytes"],
+                        "cudaEventNanos": r["cudaEventMicros"] * 1e3, "enqueueNanos": r["enqueueMicros"] * 1e3,
+                        "wallNanos": r["wallMicros"] * 1e3})
+    return out
+
+
 def agreement(run_dir):
     res = json.loads((run_dir / "results-on-rank0.json").read_text())
+    res["samples"] = samples_of(run_dir, "on", res)
     logs = sorted((run_dir / "inspector").glob("*.log"))
     pid = None
     for log in logs:  # rank 0's log: the one whose records match rank 0's step numbers and header rank
@@ -63,6 +79,7 @@ def overhead(gpu, run):
         if not f.exists():
             continue
         res = json.loads(f.read_text())
+        res["samples"] = samples_of(gpu / run, mode, res)
         enq = [s["enqueueNanos"] / 1e3 for s in res["samples"]]
         wall = [s["wallNanos"] / 1e3 for s in res["samples"]]
         small = [s["wallNanos"] / 1e3 for s in res["samples"] if s["operation"] == "Broadcast" and s["sizeBytes"] <= 131072]

@@ -8,6 +8,8 @@
 # Needs .gpu/ (../shared/gpu/pack.sh examples, minus the DJL/PyTorch jars) and the reference
 # plugin at .gpu/ref/libnccl-profiler-inspector.so. Analyse with examples/analyze-gpu-run.py.
 # usage: examples/multi-gpu-run.sh OUT_DIR [RANKS=number of GPUs]
+# (Superseded by examples/gpu-validation.sh OUT 2, which fits one device call and adds CUPTI, rounds
+# and the accounting; kept for the record.)
 set -uo pipefail
 out=${1:?usage: multi-gpu-run.sh OUT_DIR [RANKS]}
 ranks=${2:-$(nvidia-smi -L | wc -l)}

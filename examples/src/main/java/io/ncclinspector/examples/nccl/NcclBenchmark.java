@@ -1,272 +1,305 @@
 package io.ncclinspector.examples.nccl;
 
-import static org.bytedeco.cuda.global.cudart.cudaEventCreate;
-import static org.bytedeco.cuda.global.cudart.cudaEventElapsedTime;
-import static org.bytedeco.cuda.global.cudart.cudaEventRecord;
-import static org.bytedeco.cuda.global.cudart.cudaEventSynchronize;
-import static org.bytedeco.cuda.global.cudart.cudaGetDeviceCount;
-import static org.bytedeco.cuda.global.cudart.cudaMalloc;
-import static org.bytedeco.cuda.global.cudart.cudaMemset;
-import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
-import static org.bytedeco.cuda.global.cudart.cudaStreamCreate;
-import static org.bytedeco.cuda.global.cudart.cudaStreamSynchronize;
-import static org.bytedeco.cuda.global.nccl.ncclCommDestroy;
-import static org.bytedeco.cuda.global.nccl.ncclCommInitRank;
-import static org.bytedeco.cuda.global.nccl.ncclGetVersion;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.ncclinspector.CommunicatorInfo;
-import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.InspectorSnapshot;
-import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.PrometheusTextfile;
-import java.nio.file.Files;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
-import org.bytedeco.cuda.cudart.CUevent_st;
-import org.bytedeco.cuda.cudart.CUstream_st;
-import org.bytedeco.cuda.nccl.ncclComm;
-import org.bytedeco.cuda.nccl.ncclUniqueId;
 
 /**
  * An NCCL benchmark in Java through the JavaCPP CUDA presets, with the inspector enabled in
  * process: AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll and Send/Recv over a range of
- * sizes. Each timed call is bracketed by CUDA events on its stream, an independent clock against
- * which the inspector's GPU-timed execution time of the same call (matched by NCCL's sequence
- * number) is compared. Rank 0 prints a live table from a listener while it runs, and at the end a
- * comparison table and the inspector's snapshot; every rank writes its samples as JSON.
+ * sizes. Each timed call runs alone: the ranks meet at a barrier ({@code --no-sync}: they don't),
+ * a CUDA-event pair brackets the call, and with {@code --cupti} CUPTI measures its kernel. The
+ * inspector's record of the same call is found by its step tag ({@code inspector.step(call)}),
+ * the reference Inspector's (mode reference) by NCCL's sequence number; see {@link CallReport}
+ * for how their figures are judged. With {@code --batch N} every size ends with N back-to-back
+ * calls between one event pair, the nccl-tests way of measuring bus bandwidth.
+ *
+ * <p>The operations list may repeat operations ({@code --ops AllReduce,AlltoAll,AllReduce}): each
+ * entry is a pass over all sizes, and calls after the first AlltoAll are in phase "after".
  *
  * <p>One process per rank. Ranks meet through a file holding NCCL's unique id (written by rank 0).
- * On a one-GPU machine give each process its own host identity (see examples/nccl-benchmark.sh).
+ * Launch with {@code examples/nccl-benchmark.sh}. {@code --dry-run} prints the plan only.
  *
  * <pre>
- * java ... NcclBenchmark --rank R --ranks N --id-file F --out DIR [--inspector on|off]
- *     [--ops AllReduce,AllGather,...] [--min-bytes 8192] [--max-bytes 33554432] [--factor 4]
- *     [--warmup 5] [--iters 20]
+ * java ... NcclBenchmark --rank R --ranks N --id-file F --out DIR [--inspector on|off] [--cupti] [--no-sync]
+ *     [--ops AllReduce,AllGather,...] [--min-bytes 8K] [--max-bytes 32M] [--factor 4]
+ *     [--warmup 5] [--iters 20] [--batch 0] [--run bench] [--per-call] [--dry-run]
  * </pre>
  */
 public final class NcclBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  /**
-   * One timed call. {@code call} numbers every call of the run (warm-up ones too); with the
-   * inspector on it is also the step tag of the call's records ({@link NcclInspector#step}), which
-   * is how records are matched to calls.
-   */
-  record Sample(String operation, long sizeBytes, int iteration, long call, long cudaEventNanos,
-      long enqueueNanos, long wallNanos) {}
+  /** One row of the bandwidth table: one pass over one operation at one size. */
+  record SweepRow(int pass, String phase, String operation, long sizeBytes, int calls, double cudaEventMicros,
+      double enqueueMicros, double wallMicros, double busBandwidthEventGbs, Integer batchCalls,
+      Double batchMicrosPerCall, Double busBandwidthBatchGbs, Double cuptiMicros, int inspectorReported,
+      int inspectorWithheld, Double inspectorMicros, Double inspectorBusBandwidthGbs) {}
 
-  /** One row of the final table: medians over the timed calls of an operation and size. */
-  record Row(String operation, long sizeBytes, int calls, int matched, double cudaEventMicros,
-      double inspectorExecMicros, double medianDifferenceMicros, double exampleBusBandwidthGbs,
-      double inspectorBusBandwidthGbs, double enqueueMicros, double wallMicros) {}
+  record Options(NcclSession.Common common, String run, List<Operation> ops, long minBytes, long maxBytes, int factor,
+      int warmup, int iters, int batch, boolean perCall, CallReport.Tolerance tolerance) {
 
-  record Options(int rank, int ranks, Path idFile, Path out, boolean inspector, List<Operation> ops,
-      long minBytes, long maxBytes, int factor, int warmup, int iters) {
-
-    static Options parse(String[] args) {
-      Map<String, String> a = new HashMap<>();
-      for (int i = 0; i + 1 < args.length; i += 2) {
-        if (!args[i].startsWith("--")) {
-          throw new IllegalArgumentException("expected --option value, got " + args[i]);
-        }
-        a.put(args[i].substring(2), args[i + 1]);
-      }
+    static Options parse(String[] argv) {
+      Args a = Args.parse(argv, NcclLongRun.concat(NcclSession.COMMON_FLAGS, "per-call"));
+      NcclSession.Common c = NcclSession.Common.parse(a);
       List<Operation> ops = new ArrayList<>();
-      for (String s : a.getOrDefault("ops", "AllReduce,AllGather,ReduceScatter,Broadcast,AlltoAll,SendRecv").split(",")) {
+      for (String s : a.string("ops", "AllReduce,AllGather,ReduceScatter,Broadcast,AlltoAll,SendRecv").split(",")) {
         ops.add(Operation.byName(s.trim()));
       }
-      return new Options(Integer.parseInt(req(a, "rank")), Integer.parseInt(req(a, "ranks")), Path.of(req(a, "id-file")),
-          Path.of(req(a, "out")), !"off".equals(a.getOrDefault("inspector", "on")), ops,
-          Long.parseLong(a.getOrDefault("min-bytes", "8192")), Long.parseLong(a.getOrDefault("max-bytes", "33554432")),
-          Integer.parseInt(a.getOrDefault("factor", "4")), Integer.parseInt(a.getOrDefault("warmup", "5")),
-          Integer.parseInt(a.getOrDefault("iters", "20")));
+      Options o = new Options(c, a.string("run", "bench"), ops, a.longValue("min-bytes", 8192),
+          a.longValue("max-bytes", 32L << 20), a.integer("factor", 4), a.integer("warmup", 5), a.integer("iters", 20),
+          a.integer("batch", 0), a.flag("per-call"), new CallReport.Tolerance(a.decimal("tolerance-us", 6),
+              a.decimal("tolerance-pct", 5) / 100, a.decimal("tolerance-event-us", 40)));
+      a.rejectUnknown();
+      Sizes.geometric(o.minBytes, o.maxBytes, o.factor); /* validates the range */
+      if (o.iters < 1 || o.warmup < 0 || o.batch < 0) {
+        throw new IllegalArgumentException("need --iters >= 1, --warmup >= 0, --batch >= 0");
+      }
+      return o;
     }
 
-    private static String req(Map<String, String> a, String k) {
-      String v = a.get(k);
-      if (v == null) {
-        throw new IllegalArgumentException("missing --" + k);
-      }
-      return v;
+    List<Long> sizes() {
+      return Sizes.geometric(minBytes, maxBytes, factor);
+    }
+
+    long calls() {
+      return (long) ops.size() * sizes().size() * (warmup + iters + batch);
     }
   }
 
   public static void main(String[] args) throws Exception {
     Options o = Options.parse(args);
-    Files.createDirectories(o.out());
-    String mode = o.inspector() ? "on" : (System.getenv("NCCL_PROFILER_PLUGIN") != null ? "reference" : "off");
-    NcclInspector inspector = null;
-    ConcurrentLinkedQueue<OperationRecord> records = new ConcurrentLinkedQueue<>();
+    PrintStream out = System.out;
+    if (o.common().rank() == 0 || o.common().dryRun()) {
+      CallCounter counter = new CallCounter(o.common().ranks());
+      for (Operation op : o.ops()) {
+        for (long s : o.sizes()) {
+          for (int i = 0; i < o.warmup() + o.iters() + o.batch(); i++) {
+            counter.next(op);
+          }
+        }
+      }
+      out.printf("plan %s: passes %s, sizes %s .. %s (%d), %d warm-up + %d timed + %d batched calls each: %d calls, "
+          + "%d records expected with the inspector on, buffers 2 x %s%n", o.run(),
+          o.ops().stream().map(x -> x.name).toList(), Sizes.label(o.minBytes()), Sizes.label(o.maxBytes()),
+          o.sizes().size(), o.warmup(), o.iters(), o.batch(), counter.calls(), counter.expectedRecords(),
+          Sizes.label(o.maxBytes()));
+    }
+    if (o.common().dryRun()) {
+      return;
+    }
+    run(o, out);
+  }
+
+  static void run(Options o, PrintStream out) throws Exception {
+    NcclSession.Common c = o.common();
     LiveTable live = new LiveTable();
-    if (o.inspector()) {
-      inspector = NcclInspector.enable(InspectorConfig.builder().fromEnvironment()
-          .dumpDirectory(o.out().resolve("inspector")).minMessageBytes(0)
-          .prometheus(PrometheusTextfile.every(Duration.ofSeconds(30)).withRemoveFilesOnClose(false)).build());
-      inspector.addListener(new InspectorListener() {
-        @Override
-        public void operationCompleted(OperationRecord r) {
-          records.add(r);
-          live.add(r);
-        }
-
-        @Override
-        public void communicatorCreated(CommunicatorInfo c) {
-          System.out.printf("[rank %d] inspector: communicator %s rank %d/%d, CUDA device %d, %s, profiler interface v%d%n",
-              o.rank(), c.idHex(), c.rank(), c.ranks(), c.cudaDevice(), c.gpuUuid(), c.profilerInterfaceVersion());
-        }
-      });
-    }
-
-    int[] devices = new int[1];
-    Cuda.check(cudaGetDeviceCount(devices), "cudaGetDeviceCount");
-    Cuda.check(cudaSetDevice(o.rank() % devices[0]), "cudaSetDevice");
-    int[] version = new int[1];
-    Cuda.nccl(ncclGetVersion(version), "ncclGetVersion");
-    CUstream_st stream = new CUstream_st();
-    Cuda.check(cudaStreamCreate(stream), "cudaStreamCreate");
-    ncclUniqueId id = Rendezvous.meet(o.rank(), o.idFile());
-    ncclComm comm = new ncclComm();
-    long t0 = System.nanoTime();
-    Cuda.nccl(ncclCommInitRank(comm, o.ranks(), id, o.rank()), "ncclCommInitRank");
-    if (o.rank() == 0) {
-      System.out.printf("NCCL %d, %d ranks, %d GPU(s), inspector %s, communicator ready in %d ms%n", version[0], o.ranks(),
-          devices[0], mode, (System.nanoTime() - t0) / 1_000_000);
-    }
-
-    Operation.Buffers buffers = new Operation.Buffers();
-    long bufferBytes = o.maxBytes();
-    Cuda.check(cudaMalloc(buffers.send, bufferBytes), "cudaMalloc");
-    Cuda.check(cudaMalloc(buffers.recv, bufferBytes), "cudaMalloc");
-    Cuda.check(cudaMemset(buffers.send, 1, bufferBytes), "cudaMemset");
-    CUevent_st start = new CUevent_st();
-    CUevent_st stop = new CUevent_st();
-    Cuda.check(cudaEventCreate(start), "cudaEventCreate");
-    Cuda.check(cudaEventCreate(stop), "cudaEventCreate");
-
-    Thread printer = null;
-    if (o.rank() == 0 && o.inspector()) {
-      printer = new Thread(() -> {
-        while (!Thread.currentThread().isInterrupted()) {
-          try {
-            Thread.sleep(2000);
-          } catch (InterruptedException e) {
-            return;
+    try (NcclSession session = new NcclSession(c, o.maxBytes(), b -> b.prometheus(
+        PrometheusTextfile.every(Duration.ofSeconds(30)).withRemoveFilesOnClose(false)), true, out);
+        CallTimer timer = session.timer()) {
+      Thread printer = null;
+      if (session.inspector != null) {
+        session.inspector.addListener(new InspectorListener() {
+          @Override
+          public void operationCompleted(OperationRecord r) {
+            live.add(r);
           }
-          System.out.println(live.render());
+        });
+        if (c.rank() == 0) {
+          printer = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+              try {
+                Thread.sleep(2000);
+              } catch (InterruptedException e) {
+                return;
+              }
+              out.println(live.render());
+            }
+          }, "live-table");
+          printer.setDaemon(true);
+          printer.start();
         }
-      }, "live-table");
-      printer.setDaemon(true);
-      printer.start();
-    }
-
-    List<Sample> samples = new ArrayList<>();
-    long collectiveCalls = 0;
-    long p2pCalls = 0;
-    long call = 0;
-    float[] ms = new float[1];
-    long runStart = System.nanoTime();
-    for (Operation op : o.ops()) {
-      for (long size = o.minBytes(); size <= o.maxBytes(); size *= o.factor()) {
-        for (int w = 0; w < o.warmup(); w++) {
-          if (inspector != null) {
-            inspector.step(call);
+      }
+      CallCounter counter = new CallCounter(c.ranks());
+      List<CallReport.CallSample> samples = new ArrayList<>();
+      List<KernelWindows.Window> windows = new ArrayList<>();
+      Map<String, CallTimer.Timing> batches = new LinkedHashMap<>();
+      long runStart = System.nanoTime();
+      try {
+        for (int pass = 0; pass < o.ops().size(); pass++) {
+          Operation op = o.ops().get(pass);
+          for (long size : o.sizes()) {
+            for (int w = 0; w < o.warmup(); w++) {
+              CallCounter.CallId id = counter.next(op);
+              session.step(id.call());
+              timer.untimed(() -> session.launch(op, size));
+            }
+            for (int i = 0; i < o.iters(); i++) {
+              CallCounter.CallId id = counter.next(op);
+              session.step(id.call());
+              CallTimer.Timing t = timer.time(() -> session.launch(op, size));
+              samples.add(new CallReport.CallSample(id, "pass" + pass, size, i, t));
+              windows.add(new KernelWindows.Window(id.call(), t.cuptiFromNanos(), t.cuptiToNanos()));
+            }
+            if (o.batch() > 0) {
+              CallTimer.Timing t = timer.batch(o.batch(), () -> {
+                CallCounter.CallId id = counter.next(op);
+                session.step(id.call());
+                session.launch(op, size);
+              });
+              batches.put(pass + "/" + size, t);
+            }
           }
-          call++;
-          op.launch(buffers, size, o.ranks(), o.rank(), comm, stream);
-          Cuda.check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-          if (op.collective) {
-            collectiveCalls++;
+        }
+      } catch (RuntimeException | Error e) {
+        session.barrier.abort();
+        throw e;
+      }
+      long runNanos = System.nanoTime() - runStart;
+      if (printer != null) {
+        printer.interrupt();
+      }
+      long expected = counter.expectedRecords();
+      boolean complete = session.awaitRecords(expected, Duration.ofSeconds(30));
+      KernelWindows.Assignment kernels = session.cupti != null
+          ? KernelWindows.assign(windows, session.cupti.drain()) : null;
+      Map<String, Object> result = new LinkedHashMap<>();
+      InspectorSnapshot snap = null;
+      if (session.inspector != null) {
+        snap = session.inspector.snapshot();
+        session.inspector.flush();
+        result.put("counters", snap.counters());
+        result.put("prometheusFiles", session.inspector.prometheusFiles().stream().map(Path::toString).sorted().toList());
+        result.put("outputFile", session.inspector.outputFile().map(Path::toString).orElse(""));
+        result.put("traceFile", session.inspector.traceFile().map(Path::toString).orElse(""));
+      }
+      ReferenceOutput reference = session.destroyCommunicator();
+      List<CallReport.CallRow> rows = CallReport.join(o.run(), session.mode, c.rank(), samples,
+          session.inspector != null ? session.recordsByStep() : null,
+          session.mode.equals("reference") ? reference : null, kernels, o.tolerance());
+      List<SweepRow> sweep = sweepRows(o, rows, batches);
+      result.put("program", "NcclBenchmark");
+      result.put("run", o.run());
+      result.put("mode", session.mode);
+      result.put("rank", c.rank());
+      result.put("ranks", c.ranks());
+      result.put("ncclVersion", session.ncclVersion);
+      result.put("syncRanks", c.syncRanks());
+      result.put("cupti", session.cupti != null);
+      result.put("runMillis", runNanos / 1_000_000);
+      result.put("calls", counter.calls());
+      result.put("recordsExpected", session.inspector != null ? expected : 0);
+      result.put("recordsReceived", session.recordsReceived());
+      result.put("recordsComplete", complete);
+      if (kernels != null) {
+        result.put("cuptiKernelsOutsideWindows", kernels.unattributed());
+        result.put("cuptiDropped", session.cupti.dropped());
+      }
+      if (session.mode.equals("reference")) {
+        result.put("referenceRecords", reference.records().size());
+        result.put("referenceFiles", reference.files().stream().map(Path::toString).toList());
+      }
+      result.put("rows", sweep);
+      String stem = session.mode + "-rank" + c.rank();
+      JSON.writeValue(c.out().resolve("results-" + stem + ".json").toFile(), result);
+      CallReport.writeJsonLines(c.out().resolve("calls-" + o.run() + "-" + stem + ".jsonl"), rows);
+
+      if (c.rank() == 0) {
+        out.printf("%nrank 0, %s: %d calls in %.1f s; records %d of %d expected%s%n", session.mode, counter.calls(),
+            runNanos / 1e9, session.recordsReceived(), session.inspector != null ? expected : 0,
+            session.inspector != null ? ", drops " + snap.counters().totalDrops() + " " + nonZero(snap.counters().drops())
+                + ", quarantined " + nonZero(snap.counters().quarantined()) : "");
+        if (o.perCall()) {
+          out.println(CallReport.perCall(rows));
+        }
+        out.println(sweepTable(sweep));
+        out.println(CallReport.table(rows));
+        out.println(CallReport.summary(rows));
+      }
+    }
+  }
+
+  static List<SweepRow> sweepRows(Options o, List<CallReport.CallRow> rows, Map<String, CallTimer.Timing> batches) {
+    Map<String, List<CallReport.CallRow>> groups = new LinkedHashMap<>();
+    for (CallReport.CallRow r : rows) {
+      groups.computeIfAbsent(r.label() + "/" + r.bytes(), k -> new ArrayList<>()).add(r);
+    }
+    int n = o.common().ranks();
+    List<SweepRow> out = new ArrayList<>();
+    for (Map.Entry<String, List<CallReport.CallRow>> e : groups.entrySet()) {
+      List<CallReport.CallRow> g = e.getValue();
+      CallReport.CallRow f = g.get(0);
+      int pass = Integer.parseInt(f.label().substring("pass".length()));
+      Operation op = Operation.byName(f.operation());
+      double event = CallReport.median(g.stream().map(CallReport.CallRow::cudaEventMicros).toList());
+      CallTimer.Timing batch = batches.get(pass + "/" + f.bytes());
+      Double batchPer = batch == null ? null : batch.cudaEventNanos() / 1e3 / o.batch();
+      List<RecordView> reported = new ArrayList<>();
+      int withheld = 0;
+      for (CallReport.CallRow r : g) {
+        for (Object x : r.ours().records()) {
+          RecordView v = (RecordView) x;
+          boolean mine = op == Operation.ALL_TO_ALL || op == Operation.SEND_RECV
+              ? v.isP2p() && !v.selfP2p() && v.peer() != o.common().rank() && (op != Operation.SEND_RECV
+                  || v.operation().equals("Send"))
+              : v.operation().equals(op.name);
+          if (!mine) {
+            continue;
+          }
+          if (v.reported()) {
+            reported.add(v);
           } else {
-            p2pCalls++;
+            withheld++;
           }
         }
-        for (int i = 0; i < o.iters(); i++) {
-          if (inspector != null) {
-            inspector.step(call);
-          }
-          long a = System.nanoTime();
-          Cuda.check(cudaEventRecord(start, stream), "cudaEventRecord");
-          op.launch(buffers, size, o.ranks(), o.rank(), comm, stream);
-          long b = System.nanoTime();
-          Cuda.check(cudaEventRecord(stop, stream), "cudaEventRecord");
-          Cuda.check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-          long c = System.nanoTime();
-          Cuda.check(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");
-          if (op.collective) {
-            collectiveCalls++;
-          } else {
-            p2pCalls++;
-          }
-          samples.add(new Sample(op.name, size, i, call++, Math.round(ms[0] * 1e6), b - a, c - a));
-        }
       }
+      out.add(new SweepRow(pass, f.phase(), f.operation(), f.bytes(), g.size(), event,
+          CallReport.median(g.stream().map(CallReport.CallRow::enqueueMicros).toList()),
+          CallReport.median(g.stream().map(CallReport.CallRow::wallMicros).toList()),
+          busBandwidth(f.bytes(), event, op, n), batch == null ? null : o.batch(), batchPer,
+          batchPer == null ? null : busBandwidth(f.bytes(), batchPer, op, n),
+          CallReport.median(g.stream().map(CallReport.CallRow::cuptiMicros).toList()), reported.size(), withheld,
+          CallReport.median(reported.stream().map(v -> v.executionNanos() / 1e3).toList()),
+          CallReport.median(reported.stream().map(RecordView::busBandwidthGbs).toList())));
     }
-    long runNanos = System.nanoTime() - runStart;
-    if (printer != null) {
-      printer.interrupt();
-    }
+    return out;
+  }
 
-    /* A Send and a Recv per SendRecv call; NCCL 2.28 runs AlltoAll as one Send and one Recv per
-       peer (the own rank's pair has no kernel and is not kept with REQUIRE_KERNEL_TIMING=1). */
-    long alltoallCalls = o.ops().contains(Operation.ALL_TO_ALL) ? collectiveCalls / Math.max(1, o.ops().stream()
-        .filter(x -> x.collective).count()) : 0;
-    long expected = collectiveCalls - alltoallCalls + alltoallCalls * 2L * (o.ranks() - 1) + 2 * p2pCalls;
-    if (inspector != null) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (records.size() < expected && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-    }
-    List<Row> rows = rows(o, samples, new ArrayList<>(records));
-    Map<String, Object> result = new HashMap<>();
-    result.put("mode", mode);
-    result.put("rank", o.rank());
-    result.put("ranks", o.ranks());
-    result.put("ncclVersion", version[0]);
-    result.put("runMillis", runNanos / 1_000_000);
-    result.put("calls", collectiveCalls + p2pCalls);
-    result.put("recordsExpected", inspector != null ? expected : 0);
-    result.put("recordsReceived", records.size());
-    result.put("rows", rows);
-    result.put("samples", samples);
-    if (inspector != null) {
-      InspectorSnapshot snap = inspector.snapshot();
-      result.put("counters", snap.counters());
-      inspector.flush();
-      Thread.sleep(500);
-      result.put("prometheusFiles", inspector.prometheusFiles().stream().map(Path::toString).sorted().toList());
-      result.put("outputFile", inspector.outputFile().map(Path::toString).orElse(""));
-    }
-    Path file = o.out().resolve("results-" + mode + "-rank" + o.rank() + ".json");
-    JSON.writeValue(file.toFile(), result);
+  /** nccl-tests' bus bandwidth in GB/s of {@code bytes} moved in {@code micros}. */
+  static double busBandwidth(long bytes, double micros, Operation op, int ranks) {
+    return micros > 0 ? bytes / (micros * 1e3) * op.busFactor(ranks) : 0;
+  }
 
-    if (o.rank() == 0) {
-      System.out.printf("%nrank 0, inspector %s: %d calls in %.1f s; records %d of %d expected%n", mode,
-          collectiveCalls + p2pCalls, runNanos / 1e9, records.size(), inspector != null ? expected : 0);
-      System.out.println(table(rows, inspector != null));
-      if (inspector != null) {
-        InspectorSnapshot snap = inspector.snapshot();
-        System.out.println("inspector snapshot: " + snap.totalOperations() + " operations, drops "
-            + snap.counters().totalDrops() + " " + nonZero(snap.counters().drops()) + ", prometheus files "
-            + inspector.prometheusFiles());
-      }
+  static String sweepTable(List<SweepRow> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append(String.format(Locale.ROOT, "%-4s %-6s %-13s %9s %5s %10s %10s %10s %10s %10s %11s %10s %10s%n", "pass",
+        "phase", "operation", "size", "calls", "event_us", "cupti_us", "insp_us", "batch_us", "busbw_ev", "busbw_batch",
+        "busbw_in", "insp_held"));
+    for (SweepRow r : rows) {
+      b.append(String.format(Locale.ROOT, "%-4d %-6s %-13s %9s %5d %10.1f %10s %10s %10s %10.3f %11s %10s %10d%n",
+          r.pass(), r.phase(), r.operation(), Sizes.label(r.sizeBytes()), r.calls(), r.cudaEventMicros(),
+          fmt(r.cuptiMicros(), 1), fmt(r.inspectorMicros(), 1), fmt(r.batchMicrosPerCall(), 1),
+          r.busBandwidthEventGbs(), fmt(r.busBandwidthBatchGbs(), 3), fmt(r.inspectorBusBandwidthGbs(), 3),
+          r.inspectorWithheld()));
     }
-    Cuda.nccl(ncclCommDestroy(comm), "ncclCommDestroy");
-    if (inspector != null) {
-      inspector.close();
-    }
+    return b.toString();
+  }
+
+  private static String fmt(Double v, int decimals) {
+    return v == null ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
   private static Map<String, Long> nonZero(Map<String, Long> m) {
@@ -280,88 +313,20 @@ public final class NcclBenchmark {
   }
 
   /**
-   * Matches records to calls by their step tag (the call number) and summarises. A collective's
-   * record is the one of its name; an AlltoAll that NCCL ran as Send/Recv pairs is timed by the
-   * longest of them; a SendRecv by its Send.
+   * What the listener has seen so far, by operation and size: a live view for the console. Only
+   * records with a reported time enter the mean; quarantined and untimed ones are counted apart.
    */
-  static List<Row> rows(Options o, List<Sample> samples, List<OperationRecord> records) {
-    Map<Long, List<OperationRecord>> byCall = new HashMap<>();
-    for (OperationRecord r : records) {
-      byCall.computeIfAbsent(r.step(), k -> new ArrayList<>()).add(r);
-    }
-    Map<String, List<Sample>> groups = new java.util.LinkedHashMap<>();
-    for (Sample s : samples) {
-      groups.computeIfAbsent(s.operation() + "/" + s.sizeBytes(), k -> new ArrayList<>()).add(s);
-    }
-    List<Row> rows = new ArrayList<>();
-    for (List<Sample> g : groups.values()) {
-      Sample first = g.get(0);
-      Operation op = Operation.byName(first.operation());
-      List<Double> event = new ArrayList<>();
-      List<Double> exec = new ArrayList<>();
-      List<Double> diff = new ArrayList<>();
-      List<Double> busbw = new ArrayList<>();
-      List<Double> enqueue = new ArrayList<>();
-      List<Double> wall = new ArrayList<>();
-      for (Sample s : g) {
-        event.add(s.cudaEventNanos() / 1e3);
-        enqueue.add(s.enqueueNanos() / 1e3);
-        wall.add(s.wallNanos() / 1e3);
-        List<OperationRecord> rs = byCall.getOrDefault(s.call(), List.of());
-        OperationRecord named = rs.stream().filter(r -> r.operation().equals(op == Operation.SEND_RECV ? "Send" : op.name))
-            .findFirst().orElse(null);
-        long execNanos;
-        double bw;
-        if (named != null) {
-          execNanos = named.executionNanos();
-          bw = named.busBandwidthGbs();
-        } else if (op == Operation.ALL_TO_ALL && !rs.isEmpty()) {
-          execNanos = rs.stream().mapToLong(OperationRecord::executionNanos).max().orElse(0);
-          bw = Double.NaN; /* its parts are point-to-point: no AlltoAll bus bandwidth to compare */
-        } else {
-          continue;
-        }
-        exec.add(execNanos / 1e3);
-        diff.add((s.cudaEventNanos() - execNanos) / 1e3);
-        busbw.add(bw);
-      }
-      double eventMedian = median(event);
-      double exampleBusBw = eventMedian > 0 ? first.sizeBytes() / (eventMedian * 1e3) * op.busFactor(o.ranks()) : 0;
-      rows.add(new Row(first.operation(), first.sizeBytes(), g.size(), exec.size(), eventMedian, median(exec),
-          median(diff), exampleBusBw, median(busbw), median(enqueue), median(wall)));
-    }
-    return rows;
-  }
-
-  static double median(List<Double> v) {
-    if (v.isEmpty()) {
-      return Double.NaN;
-    }
-    double[] a = v.stream().mapToDouble(Double::doubleValue).toArray();
-    Arrays.sort(a);
-    return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-  }
-
-  static String table(List<Row> rows, boolean inspector) {
-    StringBuilder b = new StringBuilder();
-    b.append(String.format("%-14s %10s %6s %12s %12s %10s %10s %10s %10s %10s%n", "operation", "bytes", "match",
-        "cudaEvt_us", "insp_us", "diff_us", "busbw_ex", "busbw_in", "enq_us", "wall_us"));
-    for (Row r : rows) {
-      b.append(String.format("%-14s %10d %3d/%-2d %12.1f %12.1f %10.1f %10.3f %10.3f %10.1f %10.1f%n", r.operation(),
-          r.sizeBytes(), r.matched(), r.calls(), r.cudaEventMicros(), inspector ? r.inspectorExecMicros() : Double.NaN,
-          r.medianDifferenceMicros(), r.exampleBusBandwidthGbs(), r.inspectorBusBandwidthGbs(), r.enqueueMicros(),
-          r.wallMicros()));
-    }
-    return b.toString();
-  }
-
-  /** What the listener has seen so far, by operation and size. */
   static final class LiveTable {
     private final Map<String, LongAdder[]> cells = new ConcurrentHashMap<>();
 
     void add(OperationRecord r) {
       LongAdder[] c = cells.computeIfAbsent(r.operation() + " " + r.messageBytes(),
-          k -> new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder()});
+          k -> new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
+      boolean reported = !"NONE".equals(r.timingSource().name()) && "NONE".equals(r.quarantine().name());
+      if (!reported) {
+        c[3].increment();
+        return;
+      }
       c[0].increment();
       c[1].add(r.executionNanos());
       c[2].add(Math.round(r.busBandwidthGbs() * 1000));
@@ -371,8 +336,13 @@ public final class NcclBenchmark {
       StringBuilder b = new StringBuilder("live (listener):");
       cells.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
         long n = e.getValue()[0].sum();
-        b.append(String.format(" | %s n=%d %.0fus %.3fGB/s", e.getKey(), n, e.getValue()[1].sum() / 1e3 / n,
-            e.getValue()[2].sum() / 1e3 / n));
+        long held = e.getValue()[3].sum();
+        b.append(n == 0 ? String.format(Locale.ROOT, " | %s none timed", e.getKey())
+            : String.format(Locale.ROOT, " | %s n=%d %.0fus %.3fGB/s", e.getKey(), n, e.getValue()[1].sum() / 1e3 / n,
+                e.getValue()[2].sum() / 1e3 / n));
+        if (held > 0) {
+          b.append(" withheld=").append(held);
+        }
       });
       return b.toString();
     }

@@ -41,4 +41,16 @@ final class Rendezvous {
     }
     return id;
   }
+
+  /**
+   * A name for this run that all ranks share: the first 8 bytes of NCCL's unique id in hex (the
+   * random magic of its bootstrap handle), so files named with it never meet a stale one.
+   */
+  static String token(ncclUniqueId id) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      b.append(String.format("%02x", id.internal(i) & 0xff));
+    }
+    return b.toString();
+  }
 }

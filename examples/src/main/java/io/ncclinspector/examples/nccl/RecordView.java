@@ -1,0 +1,96 @@
+package io.ncclinspector.examples.nccl;
+
+import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.P2pRecord;
+import java.lang.reflect.Method;
+import java.util.List;
+
+/**
+ * The facts of one inspector record that the GPU validation compares, as plain values. Timing
+ * source, quarantine reason and flags are kept as their enum names ({@code KERNEL_GPU},
+ * {@code KERNEL_CHANNEL_DESYNC}, {@code SEND_SIDE_STOP}, ...), not as constants, so that this code
+ * reads records of any version of the API, including values added after it was written.
+ *
+ * @param desyncedChannels kernel channels the inspector left out as out of step with NCCL's
+ *     counters ({@code OperationRecord.desyncedChannels()}); -1 where the API has no such count
+ * @param lastCallbackWallNanos wall time of the record's last callback that is known (verbose
+ *     mode: the latest kernel-channel stop; else the operation's stop event, 0 if not taken)
+ */
+record RecordView(String operation, long sequence, int peer, long messageBytes, long executionNanos,
+    double busBandwidthGbs, String timingSource, String quarantine, List<String> flags, int desyncedChannels, int channelsSeen,
+    int announcedChannels, long step, String algorithm, String protocol, long gpuStartNanos, long startWallNanos,
+    long lastCallbackWallNanos) {
+
+  private static final Method DESYNCED = optionalMethod("desyncedChannels");
+
+  RecordView {
+    flags = List.copyOf(flags);
+  }
+
+  static RecordView of(OperationRecord r) {
+    long last = r.stopWallNanos();
+    for (KernelChannelTrace ch : r.channelTraces()) {
+      last = Math.max(last, Math.max(ch.stopWallNanos(), ch.recordWallNanos()));
+    }
+    int peer = r instanceof P2pRecord p ? p.peer() : -1;
+    String algo = r instanceof CollectiveRecord c ? c.algorithm() : null;
+    String proto = r instanceof CollectiveRecord c ? c.protocol() : null;
+    return new RecordView(r.operation(), r.sequence(), peer, r.messageBytes(), r.executionNanos(),
+        r.busBandwidthGbs(), r.timingSource().name(), r.quarantine().name(), r.flags().stream().map(Enum::name).sorted().toList(),
+        desyncedChannels(r), r.channelsSeen(), r.announcedChannels(), r.step(), algo, proto, r.gpuStartNanos(),
+        r.startWallNanos(), last);
+  }
+
+  /** {@code OperationRecord.desyncedChannels()} where the API has it, else -1. */
+  static int desyncedChannels(OperationRecord r) {
+    if (DESYNCED == null) {
+      return -1;
+    }
+    try {
+      return ((Number) DESYNCED.invoke(r)).intValue();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static Method optionalMethod(String name) {
+    try {
+      return OperationRecord.class.getMethod(name);
+    } catch (NoSuchMethodException e) {
+      return null;
+    }
+  }
+
+  /** An execution time at all: not the "no time" source given to operations whose channels all lagged. */
+  boolean timed() {
+    return !"NONE".equals(timingSource);
+  }
+
+  boolean quarantined() {
+    return !"NONE".equals(quarantine);
+  }
+
+  /** Timed, not quarantined: a figure a user is given. */
+  boolean reported() {
+    return timed() && !quarantined();
+  }
+
+  /** Reported and measured by GPU timestamps. */
+  boolean gpuTimed() {
+    return reported() && "KERNEL_GPU".equals(timingSource);
+  }
+
+  boolean hasFlag(String name) {
+    return flags.contains(name);
+  }
+
+  boolean selfP2p() {
+    return hasFlag("SELF_P2P");
+  }
+
+  boolean isP2p() {
+    return "Send".equals(operation) || "Recv".equals(operation);
+  }
+}
