@@ -14,6 +14,11 @@
 #             the CUDA-graph run (on + trace, CUPTI); 1,000,000 AllReduces over NVLink and over shared
 #             memory (NCCL_P2P_DISABLE=1) and without the inspector; the graph under the reference plugin
 #             last (a hang there is diagnosed by thread dumps and cut off)
+#     PART 3  again, after the recording lost callbacks in bursts (trace_ring_full): the recorded runs that
+#             lost some (MoE loop, detector, graph), a recorded stress run of 200,000 AllReduces (where
+#             NCCL reports a kernel channel's stop without its start), and the overhead sweep with more
+#             rounds and calls (ROUNDS, default 6; 30 timed calls per size); and PyTorch's CUDA graph of
+#             3 AllReduces without a plugin and under NVIDIA's (stacks of a hung process)
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
 #   limit too), ROUNDS (3, sweep rounds), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
@@ -30,7 +35,7 @@ cd "$root"
 # shellcheck source=examples/gpu-env.sh
 source examples/gpu-env.sh
 ranks=${3:-$(gpu_count)}
-[[ $part == 1 || $part == 2 ]] || { echo "PART is 1 or 2" >&2; exit 2; }
+[[ $part == 1 || $part == 2 || $part == 3 ]] || { echo "PART is 1, 2 or 3" >&2; exit 2; }
 if [[ ${DRY_RUN:-0} == 1 ]]; then
   dry=(--dry-run)
   [[ $ranks -ge 1 ]] || ranks=2
@@ -112,6 +117,24 @@ if [[ $part == 1 ]]; then
   # 7. Baselines without any profiler, if time is left: the CUPTI and CUDA-event figures alone.
   step reproducer-off 100 $repro "$ranks" off "$work/reproducer" "${dry[@]}"
   step moe-off 100 $repro "$ranks" off "$work/moe" --mode moe "${dry[@]}"
+elif [[ $part == 3 ]]; then
+  step moe-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe" $repro "$ranks" on "$work/moe" --mode moe "${dry[@]}"
+  step detector-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/detector" \
+    MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/detector" --mode detector --cupti "${dry[@]}"
+  graph=(--mode graph --bytes 1M --graph-ops 4 --replays 200 --cupti)
+  step graph-on 90 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/graph" MAIN_CLASS=NcclLongRun \
+    $bench "$ranks" on "$work/graph" "${graph[@]}" "${dry[@]}"
+  step torch-graph 150 examples/torch/graph-hang.sh "$work/torch-graph" 40
+  step stress-trace 90 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/stress" MAIN_CLASS=NcclLongRun $bench "$ranks" on \
+    "$work/stress-trace" --mode stress --bytes 8K --calls 200000 --sync-every 100 --samples 10 --max-seconds 40 "${dry[@]}"
+  sweep=(--run sweep --min-bytes 8 --max-bytes 1G --factor 4 --warmup 3 --iters 30 --batch 20)
+  modes=(off on reference)
+  for ((r = 1; r <= ${ROUNDS:-6}; r++)); do
+    for ((m = 0; m < 3; m++)); do
+      mode=${modes[$(((m + r - 1) % 3))]}
+      step "sweep-r$r-$mode" 90 $bench "$ranks" "$mode" "$work/sweep/round-$r" "${sweep[@]}" "${dry[@]}"
+    done
+  done
 else
   # 1. Overhead at real bandwidth: 8 B .. 1 GiB in steps of 4, every operation; 3 warm-up, 10 timed calls
   #    (ranks synchronised, CUDA events), 20 back-to-back calls (bus bandwidth) per size; modes interleaved

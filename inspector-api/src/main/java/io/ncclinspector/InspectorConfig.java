@@ -60,6 +60,9 @@ import java.util.function.Function;
  *     listeners to finish what is queued for them (5 s, all listeners together); a listener still
  *     busy then is abandoned and counted ({@code listener_abandoned}), so nothing waits on a
  *     stuck listener, the shutdown hook included
+ * @param traceBufferBytes native memory that holds recorded callbacks until the dump thread writes
+ *     them ({@code NCCL_INSPECTOR_TRACE_BUFFER_MB}, 64 MiB, about 350,000 callbacks): a burst larger
+ *     than it is counted ({@code trace_ring_full}), not recorded
  */
 public record InspectorConfig(
     boolean enabled,
@@ -84,7 +87,8 @@ public record InspectorConfig(
     int lastRecordsPerCommunicator,
     PrometheusTextfile prometheus,
     boolean jfrEvents,
-    Duration listenerCloseTimeout) {
+    Duration listenerCloseTimeout,
+    long traceBufferBytes) {
 
   public InspectorConfig {
     Objects.requireNonNull(dumpInterval, "dumpInterval");
@@ -98,6 +102,7 @@ public record InspectorConfig(
     checkRingCells(ringCells);
     check(inflightExpiry, "inflightExpiry");
     checkTraceMaxBytes(traceMaxBytes);
+    checkTraceBufferBytes(traceBufferBytes);
     Objects.requireNonNull(slowCollectives, "slowCollectives");
     check(Objects.requireNonNull(hangTimeout, "hangTimeout"), "hangTimeout");
     if (listenerQueueCapacity < 1) {
@@ -108,6 +113,18 @@ public record InspectorConfig(
       throw new IllegalArgumentException("lastRecordsPerCommunicator must be in [0, 4096]");
     }
     check(Objects.requireNonNull(listenerCloseTimeout, "listenerCloseTimeout"), "listenerCloseTimeout");
+  }
+
+  static long checkTraceBufferBytes(long v) {
+    if (v < (1L << 20) || v > (1L << 30)) {
+      throw new IllegalArgumentException("traceBufferBytes must be in [1 MiB, 1 GiB]: " + v);
+    }
+    return v;
+  }
+
+  /** The recording's native ring in 64-byte cells: the buffer rounded down to a power of two. */
+  public int traceRingCells() {
+    return Integer.highestOneBit((int) (traceBufferBytes / 64));
   }
 
   private static long checkTraceMaxBytes(long v) {
@@ -212,6 +229,7 @@ public record InspectorConfig(
     private PrometheusTextfile prometheus = PrometheusTextfile.disabled();
     private boolean jfrEvents = true;
     private Duration listenerCloseTimeout = Duration.ofSeconds(5);
+    private long traceBufferBytes = 64L << 20;
 
     private Builder() {}
 
@@ -239,6 +257,7 @@ public record InspectorConfig(
       prometheus = c.prometheus;
       jfrEvents = c.jfrEvents;
       listenerCloseTimeout = c.listenerCloseTimeout;
+      traceBufferBytes = c.traceBufferBytes;
     }
 
     public Builder enabled(boolean v) {
@@ -357,6 +376,12 @@ public record InspectorConfig(
     }
 
     /** How long closing waits for listeners before abandoning those still busy (5 s). */
+    /** Native buffer of the raw event recording, 1 MiB to 1 GiB (rounded down to a power of two). */
+    public Builder traceBufferBytes(long v) {
+      traceBufferBytes = checkTraceBufferBytes(v);
+      return this;
+    }
+
     public Builder listenerCloseTimeout(Duration v) {
       listenerCloseTimeout = check(Objects.requireNonNull(v), "listenerCloseTimeout");
       return this;
@@ -414,6 +439,7 @@ public record InspectorConfig(
           ms -> inflightExpiry(Duration.ofMillis(ms)));
       r.string("NCCL_INSPECTOR_TRACE_DIR", dir -> traceDirectory(Path.of(dir)));
       r.number("NCCL_INSPECTOR_TRACE_MAX_BYTES", Long::parseLong, this::traceMaxBytes);
+      r.number("NCCL_INSPECTOR_TRACE_BUFFER_MB", Long::parseLong, mb -> traceBufferBytes(mb << 20));
       r.number("NCCL_INSPECTOR_HANG_TIMEOUT_MS", Long::parseLong, ms -> hangTimeout(Duration.ofMillis(ms)));
       r.string("NCCL_INSPECTOR_SLOW_FACTOR", v -> {
         double factor;
@@ -454,7 +480,7 @@ public record InspectorConfig(
           minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
           maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes,
           slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator, prometheus,
-          jfrEvents, listenerCloseTimeout);
+          jfrEvents, listenerCloseTimeout, traceBufferBytes);
     }
 
     /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */

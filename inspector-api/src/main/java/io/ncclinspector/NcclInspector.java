@@ -83,7 +83,6 @@ public final class NcclInspector implements AutoCloseable {
    */
   private static final int BACKLOG = 1 << 18;
   /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
-  private static final int TRACE_RING_CELLS = 1 << 16;
   private static final Object LOCK = new Object();
   /* Written under LOCK; read without it, so that current() never waits for a close in progress
      (a listener asking for the inspector from its callback while close waits for it). */
@@ -194,7 +193,7 @@ public final class NcclInspector implements AutoCloseable {
     sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
     TraceRecording recording = config.recording()
         ? TraceRecording.start(config.traceDirectory(), config.processIdentity().pid(), config.traceMaxBytes(),
-            TRACE_RING_CELLS)
+            config.traceRingCells())
         : null;
     DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
         config.dumpInterval(), recording);

@@ -170,7 +170,13 @@ public final class TraceRecording {
     if (memberEvents == 0) {
       return;
     }
-    try (GZIPOutputStream gz = new GZIPOutputStream(file.stream(), 1 << 16)) {
+    /* The fastest compression: the writer must keep up with NCCL's bursts (a trace compresses
+       about 10:1 at this level, against about 13:1 at the default). */
+    try (GZIPOutputStream gz = new GZIPOutputStream(file.stream(), 1 << 16) {
+      {
+        def.setLevel(java.util.zip.Deflater.BEST_SPEED);
+      }
+    }) {
       lines.writeTo(gz);
     } catch (IOException e) {
       throw new UncheckedIOException(e); /* in-memory stream: not reached */

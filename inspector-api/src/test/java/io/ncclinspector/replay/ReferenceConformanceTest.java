@@ -67,6 +67,9 @@ class ReferenceConformanceTest {
   Stream<DynamicTest> everyCompleteTraceMatchesTheReference() throws IOException {
     List<DynamicTest> tests = new ArrayList<>();
     for (String scenario : TestData.scenarios()) {
+      if (!Files.isDirectory(TestData.traces().resolve(scenario).resolve("inspector"))) {
+        continue; /* recorded by this project alone: no reference output to compare with */
+      }
       for (Path trace : TestData.traceFiles(scenario)) {
         tests.add(DynamicTest.dynamicTest(scenario + "/" + trace.getFileName(), () -> check(scenario, trace)));
       }
