@@ -34,12 +34,18 @@ final class ClassBaseline {
   private int recentNext;
   private long high;
   private int sinceRefresh = Integer.MAX_VALUE;
+  /** The class's first execution times (NCCL's set-up of its connections), and how many were added. */
+  private static final int SET_UP = 3;
+  private final long[] setUp = new long[SET_UP];
+  private long addedSinceFirst;
+  private final int window;
 
   ClassBaseline(OperationClass operationClass, ClassFamily family, int window, double factor) {
     this.operationClass = operationClass;
     this.family = family;
     this.factor = factor;
     this.histogram = new WindowedLogHistogram(window);
+    this.window = window;
   }
 
   /**
@@ -48,7 +54,11 @@ final class ClassBaseline {
    * delay and skew are not typical.
    */
   void add(OperationRecord r, boolean slow) {
+    if (addedSinceFirst < SET_UP) {
+      setUp[(int) addedSinceFirst] = r.executionNanos();
+    }
     histogram.add(r.executionNanos(), slow);
+    addedSinceFirst++;
     if (sinceRefresh != Integer.MAX_VALUE) {
       sinceRefresh++;
     }
@@ -78,12 +88,32 @@ final class ClassBaseline {
       int n = samples();
       histogram.ranksFromTop(Math.min(n / 100 + 1 + Math.min(MAX_DISCOUNTED, histogram.flagged()), n), ranks);
       long h = ranks[0];
-      for (int j = 0; j < MAX_PASSED_OVER && ranks[j + 1] > 0 && ranks[j] > factor * ranks[j + 1]; j++) {
+      int j0 = 0;
+      /* A class's first operations carry NCCL's set-up of its connections (on 2 x H200 the first two
+         AllReduces of a communicator took 97 and 575 us, the next ones 4-26 us): while they are in
+         the window, one of them that is the largest value and more than twice the next is passed
+         over, at most MAX_PASSED_OVER of them. */
+      while (j0 < MAX_PASSED_OVER && addedSinceFirst <= window && ranks[j0 + 1] > 0
+          && ranks[j0] > 2 * ranks[j0 + 1] && isSetUp(ranks[j0])) {
+        j0++;
+        h = ranks[j0];
+      }
+      for (int j = j0; j < MAX_PASSED_OVER && ranks[j + 1] > 0 && ranks[j] > factor * ranks[j + 1]; j++) {
         h = ranks[j + 1];
       }
       high = h;
     }
     return high;
+  }
+
+  /** Whether a value read from the histogram (12.5 % buckets) is one of the class's first ones. */
+  private boolean isSetUp(long value) {
+    for (int i = 0; i < Math.min(SET_UP, addedSinceFirst); i++) {
+      if (setUp[i] > 0 && Math.abs(setUp[i] - value) <= value / 8) {
+        return true;
+      }
+    }
+    return false;
   }
 
   long median() {
