@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,23 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
     }
   }
   return calls;
+}
+
+int profiler_driver_set_virtual_clock(int enabled, unsigned long long mono_ns, unsigned long long wall_ns) {
+  if (set_clock == NULL) return -1;
+  set_clock(enabled, mono_ns, wall_ns);
+  return 0;
+}
+
+const char* profiler_driver_getenv(const char* name) { return name ? getenv(name) : NULL; }
+
+long long profiler_driver_malloc_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  struct mallinfo2 m = mallinfo2();
+  return (long long)(m.uordblks + m.hblkhd);
+#else
+  return -1;
+#endif
 }
 
 void profiler_driver_close(void) {

@@ -73,8 +73,28 @@ int profiler_driver_intern(const char* s);
  * made is stored there (0 for events not sent). Returns the number of calls made, or -1. */
 long long profiler_driver_run(const void* events, long long count, int virtual_clock,
                               long long* call_ns);
+/* Sets the opened plugin's virtual clock (as a run with virtual_clock != 0 does per event), or
+ * with enabled == 0 gives it back its real clock. Returns 0, or -1 if the plugin has no virtual
+ * clock (not this project's core, or the built-in null plugin). */
+int profiler_driver_set_virtual_clock(int enabled, unsigned long long mono_ns, unsigned long long wall_ns);
 /* Forgets handles and contexts (dlclose, as NCCL's unload does). */
 void profiler_driver_close(void);
+
+/* The process environment through libc, as NCCL reads it (NULL when unset): Java's own view of
+ * the environment is a copy taken at JVM start. */
+const char* profiler_driver_getenv(const char* name);
+
+/* Bytes the process has allocated with malloc and not freed (glibc mallinfo2), for tests and
+ * benchmarks that check native memory stays flat; -1 where unavailable. */
+long long profiler_driver_malloc_in_use(void);
+
+/* The layout of driver_event by field name (driver_layout.c), as the core exports its records':
+ * entry i has a name such as "driver.t_mono", a byte offset and a size (0 for constants such as
+ * "driver_event_bytes", whose value is the offset). */
+int profiler_driver_layout_count(void);
+const char* profiler_driver_layout_name(int i);
+int profiler_driver_layout_offset(int i);
+int profiler_driver_layout_size(int i);
 
 #ifdef __cplusplus
 }

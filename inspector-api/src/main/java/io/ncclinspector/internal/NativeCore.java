@@ -2,6 +2,7 @@ package io.ncclinspector.internal;
 
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.nativecore.InspectorNative;
+import io.ncclinspector.nativecore.NativeLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -31,6 +32,7 @@ public final class NativeCore {
   private static volatile NativeCore instance;
 
   private final Path libraryPath;
+  private final NativeLayout layoutTable;
   private final RecordLayout layout;
   private final String[][] names = new String[6][];
   private final String[] counterNames;
@@ -40,7 +42,8 @@ public final class NativeCore {
     String loadedFrom = InspectorNative.load();
     String self = InspectorNative.libraryPath();
     this.libraryPath = Path.of(self != null ? self : loadedFrom).toAbsolutePath();
-    this.layout = RecordLayout.readFromNative();
+    this.layoutTable = NativeLayout.core();
+    this.layout = new RecordLayout(layoutTable);
     for (int t = 0; t < names.length; t++) {
       int n = InspectorNative.nameCount(t);
       names[t] = new String[n];
@@ -79,6 +82,11 @@ public final class NativeCore {
 
   public RecordLayout layout() {
     return layout;
+  }
+
+  /** Every layout the core exports by name (records, in-flight entries, raw recorded events). */
+  NativeLayout layoutTable() {
+    return layoutTable;
   }
 
   int nameCount(int table) {
@@ -139,10 +147,6 @@ public final class NativeCore {
 
   public boolean setenv(String name, String value) {
     return InspectorNative.setenv(name, value) == 0;
-  }
-
-  public void setVirtualClock(boolean enabled, long monoNanos, long wallNanos) {
-    InspectorNative.setVirtualClock(enabled ? 1 : 0, monoNanos, wallNanos);
   }
 
   public EventCounters counters() {

@@ -1,7 +1,6 @@
 package io.ncclinspector.replay;
 
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,9 +23,7 @@ import java.util.Objects;
  * second one, or replaying with {@link TraceReplayer}, while one is open fails.
  */
 public final class TracePlayer implements AutoCloseable {
-  /* Offsets within a packed driver event (driver/profiler_table_driver.h), as TraceReader writes them. */
-  private static final int OP = 0, TYPE = 4;
-  private static final int OP_START = 1;
+  /* NCCL's event type bits (profiler ABI). */
   private static final int TYPE_GROUP = 1, TYPE_COLL = 1 << 1, TYPE_P2P = 1 << 2;
   /** The events NCCL makes on the enqueuing thread before an operation's own start. */
   private static final int TYPES_BEFORE_OPERATION = TYPE_GROUP | (1 << 8) /* GroupApi */ | (1 << 9) /* CollApi */
@@ -123,7 +120,7 @@ public final class TracePlayer implements AutoCloseable {
     int lastOperationStart = next - 1;
     while (end < events.count()) {
       int at = end * ProfilerTableDriver.EVENT_BYTES;
-      if (b.get(at + OP) == OP_START && (b.getInt(at + TYPE) & (TYPE_COLL | TYPE_P2P)) != 0) {
+      if (startsAny(b, at, TYPE_COLL | TYPE_P2P)) {
         if (started == operations) {
           break;
         }
@@ -137,13 +134,19 @@ public final class TracePlayer implements AutoCloseable {
          that follows this piece's last operation start (events after the cut keep their order). */
       for (int i = end - 1; i > lastOperationStart; i--) {
         int at = i * ProfilerTableDriver.EVENT_BYTES;
-        if (b.get(at + OP) == OP_START && (b.getInt(at + TYPE) & TYPES_BEFORE_OPERATION) != 0) {
+        if (startsAny(b, at, TYPES_BEFORE_OPERATION)) {
           end = i;
         }
       }
     }
     play(end - next);
     return started;
+  }
+
+  /** Whether the packed event at {@code at} is a start event of one of the types in {@code types}. */
+  private static boolean startsAny(ByteBuffer b, int at, int types) {
+    return b.get(at + DriverEventLayout.OP) == DriverEventLayout.OP_START
+        && (b.getInt(at + DriverEventLayout.TYPE) & types) != 0;
   }
 
   /** Plays whatever is left. */
@@ -155,10 +158,10 @@ public final class TracePlayer implements AutoCloseable {
   public void close() {
     if (!closed) {
       closed = true;
-      ProfilerTableDriver.close();
       if (followTraceClock) {
-        NativeCore.get().setVirtualClock(false, 0, 0);
+        ProfilerTableDriver.setVirtualClock(0, 0, 0);
       }
+      ProfilerTableDriver.close();
       lease.close();
     }
   }

@@ -1,9 +1,12 @@
 package io.ncclinspector.replay;
 
+import static io.ncclinspector.replay.DriverEventLayout.*;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -26,12 +29,6 @@ import java.util.zip.GZIPInputStream;
  * field it needs is reported with its file and line number and skipped, never fatal.
  */
 public final class TraceReader {
-  /** Offsets of {@code driver_event} (driver/profiler_table_driver.h). */
-  private static final int OP = 0, N_CHANNELS = 1, N_WARPS = 2, CHANNEL_ID = 3, TYPE = 4, CTX = 8,
-      HANDLE = 12, PARENT = 16, PARENT_GROUP = 20, RANK = 24, PEER_OR_ROOT = 28, T_MONO = 32,
-      T_WALL = 40, A = 48, COUNT = 56, FUNC = 64, DATATYPE = 66, ALGO = 68, PROTO = 70, STATE = 72,
-      NNODES = 76, NRANKS = 80, I0 = 84, I1 = 88, I2 = 92, I3 = 96, GRAPH_CAPTURED = 100;
-  private static final int OP_INIT = 0, OP_START = 1, OP_STOP = 2, OP_STATE = 3, OP_FINI = 4;
   private static final Pattern PID_IN_NAME = Pattern.compile("pid(\\d+)");
   private static final Map<String, Integer> TYPE_BITS = Map.ofEntries(
       Map.entry("Group", 1), Map.entry("Coll", 1 << 1), Map.entry("P2p", 1 << 2),

@@ -3,7 +3,6 @@ package io.ncclinspector.replay;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.ProcessIdentity;
-import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,7 +38,6 @@ public final class TraceReplayer {
     InspectorConfig replayConfig = config.toBuilder()
         .processIdentity(new ProcessIdentity(hostname, pid))
         .build();
-    NativeCore core = NativeCore.get();
     long calls;
     DriverLease lease = DriverLease.take("a replay of " + trace);
     NcclInspector inspector;
@@ -50,13 +48,14 @@ public final class TraceReplayer {
       throw e;
     }
     try (lease) {
-      Path library = inspector.libraryPath().orElseThrow(
-          () -> new IllegalStateException("the inspector is disabled by configuration: nothing to replay"));
-      String pluginPath = core.getenv("NCCL_PROFILER_PLUGIN");
-      if (ProfilerTableDriver.open(pluginPath != null ? pluginPath : library.toString()) != 0) {
-        throw new IOException("could not load the profiler plugin: " + ProfilerTableDriver.error());
-      }
       try {
+        Path library = inspector.libraryPath().orElseThrow(
+            () -> new IllegalStateException("the inspector is disabled by configuration: nothing to replay"));
+        /* As NCCL does: the plugin the process environment names (enable() set it). */
+        String pluginPath = ProfilerTableDriver.getenv("NCCL_PROFILER_PLUGIN");
+        if (ProfilerTableDriver.open(pluginPath != null ? pluginPath : library.toString()) != 0) {
+          throw new IOException("could not load the profiler plugin: " + ProfilerTableDriver.error());
+        }
         if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
           throw new IOException(ProfilerTableDriver.error());
         }
@@ -65,11 +64,10 @@ public final class TraceReplayer {
           throw new IOException(ProfilerTableDriver.error());
         }
       } finally {
+        inspector.close(); /* still on trace time: what is flushed at close is timed like the run */
+        ProfilerTableDriver.setVirtualClock(0, 0, 0);
         ProfilerTableDriver.close();
       }
-    } finally {
-      inspector.close(); /* still on trace time: what is flushed at close is timed like the run */
-      core.setVirtualClock(false, 0, 0);
     }
     Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
         new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit(),

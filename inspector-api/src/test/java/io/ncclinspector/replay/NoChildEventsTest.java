@@ -72,10 +72,10 @@ class NoChildEventsTest {
         collectives += collsPerPass;
         paceToTheDrainThread(config.ringCells(), inspector);
         if (++passes == 1000) {
-          mallocAfterWarmup = InspectorNative.mallocInUse();
+          mallocAfterWarmup = ProfilerTableDriver.mallocInUse();
         }
       }
-      long mallocAtEnd = InspectorNative.mallocInUse();
+      long mallocAtEnd = ProfilerTableDriver.mallocInUse();
       ProfilerTableDriver.run(fini, 1, 0, null);
       long growth = mallocAtEnd - mallocAfterWarmup;
       System.out.printf("%,d collectives without children: malloc'd bytes in use %,d after warm-up, %,d at the end%n",

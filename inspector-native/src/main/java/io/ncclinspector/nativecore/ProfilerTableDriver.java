@@ -21,11 +21,15 @@ public final class ProfilerTableDriver {
     Loader.load();
   }
 
+  /** The layout of {@code driver_event}, as the driver library exports it ("driver.*"). */
+  public static final NativeLayout LAYOUT = NativeLayout.read("the table driver", layoutCount(),
+      ProfilerTableDriver::layoutName, ProfilerTableDriver::layoutOffset, ProfilerTableDriver::layoutSize);
+
   /** Bytes of one packed event ({@code driver_event}). */
-  public static final int EVENT_BYTES = 128;
+  public static final int EVENT_BYTES = LAYOUT.constant("driver_event_bytes");
 
   /** The largest handle or context id a trace may use ({@code DRIVER_MAX_ID}). */
-  public static final int MAX_ID = 1 << 24;
+  public static final int MAX_ID = LAYOUT.constant("driver_max_id");
 
   private ProfilerTableDriver() {}
 
@@ -53,4 +57,28 @@ public final class ProfilerTableDriver {
 
   @Name("profiler_driver_close")
   public static native void close();
+
+  /** Sets or (enabled 0) releases the opened plugin's virtual clock; -1 if it has none. */
+  @Name("profiler_driver_set_virtual_clock")
+  public static native int setVirtualClock(int enabled, long monoNanos, long wallNanos);
+
+  /** The process environment through libc, as NCCL reads it (null when unset). */
+  @Name("profiler_driver_getenv")
+  public static native String getenv(String name);
+
+  /** Bytes malloc'ed and not freed in the process (glibc mallinfo2); -1 where unavailable. */
+  @Name("profiler_driver_malloc_in_use")
+  public static native long mallocInUse();
+
+  @Name("profiler_driver_layout_count")
+  public static native int layoutCount();
+
+  @Name("profiler_driver_layout_name")
+  public static native String layoutName(int i);
+
+  @Name("profiler_driver_layout_offset")
+  public static native int layoutOffset(int i);
+
+  @Name("profiler_driver_layout_size")
+  public static native int layoutSize(int i);
 }

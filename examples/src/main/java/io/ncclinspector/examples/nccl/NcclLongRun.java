@@ -20,7 +20,7 @@ import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.internal.NativeCore;
-import io.ncclinspector.nativecore.InspectorNative;
+import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -282,7 +282,7 @@ public final class NcclLongRun {
     Runtime rt = Runtime.getRuntime();
     m.put("heapUsedKiB", (rt.totalMemory() - rt.freeMemory()) / 1024);
     if (session.inspector != null) {
-      m.put("mallocInUseKiB", InspectorNative.mallocInUse() / 1024);
+      m.put("mallocInUseKiB", ProfilerTableDriver.mallocInUse() / 1024);
       m.put("records", acc.heard.sum());
       m.put("drops", session.inspector.counters().totalDrops());
     }
