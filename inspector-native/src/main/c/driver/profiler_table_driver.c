@@ -311,6 +311,11 @@ int profiler_driver_set_virtual_clock(int enabled, unsigned long long mono_ns, u
 
 const char* profiler_driver_getenv(const char* name) { return name ? getenv(name) : NULL; }
 
+int profiler_driver_setenv(const char* name, const char* value) {
+  if (name == NULL) return -1;
+  return value ? setenv(name, value, 1) : unsetenv(name);
+}
+
 long long profiler_driver_malloc_in_use(void) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
   struct mallinfo2 m = mallinfo2();

@@ -83,6 +83,8 @@ void profiler_driver_close(void);
 /* The process environment through libc, as NCCL reads it (NULL when unset): Java's own view of
  * the environment is a copy taken at JVM start. */
 const char* profiler_driver_getenv(const char* name);
+/* Sets (value not NULL) or unsets a variable of the process environment; 0 on success. */
+int profiler_driver_setenv(const char* name, const char* value);
 
 /* Bytes the process has allocated with malloc and not freed (glibc mallinfo2), for tests and
  * benchmarks that check native memory stays flat; -1 where unavailable. */

@@ -1,5 +1,7 @@
 package io.ncclinspector;
 
+import io.ncclinspector.testkit.RecordBuilder;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,9 +67,9 @@ public final class BimodalAllReduce {
   public static CollectiveRecord record(int i, Op op) {
     long wall = WALL0 + i * PERIOD_NANOS;
     long gpuStart = wall + op.startDelayNanos();
-    return new CollectiveRecord(COMMUNICATOR, "AllReduce", i, BYTES / 4, "ncclFloat32", BYTES, 0, "RING", "LL", 2, 2,
-        16, op.executionNanos(), TimingSource.KERNEL_GPU, 1, 1, gpuStart, op.executionNanos() + op.skewNanos(),
-        op.skewNanos(), Quarantine.NONE, wall, 0, Set.of(), List.of(), 1, 2, -1, null);
+    return RecordBuilder.collective(COMMUNICATOR, "AllReduce").sequence(i).messageBytes(BYTES).algorithm("RING", "LL")
+        .channels(2, 2).executionNanos(op.executionNanos()).algorithmBandwidthGbs(1).busBandwidthGbs(1)
+        .gpu(gpuStart, op.executionNanos() + op.skewNanos(), op.skewNanos()).startWallNanos(wall).buildCollective();
   }
 
   public static List<CollectiveRecord> records(List<Op> ops) {

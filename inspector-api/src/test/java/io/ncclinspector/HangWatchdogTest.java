@@ -56,11 +56,11 @@ class HangWatchdogTest {
       assertEquals(0xdeadL, h.communicator().id());
       assertEquals(3, h.communicator().rank());
       assertTrue(h.age().toMillis() >= 100, h.age().toString());
-      assertEquals(1, h.channelsStarted());
-      assertEquals(0, h.channelsDone());
-      assertEquals(2, h.announcedChannels());
-      assertTrue(h.enqueueDone());
-      assertEquals(12, h.step());
+      assertEquals(1, h.progress().channelsStarted());
+      assertEquals(0, h.progress().channelsDone());
+      assertEquals(2, h.progress().announcedChannels());
+      assertTrue(h.progress().enqueueDone());
+      assertEquals(12, h.tags().step());
       assertFalse(done.stream().anyMatch(r -> r.sequence() == 77), "nothing aborted, nothing completed");
       d.playAll(); /* the collective finishes after all */
     }

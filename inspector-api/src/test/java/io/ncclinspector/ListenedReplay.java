@@ -25,7 +25,7 @@ public record ListenedReplay(List<OperationRecord> records, List<SlowCollectiveE
     List<SlowCollectiveEvent> slow = new CopyOnWriteArrayList<>();
     List<SlowCollectiveSummary> summaries = new CopyOnWriteArrayList<>();
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder()
-        .dumpDirectory(Files.createDirectories(workDir)).jsonOutput(false).jfrEvents(false).minMessageBytes(0)
+        .dumpDirectory(Files.createDirectories(workDir)).jsonOutput(false).withoutExporter("jfr").minMessageBytes(0)
         .slowCollectives(detection).build());
     try (inspector) {
       inspector.addListener(new InspectorListener() {

@@ -155,8 +155,8 @@ class ListenerTest {
     assertTrue(slow.dropped() > 0, "its queue overflowed");
     release.countDown();
     inspector.close();
-    assertEquals(20, inspector.recordsReceived());
-    assertEquals(20, inspector.recordsWritten(), "the JSON output did not lose anything");
+    assertEquals(20, inspector.status().records().received());
+    assertEquals(20, inspector.status().records().written(), "the JSON output did not lose anything");
     assertEquals(24, slow.delivered() + slow.dropped(),
         "each of the 24 events (20 records, 2 communicators created and destroyed) delivered or counted");
   }
@@ -219,7 +219,7 @@ class ListenerTest {
       assertEquals(1, inspector.counters().get("listener_abandoned"));
       assertEquals(1, inspector.status().listenersAbandoned());
       assertEquals(20, other.records.size(), "the other listener got everything");
-      assertEquals(20, inspector.recordsWritten(), "and so did the JSON output");
+      assertEquals(20, inspector.status().records().written(), "and so did the JSON output");
     } finally {
       stuck.release.countDown();
     }
@@ -270,7 +270,7 @@ class ListenerTest {
     assertTrue(closeTook.get() < Duration.ofSeconds(3).toNanos(), "close from a listener took "
         + closeTook.get() / 1_000_000 + " ms");
     assertTrue(!inspector.isActive());
-    assertEquals(inspector.recordsReceived(), inspector.recordsWritten(), "everything received was written");
-    Await.until(() -> after.size() == inspector.recordsReceived() - 1);
+    assertEquals(inspector.status().records().received(), inspector.status().records().written(), "everything received was written");
+    Await.until(() -> after.size() == inspector.status().records().received() - 1);
   }
 }

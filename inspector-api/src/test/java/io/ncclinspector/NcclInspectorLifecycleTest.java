@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceReplayer;
@@ -27,7 +26,7 @@ class NcclInspectorLifecycleTest {
   @AfterEach
   void closeWhateverIsOpen() {
     NcclInspector.current().ifPresent(NcclInspector::close);
-    NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "");
+    ProfilerTableDriver.setenv("NCCL_PROFILER_PLUGIN", "");
   }
 
   private InspectorConfig.Builder config() {
@@ -39,9 +38,9 @@ class NcclInspectorLifecycleTest {
   void enablePointsNcclAtTheLoadedLibraryItself() throws Exception {
     logs.expect("WARN", NO_NCCL);
     try (NcclInspector inspector = NcclInspector.enable(config().build())) {
-      Path lib = inspector.libraryPath().orElseThrow();
+      Path lib = inspector.status().libraryPath().orElseThrow();
       assertTrue(lib.isAbsolute() && Files.isRegularFile(lib), lib::toString);
-      String variable = NativeCore.get().getenv("NCCL_PROFILER_PLUGIN");
+      String variable = ProfilerTableDriver.getenv("NCCL_PROFILER_PLUGIN");
       assertEquals(lib.toString(), variable);
       /* As NCCL does: dlopen the variable's value and find the v5 table in it. */
       assertEquals(0, ProfilerTableDriver.open(variable), ProfilerTableDriver::error);
@@ -49,7 +48,7 @@ class NcclInspectorLifecycleTest {
       ProfilerTableDriver.close();
       assertTrue(inspector.isActive());
       assertEquals(dir.resolve("out").resolve(inspector.config().processIdentity().hostname() + "-pid"
-          + ProcessHandle.current().pid() + ".log").toAbsolutePath(), inspector.outputFile().orElseThrow());
+          + ProcessHandle.current().pid() + ".log").toAbsolutePath(), inspector.status().output().orElseThrow().file());
     }
   }
 
@@ -78,8 +77,8 @@ class NcclInspectorLifecycleTest {
     Path t = s.write(dir.resolve("t"), 78);
     ReplayResult first = TraceReplayer.replay(t, config().build(), "host");
     ReplayResult second = TraceReplayer.replay(t, config().build(), "host");
-    assertEquals(1, first.recordsWritten());
-    assertEquals(1, second.recordsWritten());
+    assertEquals(1, first.status().records().written());
+    assertEquals(1, second.status().records().written());
     assertEquals(dir.resolve("out/host-pid78.log").toAbsolutePath(), first.outputFile().orElseThrow());
     assertEquals(dir.resolve("out/host-pid78-1.log").toAbsolutePath(), second.outputFile().orElseThrow(),
         "two runs of one pid never merge into one file");
@@ -109,15 +108,15 @@ class NcclInspectorLifecycleTest {
   @Test
   void anotherPluginInTheEnvironmentIsRefusedUnlessOverridden() {
     logs.expect("WARN", "replaced by the NCCL Inspector's").expect("WARN", NO_NCCL);
-    NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "/opt/other/libnccl-profiler-inspector.so");
+    ProfilerTableDriver.setenv("NCCL_PROFILER_PLUGIN", "/opt/other/libnccl-profiler-inspector.so");
     IllegalStateException e = assertThrows(IllegalStateException.class, () -> NcclInspector.enable(config().build()));
     assertTrue(e.getMessage().contains("/opt/other/libnccl-profiler-inspector.so"), e.getMessage());
     assertTrue(e.getMessage().contains("overridePlugin"), e.getMessage());
     assertTrue(NcclInspector.current().isEmpty());
     try (NcclInspector inspector = NcclInspector.enable(config().overridePlugin(true).build())) {
-      assertEquals(inspector.libraryPath().orElseThrow().toString(), NativeCore.get().getenv("NCCL_PROFILER_PLUGIN"));
+      assertEquals(inspector.status().libraryPath().orElseThrow().toString(), ProfilerTableDriver.getenv("NCCL_PROFILER_PLUGIN"));
     }
-    NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "none");
+    ProfilerTableDriver.setenv("NCCL_PROFILER_PLUGIN", "none");
     assertThrows(IllegalStateException.class, () -> NcclInspector.enable(config().build()));
   }
 
@@ -135,13 +134,13 @@ class NcclInspectorLifecycleTest {
     ReplayResult r = TraceReplayer.replay(trace, cfg, "host");
     assertEquals(0, r.recordsWritten());
     assertTrue(r.outputLost(), "the record that could not be written is lost, and said to be");
-    assertEquals(1, r.status().recordsNotWritten());
+    assertEquals(1, r.status().records().notWritten());
     assertEquals(1, r.counters().get("json_not_written"));
-    assertTrue(r.status().outputError().orElseThrow().contains("Not a directory")
-        || r.status().outputError().orElseThrow().contains("NotDirectory"), r.status().outputError()::get);
+    assertTrue(r.status().output().orElseThrow().error().orElseThrow().contains("Not a directory")
+        || r.status().output().orElseThrow().error().orElseThrow().contains("NotDirectory"), r.status().output().orElseThrow().error()::get);
     try (NcclInspector inspector = NcclInspector.enable(cfg)) {
-      assertTrue(inspector.outputError().orElseThrow().contains(notADirectory.toString()),
-          inspector.outputError()::get);
+      assertTrue(inspector.status().output().orElseThrow().error().orElseThrow().contains(notADirectory.toString()),
+          inspector.status().output().orElseThrow().error()::get);
       assertTrue(inspector.isActive(), "profiling goes on without the file");
     }
   }
@@ -149,14 +148,14 @@ class NcclInspectorLifecycleTest {
   @Test
   void disabledByTheEnvironmentIsANoOp() {
     logs.allow("INFO", "disabled by configuration");
-    NativeCore.get().setenv("NCCL_PROFILER_PLUGIN", "");
+    ProfilerTableDriver.setenv("NCCL_PROFILER_PLUGIN", "");
     InspectorConfig cfg = InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_ENABLE", "0"))
         .dumpDirectory(dir).build();
     try (NcclInspector inspector = NcclInspector.enable(cfg)) {
       assertFalse(inspector.isActive());
-      assertTrue(inspector.libraryPath().isEmpty());
-      assertTrue(inspector.outputFile().isEmpty());
-      assertEquals("", NativeCore.get().getenv("NCCL_PROFILER_PLUGIN"), "NCCL is not pointed anywhere");
+      assertTrue(inspector.status().libraryPath().isEmpty());
+      assertTrue(inspector.status().output().isEmpty());
+      assertEquals("", ProfilerTableDriver.getenv("NCCL_PROFILER_PLUGIN"), "NCCL is not pointed anywhere");
     }
   }
 
@@ -171,7 +170,7 @@ class NcclInspectorLifecycleTest {
     io.ncclinspector.replay.TraceEvents events =
         new io.ncclinspector.replay.TraceReader().read(s.write(dir.resolve("t"), 9));
     NcclInspector inspector = NcclInspector.enable(config().build());
-    Path lib = inspector.libraryPath().orElseThrow();
+    Path lib = inspector.status().libraryPath().orElseThrow();
     inspector.close();
     assertEquals(0, ProfilerTableDriver.open(lib.toString()));
     ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId());
@@ -180,7 +179,7 @@ class NcclInspectorLifecycleTest {
     try (NcclInspector again = NcclInspector.enable(config().build())) {
       ProfilerTableDriver.run(events.events().slice(128, 128 * (events.count() - 1)), events.count() - 1, 0, null);
       again.close();
-      assertEquals(0, again.recordsWritten());
+      assertEquals(0, again.status().records().written());
       assertEquals(0, again.counters().totalDrops());
     } finally {
       ProfilerTableDriver.close();
@@ -211,7 +210,15 @@ class NcclInspectorLifecycleTest {
     IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
         () -> InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "lots")));
     assertTrue(bad.getMessage().contains("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES"), bad.getMessage());
-    assertThrows(IllegalArgumentException.class,
-        () -> InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_RING_CELLS", "1000")));
+    /* A value that parses but is out of range fails once, at build(), naming where it came from. */
+    InspectorConfig.Builder ring = InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_RING_CELLS", "1000"));
+    IllegalArgumentException range = assertThrows(IllegalArgumentException.class, ring::build);
+    assertTrue(range.getMessage().startsWith("NCCL_INSPECTOR_RING_CELLS=1000: ringCells must be a power of two"),
+        range.getMessage());
+    IllegalArgumentException inCode = assertThrows(IllegalArgumentException.class,
+        () -> InspectorConfig.builder().ringCells(1000).build());
+    assertTrue(inCode.getMessage().startsWith("ringCells must be a power of two"), inCode.getMessage());
+    assertEquals(2048, InspectorConfig.builder().ringCells(1000).ringCells(2048).build().ringCells(),
+        "a setter takes any value; only what is built is checked");
   }
 }

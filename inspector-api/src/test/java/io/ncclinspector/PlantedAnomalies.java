@@ -154,15 +154,16 @@ public final class PlantedAnomalies {
           boolean established = seen.entrySet().stream()
               .anyMatch(e -> e.getKey().operation().equals(r.operation()) && e.getValue() >= warmup);
           Point point = previous == null ? Point.WARM_UP
-              : !previous.protocol().equals(r.protocol()) || !previous.algorithm().equals(r.algorithm())
+              : !previous.algorithm().protocol().equals(r.algorithm().protocol())
+                  || !previous.algorithm().name().equals(r.algorithm().name())
                   ? Point.PROTOCOL_CHANGE : Point.SIZE_CHANGE;
           List<CollectiveRecord> members = byClass.get(cls);
           if (warmup < members.size()) {
             CollectiveRecord at = members.get(warmup);
-            out.add(new Planting(targetOf(at), point, p99(members), at.executionNanos()));
+            out.add(new Planting(targetOf(at), point, p99(members), at.timing().executionNanos()));
           }
           if (point != Point.WARM_UP && established) {
-            out.add(new Planting(targetOf(r), Point.FIRST_AFTER_CHANGE, p99(members), r.executionNanos()));
+            out.add(new Planting(targetOf(r), Point.FIRST_AFTER_CHANGE, p99(members), r.timing().executionNanos()));
           }
         }
         seen.merge(cls, 1, Integer::sum);
@@ -174,7 +175,7 @@ public final class PlantedAnomalies {
 
   /** Nearest-rank 99th percentile of execution times. */
   static long p99(List<? extends OperationRecord> records) {
-    long[] x = records.stream().mapToLong(OperationRecord::executionNanos).sorted().toArray();
+    long[] x = records.stream().mapToLong(r -> r.timing().executionNanos()).sorted().toArray();
     return x[(int) Math.ceil(0.99 * x.length) - 1];
   }
 }

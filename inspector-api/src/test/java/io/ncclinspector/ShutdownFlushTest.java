@@ -32,7 +32,7 @@ class ShutdownFlushTest {
     TraceEvents events = new TraceReader().read(trace);
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(out)
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(java.time.Duration.ofHours(1)).build());
-    if (ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString()) != 0
+    if (ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString()) != 0
         || ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
       System.exit(3);
     }

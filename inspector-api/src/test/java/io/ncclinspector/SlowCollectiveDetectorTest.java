@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ncclinspector.SlowCollectiveEvent.Kind;
 import io.ncclinspector.SlowCollectiveEvent.Reason;
 import io.ncclinspector.internal.SlowCollectiveDetector;
+import io.ncclinspector.testkit.RecordBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +32,9 @@ class SlowCollectiveDetectorTest {
   /** A record enqueued at {@code seq} × 1 ms, started {@code startDelay} after (host time), channels {@code skew} apart. */
   static CollectiveRecord record(long bytes, long execNanos, String proto, long seq, long startDelay, long skew) {
     long wall = WALL + seq * 1_000_000;
-    return new CollectiveRecord(COMM, "AllReduce", seq, bytes / 4, "ncclFloat32", bytes, 0, "RING", proto, 8, 8, 16,
-        execNanos, TimingSource.KERNEL_GPU, 1, 1, wall + startDelay + OFFSET, execNanos + skew, skew, Quarantine.NONE,
-        wall, 0, Set.of(), List.of(), 1, 2, -1, null);
+    return RecordBuilder.collective(COMM, "AllReduce").sequence(seq).messageBytes(bytes).algorithm("RING", proto)
+        .executionNanos(execNanos).algorithmBandwidthGbs(1).busBandwidthGbs(1)
+        .gpu(wall + startDelay + OFFSET, execNanos + skew, skew).startWallNanos(wall).buildCollective();
   }
 
   /** Log-normal jitter around a median. */
@@ -81,7 +82,7 @@ class SlowCollectiveDetectorTest {
     assertEquals(Reason.BEYOND_CLASS_RANGE, e.reason());
     assertEquals(Kind.WAITING_FOR_PEERS, e.kind(), "started as usual, channels together");
     SlowCollectiveEvent.Baseline b = e.baseline();
-    assertEquals(new OperationClass("AllReduce", "RING", "SIMPLE", 1 << 20), b.operationClass());
+    assertEquals(OperationClass.collective("AllReduce", "RING", "SIMPLE", 1 << 20), b.operationClass());
     assertTrue(Math.abs(b.medianNanos() - 1_000_000) < 130_000, b.toString());
     assertTrue(b.highNanos() > 1_150_000 && b.highNanos() < 1_700_000, "p99 of 10% jitter: " + b);
     assertEquals(Math.max(5 * b.highNanos(), b.highNanos() + 20_000), b.thresholdNanos());
@@ -123,7 +124,7 @@ class SlowCollectiveDetectorTest {
     }
     /* The first waits are news to the class; after a handful it has learnt them as its own. */
     assertTrue(events.size() <= 6, "only the first few waits: " + events.size());
-    assertTrue(events.stream().allMatch(e -> e.record().executionNanos() >= 60_000), "never the common mode");
+    assertTrue(events.stream().allMatch(e -> e.record().timing().executionNanos() >= 60_000), "never the common mode");
     assertNotNull(d.observe(record(64 << 10, 1_000_000, "LL")), "10x the waits");
   }
 
@@ -209,9 +210,9 @@ class SlowCollectiveDetectorTest {
     for (int i = 0; i < 100; i++) {
       d3.observe(record(1 << 20, jitter(rnd, 100_000, 0.1), "SIMPLE"));
     }
-    CollectiveRecord otherOperation = new CollectiveRecord(COMM, "AllGather", 0, 1 << 18, "ncclFloat32", 1 << 20, 0,
-        "RING", "SIMPLE", 8, 8, 16, 50_000_000, TimingSource.KERNEL_GPU, 1, 1, 1, 1, 0, Quarantine.NONE, 1, 0, Set.of(),
-        List.of(), 1, 2, -1, null);
+    CollectiveRecord otherOperation = RecordBuilder.collective(COMM, "AllGather").messageBytes(1 << 20)
+        .executionNanos(50_000_000).algorithmBandwidthGbs(1).busBandwidthGbs(1).gpu(1, 1, 0).startWallNanos(1)
+        .buildCollective();
     assertNull(d3.observe(otherOperation), "another operation is no basis");
   }
 
@@ -243,10 +244,10 @@ class SlowCollectiveDetectorTest {
     assertNotNull(d.observe(slow));
     for (CollectiveRecord untrusted : List.of(
         copy(slow, Quarantine.GPU_TIMESTAMP_REVERSED, TimingSource.KERNEL_CPU, Set.of(RecordFlag.QUARANTINED),
-            slow.executionNanos()),
+            slow.timing().executionNanos()),
         copy(slow, Quarantine.KERNEL_CHANNEL_DESYNC, TimingSource.NONE, Set.of(RecordFlag.QUARANTINED), 0),
-        copy(slow, Quarantine.NONE, TimingSource.KERNEL_GPU, Set.of(RecordFlag.INCOMPLETE), slow.executionNanos()),
-        copy(slow, Quarantine.NONE, TimingSource.COLLECTIVE_CPU, Set.of(), slow.executionNanos()),
+        copy(slow, Quarantine.NONE, TimingSource.KERNEL_GPU, Set.of(RecordFlag.INCOMPLETE), slow.timing().executionNanos()),
+        copy(slow, Quarantine.NONE, TimingSource.COLLECTIVE_CPU, Set.of(), slow.timing().executionNanos()),
         copy(slow, Quarantine.NONE, TimingSource.KERNEL_GPU, Set.of(), 0))) {
       assertNull(d.observe(untrusted), untrusted.toString());
     }
@@ -274,11 +275,8 @@ class SlowCollectiveDetectorTest {
         TimingSource.KERNEL_CPU, Set.of(), 3_000_000);
     assertEquals(Kind.UNKNOWN, d.observe(cpuTimed).kind(), "no GPU timestamps");
     CollectiveRecord fewChannels = record(1 << 20, 30_000_000, "SIMPLE", seq++, 10_000, 700);
-    fewChannels = new CollectiveRecord(fewChannels.communicator(), fewChannels.operation(), fewChannels.sequence(),
-        fewChannels.count(), fewChannels.datatype(), fewChannels.messageBytes(), fewChannels.root(),
-        fewChannels.algorithm(), fewChannels.protocol(), 8, 8, 16, fewChannels.executionNanos(), TimingSource.KERNEL_GPU,
-        1, 1, fewChannels.gpuStartNanos(), fewChannels.gpuSpanNanos(), fewChannels.gpuSkewNanos(), Quarantine.NONE,
-        fewChannels.startWallNanos(), 0, Set.of(RecordFlag.DESYNC_CHANNELS_EXCLUDED), List.of(), 1, 2, -1, null, 3, 0);
+    fewChannels = RecordBuilder.from(fewChannels).flags(RecordFlag.DESYNC_CHANNELS_EXCLUDED).desyncedChannels(3)
+        .buildCollective();
     SlowCollectiveEvent desynced = d.observe(fewChannels);
     assertEquals(Kind.UNKNOWN, desynced.kind(), "timed by 5 of its 8 channels: judged, but its shape is partial");
     SlowCollectiveDetector young = new SlowCollectiveDetector(SlowCollectiveDetection.defaults()
@@ -320,10 +318,8 @@ class SlowCollectiveDetectorTest {
 
   private static CollectiveRecord copy(CollectiveRecord r, Quarantine q, TimingSource t, Set<RecordFlag> flags,
       long exec) {
-    return new CollectiveRecord(r.communicator(), r.operation(), r.sequence(), r.count(), r.datatype(), r.messageBytes(),
-        r.root(), r.algorithm(), r.protocol(), r.announcedChannels(), r.channelsSeen(), r.warps(), exec, t,
-        r.algorithmBandwidthGbs(), r.busBandwidthGbs(), r.gpuStartNanos(), r.gpuSpanNanos(), r.gpuSkewNanos(), q,
-        r.startWallNanos(), r.stopWallNanos(), flags, r.channelTraces(), r.startSequence(), r.stopSequence(), r.step(),
-        r.phase());
+    RecordBuilder b = RecordBuilder.from(r).quarantine(q).timingSource(t).executionNanos(exec);
+    flags.forEach(b::flags);
+    return b.buildCollective();
   }
 }

@@ -112,9 +112,10 @@ class SlowCollectiveEvaluationTest {
        delay from enqueue to GPU start. */
     for (OperationRecord r : run.records()) {
       CollectiveRecord expected = BimodalAllReduce.record((int) r.sequence(), planted.get((int) r.sequence()));
-      assertEquals(expected.executionNanos(), r.executionNanos());
-      assertEquals(expected.gpuSkewNanos(), r.gpuSkewNanos());
-      assertEquals(expected.gpuStartNanos() - expected.startWallNanos(), r.gpuStartNanos() - r.startWallNanos());
+      assertEquals(expected.timing().executionNanos(), r.timing().executionNanos());
+      assertEquals(expected.timing().gpuSkewNanos(), r.timing().gpuSkewNanos());
+      assertEquals(expected.timing().gpuStartNanos() - expected.timing().startWallNanos(),
+          r.timing().gpuStartNanos() - r.timing().startWallNanos());
     }
     Set<Long> reported = run.slow().stream().map(e -> e.record().sequence()).collect(Collectors.toSet());
     for (int i : at) {
@@ -135,7 +136,7 @@ class SlowCollectiveEvaluationTest {
     assertEquals(1, limited.summaries().size(), "the rest summed up when the inspector closed");
     SlowCollectiveSummary s = limited.summaries().get(0);
     assertEquals(run.slow().size() - 3, s.suppressed());
-    assertEquals(2_000_000, s.worst().record().executionNanos());
+    assertEquals(2_000_000, s.worst().record().timing().executionNanos());
     assertTrue(s.describe().startsWith((run.slow().size() - 3) + " more slow AllReduce RING/SIMPLE 64KiB"), s.describe());
   }
 

@@ -67,7 +67,7 @@ class SnapshotTest {
     assertEquals(s.counters().get("no_gpu_timing"), 0);
 
     Path file = dir.resolve("snapshot.json");
-    inspector.exportSnapshot(file);
+    inspector.snapshot().writeJson(file);
     JsonNode json = new ObjectMapper().readTree(Files.readString(file));
     assertEquals(262, json.at("/communicators/0/operations").asLong());
     assertTrue(json.at("/communicators/0/classes/0/executionNanos/p99").isNumber());
@@ -86,7 +86,7 @@ class SnapshotTest {
       d.play(d.size() / 2);
       try (ListenerRegistration exporting = inspector.exportRecords(export, CommunicatorSelector.all())) {
         d.playAll();
-        Await.until(() -> inspector.recordsReceived() == 66);
+        Await.until(() -> inspector.status().records().received() == 66);
         Await.until(() -> exporting.delivered() > 10);
       }
     }

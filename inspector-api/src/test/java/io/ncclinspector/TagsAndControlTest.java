@@ -51,15 +51,15 @@ class TagsAndControlTest {
     }
     inspector.close();
     assertEquals(66, records.size());
-    long bucket = records.stream().filter(r -> "bucket-0".equals(r.phase())).count();
-    long backward = records.stream().filter(r -> "backward".equals(r.phase())).count();
-    long untagged = records.stream().filter(r -> r.phase() == null && r.step() < 0).count();
+    long bucket = records.stream().filter(r -> "bucket-0".equals(r.tags().phase())).count();
+    long backward = records.stream().filter(r -> "backward".equals(r.tags().phase())).count();
+    long untagged = records.stream().filter(r -> r.tags().phase() == null && !r.tags().hasStep()).count();
     assertTrue(bucket > 0 && backward > 0 && untagged > 0, bucket + " " + backward + " " + untagged);
-    assertTrue(records.stream().filter(r -> "bucket-0".equals(r.phase())).allMatch(r -> r.step() == 41));
-    assertTrue(records.stream().filter(r -> "backward".equals(r.phase())).allMatch(r -> r.step() == 42));
+    assertTrue(records.stream().filter(r -> "bucket-0".equals(r.tags().phase())).allMatch(r -> r.tags().step() == 41));
+    assertTrue(records.stream().filter(r -> "backward".equals(r.tags().phase())).allMatch(r -> r.tags().step() == 42));
     assertEquals(66, bucket + backward + untagged, "every record has the tag of its enqueue, or none");
 
-    String json = Files.readString(inspector.outputFile().orElseThrow());
+    String json = Files.readString(inspector.status().output().orElseThrow().file());
     assertTrue(json.contains("\"coll_step\":41") && json.contains("\"coll_phase\":\"bucket-0\""));
     List<CommunicatorSnapshot> comms = inspector.snapshot().communicators(); /* h2_coal has two */
     assertEquals(42, comms.stream().mapToLong(CommunicatorSnapshot::lastStep).max().orElse(-1));
@@ -95,7 +95,7 @@ class TagsAndControlTest {
     try (TracePlayer d = TracePlayer.open(inspector, s.write(dir.resolve("t"), 5))) {
       d.play(1 + 10 * 2 / 2); /* init and 5 operations */
       inspector.pause();
-      assertTrue(inspector.isPaused());
+      assertTrue(inspector.status().paused());
       d.play(10); /* 5 operations while paused */
       inspector.resume();
       inspector.setMinMessageBytes(8192);

@@ -6,6 +6,7 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.internal.output.AccountedFile;
 import io.ncclinspector.internal.output.FileNames;
 import io.ncclinspector.internal.output.OutputFileSystem;
+import io.ncclinspector.spi.InspectorExporter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ import java.util.Optional;
  * fills up and frees again loses nothing while the held lines fit), and what cannot be held is
  * counted as not written ({@link AccountedFile}).
  */
-public final class JsonFileSink implements RecordSink {
+public final class JsonFileSink implements InspectorExporter {
   private static final int WRITE_BYTES = 1 << 16;
   private static final int MAX_PENDING_BYTES = 8 << 20;
   private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
@@ -133,10 +134,10 @@ public final class JsonFileSink implements RecordSink {
   }
 
   @Override
-  public void record(OperationRecord record) {
+  public void operationCompleted(OperationRecord record) {
     long now = dumpMicros();
     try {
-      if (record.quarantine() != Quarantine.NONE) {
+      if (record.timing().quarantine() != Quarantine.NONE) {
         if (quarantine == null) {
           AccountedFile q = new AccountedFile(fs, quarantineNames, "NCCL Inspector quarantine output", WRITE_BYTES,
               MAX_PENDING_BYTES, RETRY_NANOS);

@@ -14,6 +14,9 @@ import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
+import io.ncclinspector.Tags;
+import io.ncclinspector.Timing;
+import io.ncclinspector.Transfer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -189,21 +192,21 @@ public final class JsonLinesWriter implements Closeable {
     json.writeNumber(c.sequence());
     writeCommon(f, c);
     json.writeFieldName(f.algo);
-    json.writeString(value(c.algorithm()));
+    json.writeString(value(c.algorithm().name()));
     json.writeFieldName(f.proto);
-    json.writeString(value(c.protocol()));
+    json.writeString(value(c.algorithm().protocol()));
     json.writeFieldName(f.datatype);
-    json.writeString(value(c.datatype()));
+    json.writeString(value(c.transfer().datatype()));
     json.writeFieldName(f.count);
-    json.writeNumber(c.count());
+    json.writeNumber(c.transfer().count());
     json.writeFieldName(f.root);
     json.writeNumber(c.root());
     json.writeFieldName(f.nchannels);
-    json.writeNumber(c.announcedChannels());
+    json.writeNumber(c.channels().announced());
     json.writeFieldName(f.channelsSeen);
-    json.writeNumber(c.channelsSeen());
+    json.writeNumber(c.channels().seen());
     json.writeFieldName(f.nwarps);
-    json.writeNumber(c.warps());
+    json.writeNumber(c.algorithm().warps());
     writeGpuAndFlags(f, c);
     if (verbose) {
       writeTrace(f, c);
@@ -223,13 +226,13 @@ public final class JsonLinesWriter implements Closeable {
     json.writeNumber(p.peer());
     writeCommon(f, p);
     json.writeFieldName(f.datatype);
-    json.writeString(value(p.datatype()));
+    json.writeString(value(p.transfer().datatype()));
     json.writeFieldName(f.count);
-    json.writeNumber(p.count());
+    json.writeNumber(p.transfer().count());
     json.writeFieldName(f.nchannels);
-    json.writeNumber(p.announcedChannels());
+    json.writeNumber(p.channels().announced());
     json.writeFieldName(f.channelsSeen);
-    json.writeNumber(p.channelsSeen());
+    json.writeNumber(p.channels().seen());
     writeGpuAndFlags(f, p);
     if (verbose) {
       writeTrace(f, p);
@@ -239,44 +242,48 @@ public final class JsonLinesWriter implements Closeable {
 
   /** The reference's fields, in its order, then our nanosecond time. */
   private void writeCommon(Prefixed f, OperationRecord r) throws IOException {
+    Transfer t = r.transfer();
+    Timing time = r.timing();
     json.writeFieldName(f.msgSize);
-    json.writeNumber(r.messageBytes());
+    json.writeNumber(t.messageBytes());
     json.writeFieldName(f.execTimeUs);
-    json.writeNumber(r.executionMicros());
+    json.writeNumber(time.executionMicros());
     json.writeFieldName(f.timingSource);
-    json.writeString(value(r.timingSource().jsonName()));
+    json.writeString(value(time.source().jsonName()));
     json.writeFieldName(f.algobw);
-    writeFixed6(r.algorithmBandwidthGbs());
+    writeFixed6(t.algorithmBandwidthGbs());
     json.writeFieldName(f.busbw);
-    writeFixed6(r.busBandwidthGbs());
+    writeFixed6(t.busBandwidthGbs());
     json.writeFieldName(f.execTimeNs);
-    json.writeNumber(r.executionNanos());
+    json.writeNumber(time.executionNanos());
   }
 
   private void writeGpuAndFlags(Prefixed f, OperationRecord r) throws IOException {
-    if (r.gpuStartNanos() != 0) {
+    Timing time = r.timing();
+    if (time.gpuStartNanos() != 0) {
       json.writeFieldName(f.gpuStart);
-      json.writeNumber(r.gpuStartNanos());
+      json.writeNumber(time.gpuStartNanos());
       json.writeFieldName(f.gpuSpan);
-      json.writeNumber(r.gpuSpanNanos());
+      json.writeNumber(time.gpuSpanNanos());
       json.writeFieldName(f.gpuSkew);
-      json.writeNumber(r.gpuSkewNanos());
+      json.writeNumber(time.gpuSkewNanos());
     }
-    if (r.step() >= 0) {
+    Tags tags = r.tags();
+    if (tags.hasStep()) {
       json.writeFieldName(f.step);
-      json.writeNumber(r.step());
+      json.writeNumber(tags.step());
     }
-    if (r.phase() != null) {
+    if (tags.phase() != null) {
       json.writeFieldName(f.phase);
-      json.writeString(value(r.phase()));
+      json.writeString(value(tags.phase()));
     }
-    if (r.quarantine() != Quarantine.NONE) {
+    if (time.quarantine() != Quarantine.NONE) {
       json.writeFieldName(f.quarantine);
-      json.writeString(value(r.quarantine().jsonName()));
+      json.writeString(value(time.quarantine().jsonName()));
     }
-    if (r.desyncedChannels() > 0) {
+    if (r.channels().desynced() > 0) {
       json.writeFieldName(f.channelsDesynced);
-      json.writeNumber(r.desyncedChannels());
+      json.writeNumber(r.channels().desynced());
     }
     if (r.flags().contains(RecordFlag.SEND_SIDE_STOP)) {
       json.writeFieldName(f.bwUpperBound);
@@ -298,12 +305,12 @@ public final class JsonLinesWriter implements Closeable {
     json.writeFieldName(F.EVENT_TRACE_SN);
     json.writeStartObject();
     json.writeFieldName(f.startSn);
-    json.writeNumber(r.startSequence());
+    json.writeNumber(r.trace().startSequence());
     json.writeFieldName(f.stopSn);
-    json.writeNumber(r.stopSequence());
+    json.writeNumber(r.trace().stopSequence());
     json.writeFieldName(F.KERNEL_EVENTS);
     json.writeStartArray();
-    for (KernelChannelTrace ch : r.channelTraces()) {
+    for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
       json.writeFieldName(F.CHANNEL_ID);
       json.writeNumber(ch.channelId());
@@ -321,16 +328,16 @@ public final class JsonLinesWriter implements Closeable {
     json.writeFieldName(F.EVENT_TRACE_TS);
     json.writeStartObject();
     json.writeFieldName(f.startTs);
-    json.writeNumber(r.startWallNanos() / 1000);
+    json.writeNumber(r.timing().startWallNanos() / 1000);
     json.writeFieldName(f.stopTs);
-    json.writeNumber(r.stopWallNanos() / 1000);
-    if (r.launchWallNanos() != 0) {
+    json.writeNumber(r.timing().stopWallNanos() / 1000);
+    if (r.timing().launchWallNanos() != 0) {
       json.writeFieldName(f.launchTs);
-      json.writeNumber(r.launchWallNanos() / 1000);
+      json.writeNumber(r.timing().launchWallNanos() / 1000);
     }
     json.writeFieldName(F.KERNEL_EVENTS);
     json.writeStartArray();
-    for (KernelChannelTrace ch : r.channelTraces()) {
+    for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
       json.writeFieldName(F.CHANNEL_ID);
       json.writeNumber(ch.channelId());

@@ -22,7 +22,7 @@ import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
-import io.ncclinspector.internal.MessageSizeLabel;
+import io.ncclinspector.spi.MessageSizeLabel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -99,18 +99,17 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     }
     registries.add(registry);
     meters.clear(); /* rebuilt lazily for every bound registry */
-    remember(FunctionCounter.builder("nccl.inspector.records", inspector, NcclInspector::recordsReceived)
+    remember(FunctionCounter.builder("nccl.inspector.records", inspector, i -> i.status().records().received())
         .description("Operation records received from NCCL").tags(commonTags).register(registry));
     EventCounters now = inspector.counters();
     for (String reason : now.drops().keySet()) {
       remember(FunctionCounter.builder("nccl.inspector.dropped", counters, c -> c.get().drops().getOrDefault(reason, 0L))
           .description("Events or records dropped, by reason").tags(commonTags).tag("reason", reason).register(registry));
     }
-    for (String reason : now.quarantined().keySet()) {
-      remember(FunctionCounter.builder("nccl.inspector.quarantined", counters,
-              c -> c.get().quarantined().getOrDefault(reason, 0L))
-          .description("Records whose GPU timing was not trusted, by reason").tags(commonTags).tag("reason", reason)
-          .register(registry));
+    for (Quarantine reason : now.quarantined().keySet()) {
+      remember(FunctionCounter.builder("nccl.inspector.quarantined", counters, c -> c.get().get(reason))
+          .description("Records whose GPU timing was not trusted, by reason").tags(commonTags)
+          .tag("reason", reason.jsonName()).register(registry));
     }
     remember(FunctionCounter.builder("nccl.inspector.meters.overflow", overflow, AtomicLong::get)
         .description("Operations not metered because the operation-class limit was reached")
@@ -151,10 +150,10 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
 
   private Meters metersFor(OperationRecord r) {
     CommunicatorInfo c = r.communicator();
-    boolean coll = r instanceof CollectiveRecord;
-    String algorithm = coll ? ((CollectiveRecord) r).algorithm() : null;
-    String protocol = coll ? ((CollectiveRecord) r).protocol() : null;
-    String size = sizes.of(r.messageBytes());
+    CollectiveRecord coll = r instanceof CollectiveRecord cr ? cr : null;
+    String algorithm = coll != null ? coll.algorithm().name() : null;
+    String protocol = coll != null ? coll.algorithm().protocol() : null;
+    String size = sizes.of(r.transfer().messageBytes());
     ClassKey key = new ClassKey(c.serial(), r.operation(), algorithm, protocol, size);
     Meters m = meters.get(key);
     if (m != null) {
@@ -165,10 +164,10 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     }
     Tags tags = commonTags.and("communicator", c.name(), "comm_id", c.idHex(), "operation", r.operation(),
         "message_size", size);
-    if (coll) {
+    if (coll != null) {
       tags = tags.and("algorithm", algorithm, "protocol", protocol);
     }
-    String prefix = coll ? "nccl.collective" : "nccl.p2p";
+    String prefix = coll != null ? "nccl.collective" : "nccl.p2p";
     List<MeterRegistry> regs = new ArrayList<>(registries);
     Timer[] timers = new Timer[regs.size()];
     DistributionSummary[] summaries = new DistributionSummary[regs.size()];
@@ -194,7 +193,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
    * from one thread at a time.
    */
   public void record(OperationRecord r) {
-    if (r.quarantine() != Quarantine.NONE) {
+    if (r.timing().quarantine() != Quarantine.NONE) {
       return; /* counted by nccl.inspector.quarantined */
     }
     Meters m = metersFor(r);
@@ -203,10 +202,10 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
       return;
     }
     for (Timer t : m.time()) {
-      t.record(r.executionNanos(), TimeUnit.NANOSECONDS);
+      t.record(r.timing().executionNanos(), TimeUnit.NANOSECONDS);
     }
     for (DistributionSummary s : m.bandwidth()) {
-      s.record(r.busBandwidthGbs());
+      s.record(r.transfer().busBandwidthGbs());
     }
   }
 

@@ -1,56 +1,63 @@
 package io.ncclinspector.replay;
 
 import io.ncclinspector.EventCounters;
+import io.ncclinspector.InspectorStatus;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * What a replay did.
  *
  * @param trace the trace replayed
- * @param outputFile the JSON Lines file written (empty if JSON output was off)
  * @param traceEvents callbacks in the trace
  * @param callsMade callbacks made into the plugin (the trace's, minus those NCCL would not make
  *     for the plugin's activation mask)
- * @param recordsWritten records the inspector wrote
- * @param recordsQuarantined records written to the quarantine file (GPU timestamps not trusted)
  * @param counters the inspector's drop and note counters at the end
  * @param problems trace lines that could not be used
  * @param complete whether the trace ends with a communicator finalize
- * @param recording the raw event recording made during the replay, if recording was on
  * @param cutShort where reading the trace stopped before its end (a gzip stream cut off, damage),
  *     if it did: the events before were replayed
- * @param status the inspector's status at the end: communicators seen, records not written and why
+ * @param status the inspector's status at the end: records written, files, anything lost and why
  */
 public record ReplayResult(
     Path trace,
-    Optional<Path> outputFile,
     int traceEvents,
     long callsMade,
-    long recordsWritten,
-    long recordsQuarantined,
     EventCounters counters,
     List<String> problems,
     boolean complete,
-    Optional<Recording> recording,
     Optional<String> cutShort,
-    io.ncclinspector.InspectorStatus status) {
+    InspectorStatus status) {
 
-  /**
-   * A raw event recording: its file, callbacks written, callbacks past its size bound, callbacks
-   * lost because the file could not be written (and why).
-   */
-  public record Recording(Path file, long eventsWritten, long eventsDroppedAtLimit, long eventsNotWritten,
-      Optional<String> error) {}
+  public ReplayResult {
+    Objects.requireNonNull(status, "status");
+    problems = List.copyOf(problems);
+  }
+
+  /** The JSON Lines file written (empty if JSON output was off or nothing was written). */
+  public Optional<Path> outputFile() {
+    return status.outputFile();
+  }
+
+  /** Records the inspector wrote. */
+  public long recordsWritten() {
+    return status.records().written();
+  }
+
+  /** Records written to the quarantine file (GPU timestamps not trusted). */
+  public long recordsQuarantined() {
+    return status.records().quarantined();
+  }
+
+  /** The raw event recording made during the replay, if recording was on. */
+  public Optional<InspectorStatus.Recording> recording() {
+    return status.recording();
+  }
 
   /** Whether output was lost: records or recorded callbacks that never reached their files. */
   public boolean outputLost() {
     return status.outputLost();
-  }
-
-
-  public ReplayResult {
-    problems = List.copyOf(problems);
   }
 }

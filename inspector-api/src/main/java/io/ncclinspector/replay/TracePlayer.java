@@ -62,7 +62,7 @@ public final class TracePlayer implements AutoCloseable {
     if (!inspector.isActive()) {
       throw new IllegalStateException("the inspector is not active (disabled or closed): nothing would hear the trace");
     }
-    String library = inspector.libraryPath().orElseThrow().toString();
+    String library = inspector.status().libraryPath().orElseThrow().toString();
     DriverLease lease = DriverLease.take("a TracePlayer");
     try {
       if (ProfilerTableDriver.open(library) != 0) {

@@ -6,7 +6,6 @@ import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.nativecore.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +48,7 @@ public final class TraceReplayer {
     }
     try (lease) {
       try {
-        Path library = inspector.libraryPath().orElseThrow(
+        Path library = inspector.status().libraryPath().orElseThrow(
             () -> new IllegalStateException("the inspector is disabled by configuration: nothing to replay"));
         /* As NCCL does: the plugin the process environment names (enable() set it). */
         String pluginPath = ProfilerTableDriver.getenv("NCCL_PROFILER_PLUGIN");
@@ -69,12 +68,7 @@ public final class TraceReplayer {
         ProfilerTableDriver.close();
       }
     }
-    Optional<ReplayResult.Recording> recording = inspector.traceFile().map(f ->
-        new ReplayResult.Recording(f, inspector.traceEventsWritten(), inspector.traceEventsDroppedAtLimit(),
-            inspector.traceEventsNotWritten(), inspector.traceError()));
-    io.ncclinspector.InspectorStatus status = inspector.status();
-    return new ReplayResult(trace, status.outputFile(), events.count(), calls,
-        inspector.recordsWritten(), inspector.recordsQuarantined(), inspector.counters(), events.problems(), events.endsWithFinalize(),
-        recording, events.cutShort(), status);
+    return new ReplayResult(trace, events.count(), calls, inspector.counters(), events.problems(),
+        events.endsWithFinalize(), events.cutShort(), inspector.status());
   }
 }

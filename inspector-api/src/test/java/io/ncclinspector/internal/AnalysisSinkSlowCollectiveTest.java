@@ -1,5 +1,7 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.testkit.RecordBuilder;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,9 +33,9 @@ class AnalysisSinkSlowCollectiveTest {
   private static final long SECOND = 1_000_000_000L;
 
   private static CollectiveRecord record(long seq, long execNanos) {
-    return new CollectiveRecord(COMM, "AllReduce", seq, 16384, "ncclFloat32", 65536, 0, "RING", "LL", 2, 2, 16,
-        execNanos, TimingSource.KERNEL_GPU, 1, 1, 1, execNanos, 0, Quarantine.NONE, 1, 0, Set.of(), List.of(), 1, 2,
-        -1, null);
+    return RecordBuilder.collective(COMM, "AllReduce").sequence(seq).messageBytes(65536).algorithm("RING", "LL")
+        .channels(2, 2).executionNanos(execNanos).algorithmBandwidthGbs(1).busBandwidthGbs(1).gpu(1, execNanos, 0)
+        .startWallNanos(1).buildCollective();
   }
 
   @Test
@@ -63,17 +65,18 @@ class AnalysisSinkSlowCollectiveTest {
     }, false, true, 1024);
     SlowCollectiveDetection config = SlowCollectiveDetection.defaults().withRateLimit(2, Duration.ofSeconds(10));
     AnalysisSink sink = new AnalysisSink(new StatisticsStore(4), new SlowCollectiveDetector(config),
-        new SlowCollectiveRateLimiter(config.maxEventsPerInterval(), config.interval()), listeners, null, now::get);
+        new SlowCollectiveRateLimiter(config.maxEventsPerInterval(), config.interval()), listeners, event -> { },
+        now::get);
     long seq = 0;
     for (; seq < 1000; seq++) {
-      sink.record(record(seq, 8_000));
+      sink.operationCompleted(record(seq, 8_000));
     }
     for (int k = 0; k < 7; k++) {
-      sink.record(record(seq++, 2_000_000 + k));
+      sink.operationCompleted(record(seq++, 2_000_000 + k));
       now.addAndGet(SECOND);
     }
     sink.flush(); /* 7 s into the interval */
-    listeners.record(record(-1, 1));
+    listeners.accept(record(-1, 1));
     Await.until(() -> markers.contains(-1L));
     assertEquals(2, slow.size(), "two callbacks in the interval");
     assertEquals(List.of(), summaries, "the interval is not over: nothing summed up yet");
@@ -82,11 +85,11 @@ class AnalysisSinkSlowCollectiveTest {
     Await.until(() -> summaries.size() == 1);
     SlowCollectiveSummary s = summaries.get(0);
     assertEquals(5, s.suppressed());
-    assertEquals(2_000_006, s.worst().record().executionNanos());
+    assertEquals(2_000_006, s.worst().record().timing().executionNanos());
     assertEquals(Duration.ofSeconds(10), s.period());
-    sink.record(record(seq++, 2_000_000));
-    sink.record(record(seq++, 2_000_000));
-    sink.record(record(seq, 2_000_000));
+    sink.operationCompleted(record(seq++, 2_000_000));
+    sink.operationCompleted(record(seq++, 2_000_000));
+    sink.operationCompleted(record(seq, 2_000_000));
     sink.close(); /* the inspector closes: what is held back is summed up at once */
     listeners.close();
     assertEquals(4, slow.size());

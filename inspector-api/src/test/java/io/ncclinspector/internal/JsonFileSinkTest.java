@@ -66,8 +66,8 @@ class JsonFileSinkTest {
         p.playAll();
       }
     }
-    records = seen.stream().filter(r -> r.quarantine() == Quarantine.NONE).toList();
-    quarantined = seen.stream().filter(r -> r.quarantine() != Quarantine.NONE).toList();
+    records = seen.stream().filter(r -> r.timing().quarantine() == Quarantine.NONE).toList();
+    quarantined = seen.stream().filter(r -> r.timing().quarantine() != Quarantine.NONE).toList();
     assertFalse(quarantined.isEmpty());
     /* h3_mix: 262 records, 79 of them untimed after its AlltoAll (kernel-channel desync) */
     assertTrue(records.size() > 150, "records: " + records.size());
@@ -97,7 +97,7 @@ class JsonFileSinkTest {
     QuotaFileSystem disk = new QuotaFileSystem(40_000); /* room for about 60 lines */
     JsonFileSink sink = JsonFileSink.open(config(dir), "test", disk);
     for (OperationRecord r : records) {
-      sink.record(r);
+      sink.operationCompleted(r);
     }
     sink.flush();
     Path file = sink.createdFile().orElseThrow();
@@ -126,7 +126,7 @@ class JsonFileSinkTest {
     QuotaFileSystem disk = new QuotaFileSystem(30_000);
     JsonFileSink sink = JsonFileSink.open(config(dir), "test", disk);
     for (OperationRecord r : records) {
-      sink.record(r);
+      sink.operationCompleted(r);
     }
     sink.close();
     Path file = sink.createdFile().orElseThrow();
@@ -146,7 +146,7 @@ class JsonFileSinkTest {
     JsonFileSink sink = JsonFileSink.open(config(out), "test", disk);
     assertTrue(sink.error().orElseThrow().contains(out.toString()), "reported before any record: " + sink.error());
     for (OperationRecord r : records.subList(0, 10)) {
-      sink.record(r);
+      sink.operationCompleted(r);
     }
     sink.flush();
     sink.close();
@@ -178,9 +178,9 @@ class JsonFileSinkTest {
     Files.createSymbolicLink(dir.resolve("host-pid42.quarantine.log"), victim);
     JsonFileSink sink = JsonFileSink.open(config(dir), "test");
     for (OperationRecord r : records.subList(0, 5)) {
-      sink.record(r);
+      sink.operationCompleted(r);
     }
-    sink.record(quarantined.get(0));
+    sink.operationCompleted(quarantined.get(0));
     sink.close();
     assertEquals(dir.resolve("host-pid42-3.log").toAbsolutePath(), sink.createdFile().orElseThrow());
     assertEquals(dir.resolve("host-pid42.quarantine-1.log").toAbsolutePath(), sink.quarantineFile());

@@ -1,8 +1,9 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.testkit.RecordBuilder;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ncclinspector.CollectiveRecord;
@@ -27,9 +28,9 @@ class SlowCollectiveRateLimiterTest {
   private static final CommunicatorInfo TP = new CommunicatorInfo(2, 0x70L, "tp", 0, 2, 1, 5);
 
   private static SlowCollectiveEvent slow(CommunicatorInfo c, long bytes, long seq, long execNanos, Kind kind) {
-    CollectiveRecord r = new CollectiveRecord(c, "AllReduce", seq, bytes / 4, "ncclFloat32", bytes, 0, "RING", "LL", 2,
-        2, 16, execNanos, TimingSource.KERNEL_GPU, 1, 1, 1, execNanos, 0, Quarantine.NONE, 1, 0, Set.of(), List.of(),
-        1, 2, -1, null);
+    CollectiveRecord r = RecordBuilder.collective(c, "AllReduce").sequence(seq).messageBytes(bytes)
+        .algorithm("RING", "LL").channels(2, 2).executionNanos(execNanos).algorithmBandwidthGbs(1).busBandwidthGbs(1)
+        .gpu(1, execNanos, 0).startWallNanos(1).buildCollective();
     OperationClass cls = OperationClass.of(r);
     return new SlowCollectiveEvent(r, new SlowCollectiveEvent.Baseline(cls, 8_000, 95_000, 475_000, 2000),
         SlowCollectiveEvent.Reason.BEYOND_CLASS_RANGE, kind);
@@ -60,10 +61,11 @@ class SlowCollectiveRateLimiterTest {
     assertEquals(1, summaries.size());
     SlowCollectiveSummary s = summaries.get(0);
     assertEquals(37, s.suppressed());
-    assertSame(worst, s.worst());
+    assertEquals(worst.asRateLimited(), s.worst(), "the worst, held back like the others");
+    assertTrue(s.worst().rateLimited());
     assertEquals(Duration.ofSeconds(10), s.period());
     assertEquals(DP, s.communicator());
-    assertEquals(new OperationClass("AllReduce", "RING", "LL", 64 << 10), s.operationClass());
+    assertEquals(OperationClass.collective("AllReduce", "RING", "LL", 64 << 10), s.operationClass());
     assertEquals(Map.of(Kind.WAITING_FOR_PEERS, 28L, Kind.UNKNOWN, 9L), s.kinds());
     assertEquals("37 more slow AllReduce RING/LL 64KiB on communicator 0xd0 in the last 10 s, worst 2.1 ms"
         + " (28 waiting for peers, 9 unknown)", s.describe());

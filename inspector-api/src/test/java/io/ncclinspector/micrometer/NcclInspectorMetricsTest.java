@@ -23,7 +23,7 @@ import io.ncclinspector.SlowCollectiveDetection;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
 import io.ncclinspector.TestData;
-import io.ncclinspector.internal.MessageSizeLabel;
+import io.ncclinspector.spi.MessageSizeLabel;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -39,9 +39,9 @@ class NcclInspectorMetricsTest {
 
 
   private static String classOf(OperationRecord r) {
-    String size = MessageSizeLabel.format(r.messageBytes());
+    String size = MessageSizeLabel.format(r.transfer().messageBytes());
     return r instanceof CollectiveRecord c
-        ? r.operation() + "/" + c.algorithm() + "/" + c.protocol() + "/" + size
+        ? r.operation() + "/" + c.algorithm().name() + "/" + c.algorithm().protocol() + "/" + size
         : r.operation() + "/" + size;
   }
 
@@ -73,7 +73,7 @@ class NcclInspectorMetricsTest {
         d.playAll();
       }
       Await.until(() -> seen.size() == 262);
-      List<OperationRecord> timed = seen.stream().filter(r -> r.quarantine() == Quarantine.NONE).toList();
+      List<OperationRecord> timed = seen.stream().filter(r -> r.timing().quarantine() == Quarantine.NONE).toList();
       Await.until(() -> registry.find("nccl.collective.exec.time").timers().stream().mapToLong(Timer::count).sum()
           + registry.find("nccl.p2p.exec.time").timers().stream().mapToLong(Timer::count).sum() == timed.size());
 
@@ -85,7 +85,7 @@ class NcclInspectorMetricsTest {
       for (Timer t : timers) {
         List<OperationRecord> rs = byClass.get(classOf(t));
         assertEquals(rs.size(), t.count(), classOf(t));
-        assertEquals(rs.stream().mapToLong(OperationRecord::executionNanos).sum(), t.totalTime(TimeUnit.NANOSECONDS), 1.0);
+        assertEquals(rs.stream().mapToLong(r -> r.timing().executionNanos()).sum(), t.totalTime(TimeUnit.NANOSECONDS), 1.0);
         assertEquals("test", t.getId().getTag("job"));
         assertEquals(rs.get(0).communicator().idHex(), t.getId().getTag("comm_id"));
         Set<String> keys = t.getId().getTags().stream().map(Tag::getKey).collect(Collectors.toSet());
@@ -94,7 +94,7 @@ class NcclInspectorMetricsTest {
       }
       for (DistributionSummary s : registry.find("nccl.collective.bus.bandwidth").summaries()) {
         List<OperationRecord> rs = byClass.get(classOf(s));
-        assertEquals(rs.stream().mapToDouble(OperationRecord::busBandwidthGbs).average().orElseThrow(), s.mean(), 1e-9);
+        assertEquals(rs.stream().mapToDouble(r -> r.transfer().busBandwidthGbs()).average().orElseThrow(), s.mean(), 1e-9);
         assertEquals("GB/s", s.getId().getBaseUnit());
       }
 

@@ -63,7 +63,7 @@ class NoChildEventsTest {
     long mallocAfterWarmup = 0;
     NcclInspector inspector = NcclInspector.enable(config);
     try {
-      assertEquals(0, ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString()));
+      assertEquals(0, ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString()));
       ProfilerTableDriver.prepare(trace.maxHandleId(), trace.maxContextId());
       ProfilerTableDriver.run(init, 1, 0, null);
       int passes = 0;
@@ -94,12 +94,12 @@ class NoChildEventsTest {
     assertEquals(collectives, closedEarly, "every collective was closed early, by reason: " + c.notes());
     assertEquals(0, c.get("ring_full") + c.get("op_table_full") + c.get("stale_handle"), c.drops()::toString);
     if (requireKernelTiming) {
-      assertEquals(0, inspector.recordsWritten());
+      assertEquals(0, inspector.status().records().written());
       assertEquals(collectives, c.get("no_gpu_timing"));
     } else {
-      assertEquals(collectives, inspector.recordsWritten());
+      assertEquals(collectives, inspector.status().records().written());
       assertEquals(0, c.get("no_gpu_timing"));
-      assertEquals(collectives, Files.lines(inspector.outputFile().orElseThrow())
+      assertEquals(collectives, Files.lines(inspector.status().output().orElseThrow().file())
           .filter(l -> l.contains("\"coll_timing_source\":\"collective_cpu\"")).count());
     }
   }
@@ -112,7 +112,7 @@ class NoChildEventsTest {
    */
   private static void paceToTheDrainThread(int ringCells, NcclInspector inspector) {
     while (InspectorNative.ringUsedCells() > ringCells / 4
-        || inspector.recordsReceived() - inspector.recordsWritten() > 20_000) {
+        || inspector.status().records().received() - inspector.status().records().written() > 20_000) {
       Thread.onSpinWait();
     }
   }

@@ -1,5 +1,7 @@
 package io.ncclinspector.replay;
 
+import io.ncclinspector.InspectorStatus;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,7 +25,7 @@ class RecordingNameTest {
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
         .traceDirectory(rec).processIdentity(new io.ncclinspector.ProcessIdentity("vm", 1061)).build();
     ReplayResult r = TraceReplayer.replay(TestData.traceFiles("h3_mix").get(0), config, "vm");
-    ReplayResult.Recording recording = r.recording().orElseThrow();
+    InspectorStatus.Recording recording = r.recording().orElseThrow();
     assertEquals(rec.resolve("trace-pid1061-2.jsonl.gz").toAbsolutePath(), recording.file());
     assertTrue(recording.eventsWritten() > 0);
     assertEquals("must stay\n", Files.readString(victim));

@@ -1,5 +1,7 @@
 package io.ncclinspector.replay;
 
+import io.ncclinspector.InspectorStatus;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,7 +59,7 @@ class RecordingRoundTripTest {
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
         .traceDirectory(dir.resolve("rec")).traceMaxBytes(2000).build();
     ReplayResult r = TraceReplayer.replay(original, config, "vm");
-    ReplayResult.Recording rec = r.recording().orElseThrow();
+    InspectorStatus.Recording rec = r.recording().orElseThrow();
     TraceEvents events = new TraceReader().read(rec.file());
     assertEquals(rec.eventsWritten(), events.count());
     assertTrue(events.count() > 0 && events.count() < 15, "only about 2000 bytes: " + events.count());

@@ -39,10 +39,10 @@ class TracePlayerTest {
       assertEquals(262, total, "every Coll/P2p start of the trace");
       assertTrue(calls > 262);
       long deadline = System.nanoTime() + 10_000_000_000L;
-      while (inspector.recordsReceived() < 262 && System.nanoTime() < deadline) {
+      while (inspector.status().records().received() < 262 && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
-      assertEquals(262, inspector.recordsReceived());
+      assertEquals(262, inspector.status().records().received());
     }
   }
 
@@ -73,7 +73,7 @@ class TracePlayerTest {
         @Override
         public void operationCompleted(io.ncclinspector.OperationRecord r) {
           if (r instanceof io.ncclinspector.CollectiveRecord) {
-            stepOf.put(r.operation() + "#" + r.sequence(), r.step());
+            stepOf.put(r.operation() + "#" + r.sequence(), r.tags().step());
           }
         }
       });
@@ -121,7 +121,7 @@ class TracePlayerTest {
             InspectorConfig.builder().dumpDirectory(dir).build(), "host"));
         first.playAll();
       }
-      io.ncclinspector.Await.until(() -> inspector.recordsReceived() == 262);
+      io.ncclinspector.Await.until(() -> inspector.status().records().received() == 262);
       assertEquals(0, inspector.counters().get("stale_handle") + inspector.counters().get("invalid_handle"),
           "the first player's handles were left alone");
       try (TracePlayer again = TracePlayer.open(inspector, trace)) {

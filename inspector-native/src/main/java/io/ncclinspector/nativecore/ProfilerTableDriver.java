@@ -66,6 +66,10 @@ public final class ProfilerTableDriver {
   @Name("profiler_driver_getenv")
   public static native String getenv(String name);
 
+  /** Sets (null: unsets) a variable of the process environment through libc; 0 on success. */
+  @Name("profiler_driver_setenv")
+  public static native int setenv(String name, String value);
+
   /** Bytes malloc'ed and not freed in the process (glibc mallinfo2); -1 where unavailable. */
   @Name("profiler_driver_malloc_in_use")
   public static native long mallocInUse();

@@ -46,11 +46,11 @@ public final class CallbackCostBenchmark {
     baseline = collect(kinds, measure(events, null, reps));
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).build();
     try (NcclInspector nccl = NcclInspector.enable(config)) {
-      String lib = nccl.libraryPath().orElseThrow().toString();
+      String lib = nccl.status().libraryPath().orElseThrow().toString();
       measure(events, lib, 20);
       inspector = collect(kinds, measure(events, lib, reps));
       nccl.close();
-      recordsWritten = nccl.recordsWritten();
+      recordsWritten = nccl.status().records().written();
     }
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%n",
         trace.getFileName(), events.count(), reps, recordsWritten);

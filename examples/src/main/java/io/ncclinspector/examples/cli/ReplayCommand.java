@@ -1,7 +1,7 @@
 package io.ncclinspector.examples.cli;
 
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.PrometheusTextfile;
+import io.ncclinspector.prometheus.PrometheusTextfile;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceReplayer;
 import java.io.IOException;
@@ -104,17 +104,20 @@ final class ReplayCommand implements Callable<Integer> {
       config.traceDirectory(recordDir);
     }
     if (prometheus) {
-      config.prometheus(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL));
+      config.exporter(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL));
     }
-    if (config.build().prometheus().enabled()) {
+    InspectorConfig built = config.build();
+    boolean textfiles = built.exporter(PrometheusTextfile.NAME).isPresent();
+    if (textfiles) {
       /* A replay's textfiles are its result: keep them (a live job removes them at close). */
-      config.prometheus(config.build().prometheus().withRemoveFilesOnClose(false));
+      PrometheusTextfile p = (PrometheusTextfile) built.exporter(PrometheusTextfile.NAME).orElseThrow();
+      built = built.toBuilder().exporter(p.withRemoveFilesOnClose(false)).build();
     }
     int failures = 0;
     for (Path trace : traces) {
       ReplayResult r;
       try {
-        r = TraceReplayer.replay(trace, config.build(), hostname);
+        r = TraceReplayer.replay(trace, built, hostname);
       } catch (IOException | RuntimeException e) {
         err.println("nccl-inspector replay: " + e.getMessage());
         failures++;
@@ -124,7 +127,7 @@ final class ReplayCommand implements Callable<Integer> {
         failures++;
       }
     }
-    if (config.build().prometheus().enabled() && Files.isDirectory(dumpDir)) {
+    if (textfiles && Files.isDirectory(dumpDir)) {
       try (var files = Files.list(dumpDir)) {
         files.filter(f -> f.getFileName().toString().endsWith(".prom")).sorted()
             .forEach(f -> out.printf("Prometheus textfile: %s%n", f));
@@ -163,9 +166,9 @@ final class ReplayCommand implements Callable<Integer> {
             rec.eventsNotWritten(), rec.error().orElse("?"));
       }
     });
-    if (r.status().recordsNotWritten() > 0) {
-      err.printf("nccl-inspector replay: %d record(s) NOT written: %s%n", r.status().recordsNotWritten(),
-          r.status().outputError().orElse("?"));
+    if (r.status().records().notWritten() > 0) {
+      err.printf("nccl-inspector replay: %d record(s) NOT written: %s%n", r.status().records().notWritten(),
+          r.status().output().flatMap(o -> o.error()).orElse("?"));
     }
     if (r.outputLost()) {
       ok = false;
