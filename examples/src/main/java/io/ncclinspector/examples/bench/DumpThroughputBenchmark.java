@@ -2,7 +2,7 @@ package io.ncclinspector.examples.bench;
 
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;

@@ -20,7 +20,7 @@ import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.internal.NativeCore;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.InspectorSnapshot;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import java.io.IOException;
@@ -153,8 +153,8 @@ public class ApiBenchmarks {
       TraceEvents t = new TraceReader().read(file);
       ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString());
       ProfilerTableDriver.prepare(t.maxHandleId(), t.maxContextId());
-      ProfilerTableDriver.run(t.events().slice(0, ProfilerTableDriver.EVENT_BYTES), 1, 0, null);
-      collective = t.events().slice(ProfilerTableDriver.EVENT_BYTES, 5 * ProfilerTableDriver.EVENT_BYTES);
+      ProfilerTableDriver.run(t.events().slice(0, TraceEvents.eventBytes()), 1, 0, null);
+      collective = t.events().slice(TraceEvents.eventBytes(), 5 * TraceEvents.eventBytes());
       calls = 5;
     }
 

@@ -12,7 +12,7 @@ import io.ncclinspector.jfr.JfrEvents;
 import io.ncclinspector.jfr.internal.JfrExporter;
 import io.ncclinspector.prometheus.internal.PrometheusTextfileSink;
 import io.ncclinspector.micrometer.NcclInspectorMetrics;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import java.io.IOException;
