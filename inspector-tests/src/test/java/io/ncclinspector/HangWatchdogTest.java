@@ -1,5 +1,7 @@
 package io.ncclinspector;
 
+import io.ncclinspector.testsupport.Await;
+import io.ncclinspector.testsupport.LogCapture;
 import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.replay.TracePlayer;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ncclinspector.testsupport.LogCapture;
 import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.ReplayResult;

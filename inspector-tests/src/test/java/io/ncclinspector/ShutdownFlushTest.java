@@ -3,6 +3,7 @@ package io.ncclinspector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ncclinspector.testsupport.TestData;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;

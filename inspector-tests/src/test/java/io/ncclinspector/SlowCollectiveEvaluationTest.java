@@ -3,7 +3,9 @@ package io.ncclinspector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.BimodalAllReduce.Op;
+import io.ncclinspector.testsupport.BimodalAllReduce;
+import io.ncclinspector.testsupport.TestData;
+import io.ncclinspector.testsupport.BimodalAllReduce.Op;
 import io.ncclinspector.PlantedAnomalies.Point;
 import io.ncclinspector.PlantedAnomalies.Result;
 import io.ncclinspector.PlantedAnomalies.ScaleResult;

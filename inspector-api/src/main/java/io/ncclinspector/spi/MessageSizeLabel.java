@@ -15,6 +15,9 @@ public final class MessageSizeLabel {
 
   private final Map<Long, String> cache = new HashMap<>();
 
+  /** A labeller with its own cache. */
+  public MessageSizeLabel() {}
+
   /** The label of a message size (not thread-safe: one instance per writer thread). */
   public String of(long bytes) {
     long key = bucketKey(bytes);

@@ -3,8 +3,8 @@ package io.ncclinspector.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.LogCapture;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.LogCapture;
+import io.ncclinspector.testsupport.TestData;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

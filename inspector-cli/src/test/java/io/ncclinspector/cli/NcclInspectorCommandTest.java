@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.LogCapture;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.LogCapture;
+import io.ncclinspector.testsupport.TestData;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

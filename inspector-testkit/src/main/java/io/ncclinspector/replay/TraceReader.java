@@ -41,6 +41,9 @@ public final class TraceReader {
 
   private final Map<String, Integer> interned = new HashMap<>();
 
+  /** A reader; each keeps the driver's interned strings it used. */
+  public TraceReader() {}
+
   /** The longest line read: recorded lines are a few hundred bytes; a longer one is not a trace. */
   static final int MAX_LINE_BYTES = 1 << 20;
   /** Problems listed one by one; past this many they are only counted. */

@@ -15,6 +15,9 @@ public final class SyntheticTrace {
   public static final long WALL = 1_795_942_870_000_000_000L;
   private int nextHandle = 1;
 
+  /** An empty trace whose clock starts at 1 s (monotonic), {@link #WALL} + 1 s (wall clock). */
+  public SyntheticTrace() {}
+
   private String stamp() {
     t += 1000;
     return "{\"t\":" + t + ",\"wall\":" + (WALL + t) + ",\"tid\":1,";

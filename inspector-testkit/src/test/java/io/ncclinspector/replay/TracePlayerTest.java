@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ncclinspector.testsupport.Await;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import java.nio.file.Path;
-import io.ncclinspector.LogCapture;
+import io.ncclinspector.testsupport.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +122,7 @@ class TracePlayerTest {
             InspectorConfig.builder().dumpDirectory(dir).build(), "host"));
         first.playAll();
       }
-      io.ncclinspector.Await.until(() -> inspector.status().records().received() == 262);
+      Await.until(() -> inspector.status().records().received() == 262);
       assertEquals(0, inspector.counters().get("stale_handle") + inspector.counters().get("invalid_handle"),
           "the first player's handles were left alone");
       try (TracePlayer again = TracePlayer.open(inspector, trace)) {

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.LogCapture;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.LogCapture;
+import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import io.ncclinspector.testkit.RecordBuilder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.Await;
+import io.ncclinspector.testsupport.Await;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.CommunicatorSelector;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import io.ncclinspector.LogCapture;
+import io.ncclinspector.testsupport.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import io.ncclinspector.nativecore.InspectorNative;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import java.io.BufferedReader;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

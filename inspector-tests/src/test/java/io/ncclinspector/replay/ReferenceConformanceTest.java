@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

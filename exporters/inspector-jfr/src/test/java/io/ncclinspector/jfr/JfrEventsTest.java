@@ -1,6 +1,6 @@
 package io.ncclinspector.jfr;
 
-import io.ncclinspector.Await;
+import io.ncclinspector.testsupport.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -20,7 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
-import io.ncclinspector.LogCapture;
+import io.ncclinspector.testsupport.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package io.ncclinspector.micrometer;
 
-import io.ncclinspector.Await;
+import io.ncclinspector.testsupport.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ncclinspector.BimodalAllReduce;
+import io.ncclinspector.testsupport.BimodalAllReduce;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.replay.TracePlayer;
 import io.ncclinspector.InspectorConfig;
@@ -22,7 +22,7 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveDetection;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import io.ncclinspector.spi.MessageSizeLabel;
 import java.nio.file.Path;
 import java.util.List;

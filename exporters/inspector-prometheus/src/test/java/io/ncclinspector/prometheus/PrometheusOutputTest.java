@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.Await;
+import io.ncclinspector.testsupport.Await;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.TestData;
+import io.ncclinspector.testsupport.TestData;
 import io.ncclinspector.prometheus.NodeExporter.Sample;
 import io.ncclinspector.replay.TracePlayer;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.ncclinspector;
+package io.ncclinspector.testsupport;
 
 import static org.junit.jupiter.api.Assertions.fail;
 

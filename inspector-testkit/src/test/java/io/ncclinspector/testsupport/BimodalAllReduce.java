@@ -1,7 +1,9 @@
-package io.ncclinspector;
+package io.ncclinspector.testsupport;
 
-import io.ncclinspector.testkit.SyntheticTrace;
+import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.testkit.RecordBuilder;
+import io.ncclinspector.testkit.SyntheticTrace;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.ncclinspector;
+package io.ncclinspector.testsupport;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.ncclinspector;
+package io.ncclinspector.testsupport;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
