@@ -22,9 +22,6 @@ class SizeBucketingTest {
       sizes.add(p + 1);
     }
     try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
-      for (String m : SizeBucketing.POW2_MACROS) {
-        e.execute(m);
-      }
       for (long size : sizes) {
         long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)"),
             r -> r.getLong(1)).get(0);

@@ -172,7 +172,8 @@ public final class RecordImporter {
           wasSalvaged));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
-    return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices);
+    return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices,
+        List.of());
   }
 
   private String status() {
@@ -235,7 +236,7 @@ public final class RecordImporter {
         .collect(Collectors.joining("\nUNION ALL\n"));
     String sql = "COPY (\nSELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
-        + " AS valid\nFROM (SELECT " + RecordSchema.RAW + "\nFROM (" + source + "))\n) TO "
+        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename") + "\nFROM (" + source + "))\n) TO "
         + DuckDbEngine.literal(target.toString())
         + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
         + " OVERWRITE_OR_IGNORE true)";
@@ -245,7 +246,7 @@ public final class RecordImporter {
   static String readJson(List<String> paths, Compression compression) {
     return "read_json(" + DuckDbEngine.literalList(paths)
         + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
-        + ", columns = " + RecordSchema.JSON_COLUMNS
+        + ", columns = " + JsonLayout.duckDbColumns()
         + ", ignore_errors = true, filename = true"
         + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
   }

@@ -167,9 +167,7 @@ public final class LogDiscovery {
         if (line.blank()) {
           continue;
         }
-        return isEventTrace(line) ? Optional.of(
-            "raw event trace, not Inspector records (replay it with 'nccl-inspector replay')")
-            : Optional.empty();
+        return Optional.ofNullable(otherFormat(line));
       }
       return Optional.of("no records (only blank lines)");
     } catch (IOException e) {
@@ -177,28 +175,39 @@ public final class LogDiscovery {
     }
   }
 
-  private static boolean isEventTrace(LineReader.Line line) {
+  /**
+   * Whether a first line shows a known file of another kind, and which: this project's raw event
+   * traces ({@code "ev"}, no {@code "header"}), or the CUPTI kernel listings kept beside recorded
+   * traces ({@code "name"}, {@code "start_us"}, {@code "dur_us"}). Null for anything else.
+   */
+  private static String otherFormat(LineReader.Line line) {
     if (line.tooLong()) {
-      return false;
+      return null;
     }
-    boolean ev = false;
+    Set<String> keys = new HashSet<>();
     try (JsonParser p = JSON.createParser(line.bytes(), line.offset(), line.length())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return false;
+        return null;
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         if (name.equals("header")) {
-          return false;
+          return null;
         }
-        ev |= name.equals("ev");
+        keys.add(name);
         p.nextToken();
         p.skipChildren();
       }
     } catch (IOException e) {
-      return false;
+      return null;
     }
-    return ev;
+    if (keys.contains("ev")) {
+      return "raw event trace, not Inspector records (replay it with 'nccl-inspector replay')";
+    }
+    if (keys.containsAll(List.of("name", "start_us", "dur_us"))) {
+      return "CUPTI kernel timings, not Inspector records";
+    }
+    return null;
   }
 
   static String describe(IOException e) {
