@@ -149,10 +149,15 @@ public final class LogDiscovery {
 
   static Compression sniffCompression(Path file) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
-      int b0 = in.read();
-      int b1 = in.read();
-      return b0 == 0x1f && b1 == 0x8b ? Compression.GZIP : Compression.NONE;
+      return sniffCompression(in);
     }
+  }
+
+  /** Gzip or not, from the first two bytes of a stream. */
+  public static Compression sniffCompression(InputStream in) throws IOException {
+    int b0 = in.read();
+    int b1 = in.read();
+    return b0 == 0x1f && b1 == 0x8b ? Compression.GZIP : Compression.NONE;
   }
 
   /**
@@ -161,7 +166,19 @@ public final class LogDiscovery {
    * imported so that its lines are reported one by one.
    */
   private static Optional<String> sniffContent(Path file, Compression compression) {
-    try (LineReader lines = LineReader.open(file, compression, SNIFF_BYTES)) {
+    try {
+      return sniffContent(Files.newInputStream(file), compression);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Why a file's content is not a log (only blank lines, or a known file of another kind), from
+   * its first non-blank line; empty if it is to be imported. Closes the stream.
+   */
+  public static Optional<String> sniffContent(InputStream in, Compression compression) {
+    try (LineReader lines = LineReader.open(in, compression, SNIFF_BYTES)) {
       LineReader.Line line;
       while ((line = lines.next()) != null) {
         if (line.blank()) {
