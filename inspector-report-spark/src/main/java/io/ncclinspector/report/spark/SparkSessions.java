@@ -34,6 +34,9 @@ final class SparkSessions {
           // Few, larger shuffle partitions suit one machine; adaptive execution merges them
           // further.
           .config("spark.sql.shuffle.partitions", Integer.toString(Math.max(4, threads * 4)))
+          // Adaptive execution re-plans every stage: on one machine it costs the report's many
+          // small queries more than it saves.
+          .config("spark.sql.adaptive.enabled", "false")
           .config("spark.driver.bindAddress", "127.0.0.1")
           .config("spark.driver.host", "localhost");
     }

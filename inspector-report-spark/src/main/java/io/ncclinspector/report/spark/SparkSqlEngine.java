@@ -27,6 +27,9 @@ import org.slf4j.LoggerFactory;
 final class SparkSqlEngine implements SqlEngine {
   private static final Logger LOG = LoggerFactory.getLogger(SparkSqlEngine.class);
 
+  /** The most rows {@link #createSmallTable} keeps on the driver. */
+  static final int SMALL_ROWS = 200_000;
+
   private final SparkSession spark;
   private final SparkDialect dialect;
   private final Set<String> cached = new LinkedHashSet<>();
@@ -52,7 +55,19 @@ final class SparkSqlEngine implements SqlEngine {
 
   @Override
   public <T> List<T> query(String sql, RowMapper<T> mapper) throws SQLException {
-    List<Row> rows = run(sql, () -> spark.sql(sql).collectAsList());
+    List<Row> rows = run(sql, () -> {
+      long t0 = System.nanoTime();
+      org.apache.spark.sql.Dataset<Row> df = spark.sql(sql);
+      long t1 = System.nanoTime();
+      df.queryExecution().executedPlan();
+      long t2 = System.nanoTime();
+      List<Row> r = df.collectAsList();
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("analysis {} ms, planning {} ms, execution {} ms", (t1 - t0) / 1_000_000,
+            (t2 - t1) / 1_000_000, (System.nanoTime() - t2) / 1_000_000);
+      }
+      return r;
+    });
     List<T> out = new ArrayList<>(rows.size());
     for (Row r : rows) {
       out.add(mapper.map(new SparkRow(r)));
@@ -65,6 +80,29 @@ final class SparkSqlEngine implements SqlEngine {
     drop(name);
     run(select, () -> spark.sql("CACHE TABLE " + name + " AS " + select));
     cached.add(name);
+  }
+
+  /**
+   * A small table is collected to the driver and queried from there (a local relation: no
+   * cache, no shuffle to read it, joined by broadcast), which saves most of Spark's per-query
+   * overhead on the analyses' many small tables. One that turns out larger than {@value
+   * #SMALL_ROWS} rows is cached on the executors instead.
+   */
+  @Override
+  public void createSmallTable(String name, String select) throws SQLException {
+    drop(name);
+    boolean local = run(select, () -> {
+      org.apache.spark.sql.Dataset<Row> df = spark.sql(select);
+      List<Row> rows = df.limit(SMALL_ROWS + 1).collectAsList();
+      if (rows.size() > SMALL_ROWS) {
+        return false;
+      }
+      spark.createDataFrame(rows, df.schema()).createOrReplaceTempView(name);
+      return true;
+    });
+    if (!local) {
+      createTable(name, select);
+    }
   }
 
   @Override

@@ -62,6 +62,7 @@ class SparkEngineTest {
   void startSpark() {
     spark = SparkSession.builder().appName("inspector-report-spark tests").master("local[2]")
         .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.adaptive.enabled", "false")
         .config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "localhost")
         .getOrCreate();
   }

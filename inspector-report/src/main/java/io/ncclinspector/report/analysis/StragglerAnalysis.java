@@ -154,19 +154,19 @@ public final class StragglerAnalysis {
    * copied or read twice); only then does the de-duplicating aggregation run.
    */
   private long defineSource() throws SQLException {
-    engine.createTable("st_files", "SELECT comm_id, op, rank,"
+    engine.createSmallTable("st_files", "SELECT comm_id, op, rank,"
         + " source_file, min(sn) AS lo, max(sn) AS hi, count(*) AS n, sum(exec_us) AS exec_sum,"
         + " min(gpu_start_ns) AS first_start, any_value(n_ranks) AS n_ranks,"
         + " any_value(comm_name) AS comm_name, any_value(comm_type) AS comm_type,"
         + " any_value(hostname) AS hostname, any_value(pid) AS pid"
         + " FROM records WHERE " + sourceFilter("") + " GROUP BY comm_id, op, rank, source_file");
-    engine.createTable("st_keys", "SELECT k, comm_id, op, base_ns, stride,"
+    engine.createSmallTable("st_keys", "SELECT k, comm_id, op, base_ns, stride,"
         + " min(base_ns) OVER (PARTITION BY comm_id) AS comm_base FROM (SELECT"
         + " CAST(row_number() OVER (ORDER BY comm_id, op) AS INTEGER) AS k, comm_id, op,"
         + " min(first_start) AS base_ns,"
         + " greatest(1, " + d.integerDivide("max(hi) + 1", Long.toString(SAMPLE_PER_OPERATION))
         + ") AS stride FROM st_files GROUP BY comm_id, op) g");
-    engine.createTable("st_rank_info", "SELECT comm_id, rank,"
+    engine.createSmallTable("st_rank_info", "SELECT comm_id, rank,"
         + " any_value(comm_name) AS comm_name, any_value(comm_type) AS comm_type,"
         + " any_value(hostname) AS hostname, any_value(pid) AS pid, sum(n) AS records,"
         + " sum(exec_sum) / sum(n) AS exec_mean FROM st_files GROUP BY comm_id, rank");
@@ -227,17 +227,17 @@ public final class StragglerAnalysis {
   private void estimateClockOffsets(List<String> notes) throws SQLException {
     // Times relative to the communicator's first start: comparable across its operations, and
     // small enough for any engine's arithmetic.
-    engine.createTable("st_sample", "SELECT s.k, s.sn, s.rank,"
+    engine.createSmallTable("st_sample", "SELECT s.k, s.sn, s.rank,"
         + " s.start_ns + k.base_ns - k.comm_base AS start_c,"
         + " s.end_ns + k.base_ns - k.comm_base AS end_c, k.comm_id,"
         + " k.op FROM st_source s JOIN st_keys k ON s.k = k.k WHERE s.sn % s.stride = 0");
     if (options.clockSync() == ClockSync.NONE) {
-      engine.createTable("st_comm_offsets", "SELECT"
+      engine.createSmallTable("st_comm_offsets", "SELECT"
           + " CAST(NULL AS STRING) AS comm_id, CAST(NULL AS INTEGER) AS rank,"
           + " CAST(0 AS DOUBLE) AS offset_ns, CAST(0 AS BIGINT) AS samples, false AS applied"
           + " FROM st_keys WHERE false");
     } else {
-      engine.createTable("st_comm_offsets",
+      engine.createSmallTable("st_comm_offsets",
           "WITH ends AS (SELECT k, sn, " + medianDisc("end_c") + " AS end_med"
           + "   FROM st_sample WHERE op IN " + inList(SYMMETRIC)
           + "   GROUP BY k, sn HAVING count(*) >= 2)"
@@ -258,9 +258,9 @@ public final class StragglerAnalysis {
             + " none to compare raw timestamps.");
       }
     }
-    engine.createTable("st_offsets", "SELECT k.k, o.comm_id, o.rank, o.offset_ns, o.samples,"
+    engine.createSmallTable("st_offsets", "SELECT k.k, o.comm_id, o.rank, o.offset_ns, o.samples,"
         + " o.applied FROM st_comm_offsets o JOIN st_keys k ON o.comm_id = k.comm_id");
-    engine.createTable("st_arrival",
+    engine.createSmallTable("st_arrival",
         "WITH corrected AS (SELECT s.comm_id, s.k, s.sn, s.rank, s.start_c"
         + "   - CAST(round(coalesce(o.offset_ns, 0)) AS BIGINT) AS arr FROM st_sample s"
         + "   LEFT JOIN st_offsets o ON s.k = o.k AND s.rank = o.rank AND o.applied),"
@@ -384,7 +384,7 @@ public final class StragglerAnalysis {
     if (options.worstCollectives() == 0) {
       return List.of();
     }
-    engine.createTable("st_worst", "SELECT c.*, k.comm_id, k.op,"
+    engine.createSmallTable("st_worst", "SELECT c.*, k.comm_id, k.op,"
         + " k.base_ns FROM st_collectives c JOIN st_keys k ON c.k = k.k"
         + " WHERE c.ranks_aligned >= 2 ORDER BY c.delay_ns DESC, k.comm_id, k.op, c.sn"
         + " LIMIT " + options.worstCollectives());

@@ -202,7 +202,7 @@ public final class SummaryQueries {
           d.literal(s.commType()), d.literal(s.kind()), d.literal(s.op()), s.sizeBucketBytes(),
           num(s.execMinUs()), num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
     }
-    engine.createTable("hist_groups", chosen.toString());
+    engine.createSmallTable("hist_groups", chosen.toString());
     // The records side is reduced to the group key first, so the join is a plain hash join on
     // small typed keys.
     String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "

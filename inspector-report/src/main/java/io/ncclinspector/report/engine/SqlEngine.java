@@ -22,6 +22,14 @@ public interface SqlEngine {
    */
   void createTable(String name, String select) throws SQLException;
 
+  /**
+   * Like {@link #createTable}, for a result known to be small (per communicator, rank or key, not
+   * per record or collective): an engine may keep it on the driver rather than distributed.
+   */
+  default void createSmallTable(String name, String select) throws SQLException {
+    createTable(name, select);
+  }
+
   /** Names {@code select} as {@code name} without computing it; each use recomputes it. */
   void createView(String name, String select) throws SQLException;
 
