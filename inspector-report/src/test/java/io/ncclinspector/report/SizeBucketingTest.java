@@ -23,7 +23,7 @@ class SizeBucketingTest {
     }
     try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
       for (long size : sizes) {
-        long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)"),
+        long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)", e.dialect()),
             r -> r.getLong(1)).get(0);
         assertEquals(SizeBucketing.POW2.bucketOf(size), sql, "size " + size);
       }

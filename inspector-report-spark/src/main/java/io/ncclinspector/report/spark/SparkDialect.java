@@ -80,4 +80,15 @@ public final class SparkDialect implements SqlDialect {
   public String pair(String first, String second) {
     return "struct(" + first + ", " + second + ")";
   }
+
+  @Override
+  public String powerOfTwo(String exponent) {
+    return "shiftleft(CAST(1 AS BIGINT), CAST(" + exponent + " AS INT))";
+  }
+
+  /** Spark sums BIGINT into BIGINT (and fails on overflow): DECIMAL(38,0) holds the sum. */
+  @Override
+  public String wideSum(String expr) {
+    return "sum(CAST(" + expr + " AS DECIMAL(38,0)))";
+  }
 }

@@ -312,6 +312,48 @@ class SparkEngineTest {
         .findFirst().orElseThrow().damage());
   }
 
+  @Test
+  void theDialectsComputeTheSameValues(@TempDir Path tmp) throws Exception {
+    SparkSqlEngine sparkSql = new SparkSqlEngine(spark, new SparkDialect(0));
+    try (io.ncclinspector.report.engine.DuckDbEngine duck =
+        io.ncclinspector.report.engine.DuckDbEngine.open(
+            new io.ncclinspector.report.engine.EngineSettings(1, null, tmp))) {
+      List<io.ncclinspector.report.engine.SqlEngine> engines = List.of(duck, sparkSql);
+      // Power-of-two buckets at every boundary up to the largest plausible size.
+      for (io.ncclinspector.report.engine.SqlEngine e : engines) {
+        String sizes = "SELECT CAST(" + e.dialect().powerOfTwo("k") + " + delta AS BIGINT) AS x"
+            + " FROM range(1, 51) AS t(k) CROSS JOIN (SELECT -1 AS delta UNION ALL SELECT 0"
+            + " UNION ALL SELECT 1) d UNION ALL SELECT CAST(0 AS BIGINT)";
+        List<long[]> rows = e.query("SELECT x, " + io.ncclinspector.report.analysis.SizeBucketing
+            .POW2.sql("x", e.dialect()) + " AS b FROM (" + sizes + ") s",
+            r -> new long[] {r.getLong(1), r.getLong(2)});
+        assertEquals(151, rows.size());
+        for (long[] r : rows) {
+          assertEquals(r[0] < 1 ? 0 : Long.highestOneBit(r[0]), r[1], e.dialect() + ": " + r[0]);
+        }
+      }
+      // The rest: one row of expressions, the same on both engines.
+      for (io.ncclinspector.report.engine.SqlEngine e : engines) {
+        var d = e.dialect();
+        List<Object> row = e.query("SELECT " + d.integerDivide("CAST(-7 AS BIGINT)", "2")
+            + " AS a, " + d.integerDivide("CAST(7 AS BIGINT)", "2") + " AS b, "
+            + d.literal("it's a \\ test") + " AS c, "
+            + "(SELECT " + d.sortedDistinctList("op") + " FROM (SELECT 'b' AS op UNION ALL"
+            + " SELECT 'a' UNION ALL SELECT 'b' UNION ALL SELECT NULL) o) AS e, "
+            + "(SELECT max_by(r, " + d.pair("t", "r") + ") FROM (SELECT CAST(5 AS BIGINT) AS t,"
+            + " CAST(1 AS BIGINT) AS r UNION ALL SELECT CAST(5 AS BIGINT), CAST(3 AS BIGINT)"
+            + " UNION ALL SELECT CAST(4 AS BIGINT), CAST(7 AS BIGINT)) p) AS f, "
+            + "(SELECT CAST(" + d.wideSum("v") + " AS STRING) FROM (SELECT"
+            + " CAST(9223372036854775807 AS BIGINT) AS v UNION ALL SELECT"
+            + " CAST(9223372036854775807 AS BIGINT)) w) AS g",
+            r -> List.<Object>of(r.getLong("a"), r.getLong("b"), r.getString("c"), r.getString("e"),
+                r.getLong("f"), r.getString("g"))).get(0);
+        assertEquals(List.of(-3L, 3L, "it's a \\ test", "a,b", 3L, "18446744073709551614"), row,
+            d.toString());
+      }
+    }
+  }
+
   private static void gzip(Path file, byte[] content) throws Exception {
     try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(file))) {
       out.write(content);

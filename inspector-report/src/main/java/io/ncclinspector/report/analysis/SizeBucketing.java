@@ -1,5 +1,6 @@
 package io.ncclinspector.report.analysis;
 
+import io.ncclinspector.report.engine.SqlDialect;
 import java.util.Locale;
 
 /** How message sizes are grouped in the summaries. */
@@ -17,20 +18,16 @@ public enum SizeBucketing {
    * SQL for the bucket (its lower bound in bytes) of a BIGINT size expression, in SQL every engine
    * accepts; defined for sizes up to 2^61.
    */
-  public String sql(String size) {
+  public String sql(String size, SqlDialect d) {
     if (this == EXACT) {
       return size;
     }
     String k = "floor(log2(greatest(" + size + ", 1)))";
     // log2 in floating point can land one off next to a power of two; the checks correct it.
     return "CASE WHEN " + size + " IS NULL THEN NULL WHEN " + size + " < 1 THEN CAST(0 AS BIGINT)"
-        + " WHEN " + pow2(k) + " > " + size + " THEN " + pow2(k + " - 1")
-        + " WHEN " + pow2(k + " + 1") + " <= " + size + " THEN " + pow2(k + " + 1")
-        + " ELSE " + pow2(k) + " END";
-  }
-
-  private static String pow2(String exponent) {
-    return "CAST(power(2, " + exponent + ") AS BIGINT)";
+        + " WHEN " + d.powerOfTwo(k) + " > " + size + " THEN " + d.powerOfTwo(k + " - 1")
+        + " WHEN " + d.powerOfTwo(k + " + 1") + " <= " + size + " THEN "
+        + d.powerOfTwo(k + " + 1") + " ELSE " + d.powerOfTwo(k) + " END";
   }
 
   /** The bucket containing a size, computed in Java (the same rule). */

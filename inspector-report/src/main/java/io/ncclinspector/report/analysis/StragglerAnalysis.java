@@ -187,7 +187,7 @@ public final class StragglerAnalysis {
     engine.createTable("st_source", "SELECT k, sn, rank,"
         + " max(n_ranks) AS n_ranks, min(start_ns) AS start_ns,"
         + " min_by(end_ns, " + d.pair("start_ns", "end_ns") + ") AS end_ns,"
-        + " min_by(exec_us, " + d.pair("start_ns", "exec_us") + ") AS exec_us, max(msg) AS msg,"
+        + " min_by(exec_us, " + d.pair("start_ns", "end_ns") + ") AS exec_us, max(msg) AS msg,"
         + " any_value(stride) AS stride, count(*) AS copies FROM (" + rows + ") r"
         + " GROUP BY k, sn, rank");
     return engine.query("SELECT coalesce(sum(copies - 1), 0) AS d FROM st_source",

@@ -19,9 +19,6 @@ public final class SummaryQueries {
   private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
   private static final int HISTOGRAM_BINS = 30;
 
-  /** A sum of message sizes, capped at the largest BIGINT (sums of billions overflow 64 bits). */
-  static final String TOTAL_BYTES = "CAST(least(sum(CAST(msg_size_bytes AS DECIMAL(38,0))),"
-      + " 9223372036854775807) AS BIGINT)";
 
   private final SqlEngine engine;
   private final SqlDialect d;
@@ -78,10 +75,10 @@ public final class SummaryQueries {
   /** Class × kind × operation × size bucket, over the records the figures use. */
   public List<ClassSummary> classSummaries() throws SQLException {
     SizeBucketing b = options.sizeBucketing();
-    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket,"
+    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket,"
         + " count(*) AS n, count(DISTINCT comm_id) AS comms,"
         + " min(msg_size_bytes) AS min_size, max(msg_size_bytes) AS max_size,"
-        + " " + TOTAL_BYTES + " AS total_bytes,"
+        + " " + totalBytes() + " AS total_bytes,"
         + " min(exec_us) AS exec_min, " + d.quantiles("exec_us", 0.5, 0.9, 0.99) + " AS exec_q,"
         + " max(exec_us) AS exec_max, avg(exec_us) AS exec_mean,"
         + " min(busbw_gbs) AS bw_min, " + d.quantiles("busbw_gbs", BUSBW_QUANTILES)
@@ -121,7 +118,7 @@ public final class SummaryQueries {
         + " count(*) AS n, count(*) FILTER (WHERE kind = 'coll') AS colls,"
         + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
         + " " + d.sortedDistinctList("op") + " AS ops,"
-        + " " + TOTAL_BYTES + " AS total_bytes,"
+        + " " + totalBytes() + " AS total_bytes,"
         + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us"
         + " FROM records GROUP BY comm_id";
     List<CommunicatorSummary> out = engine.query(sql, r -> {
@@ -159,7 +156,7 @@ public final class SummaryQueries {
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
         + " any_value(pid) AS pid, count(*) AS n,"
-        + " " + TOTAL_BYTES + " AS total_bytes"
+        + " " + totalBytes() + " AS total_bytes"
         + " FROM records GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
       Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
@@ -207,7 +204,7 @@ public final class SummaryQueries {
     // small typed keys.
     String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "
         + HISTOGRAM_BINS + ") AS bin, count(*) AS n"
-        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket, exec_us"
+        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket, exec_us"
         + " FROM records WHERE " + options.includedSql() + ") r JOIN hist_groups g"
         + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND r.bucket = g.bucket"
         + " GROUP BY 1, 2 ORDER BY i, bin";
@@ -233,6 +230,11 @@ public final class SummaryQueries {
           "µs", bins, total, false));
     }
     return out;
+  }
+
+  /** The sum of message sizes, capped at the largest BIGINT. */
+  private String totalBytes() {
+    return "CAST(least(" + d.wideSum("msg_size_bytes") + ", 9223372036854775807) AS BIGINT)";
   }
 
   static Double nanToNull(double v) {

@@ -48,8 +48,21 @@ public final class DuckDbDialect implements SqlDialect {
     return "string_agg(DISTINCT " + expr + ", ',' ORDER BY " + expr + ")";
   }
 
+  /** One 128-bit integer: DuckDB's arg_max is much faster on it than on a struct. */
   @Override
   public String pair(String first, String second) {
-    return "row(" + first + ", " + second + ")";
+    return "(CAST(" + first + " AS HUGEINT) * 18446744073709551616 + (CAST(" + second
+        + " AS HUGEINT) + 9223372036854775808))";
+  }
+
+  @Override
+  public String powerOfTwo(String exponent) {
+    return "(CAST(1 AS BIGINT) << CAST(" + exponent + " AS INTEGER))";
+  }
+
+  /** DuckDB sums BIGINT into HUGEINT. */
+  @Override
+  public String wideSum(String expr) {
+    return "sum(" + expr + ")";
   }
 }

@@ -31,8 +31,17 @@ public interface SqlDialect {
   String sortedDistinctList(String expr);
 
   /**
-   * A value that orders by {@code first}, then by {@code second}: for {@code max_by} with a
-   * deterministic choice among ties.
+   * A value that orders by the BIGINT {@code first}, then by the BIGINT {@code second}: for
+   * {@code max_by} with a deterministic choice among ties.
    */
   String pair(String first, String second);
+
+  /** 2 to the power of an integer expression from 0 to 62, as BIGINT. */
+  String powerOfTwo(String exponent);
+
+  /**
+   * The exact sum of a BIGINT expression, in a type wide enough for billions of large values
+   * (sums of message sizes overflow 64 bits).
+   */
+  String wideSum(String expr);
 }
