@@ -76,7 +76,8 @@ final class HadoopLogDiscovery {
       try (InputStream in = fs.open(f.getPath())) {
         compression = LogDiscovery.sniffCompression(in);
       }
-      Optional<String> notRecords = LogDiscovery.sniffContent(fs.open(f.getPath()), compression);
+      Optional<String> notRecords = compression == Compression.PARQUET ? Optional.empty()
+          : LogDiscovery.sniffContent(fs.open(f.getPath()), compression);
       if (notRecords.isPresent()) {
         skipped.add(new SkippedInput(displayName, notRecords.get()));
         return;

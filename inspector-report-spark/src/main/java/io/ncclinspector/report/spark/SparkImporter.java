@@ -4,11 +4,14 @@ import io.ncclinspector.report.Progress;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.ingest.ImportResult;
 import io.ncclinspector.report.ingest.JsonLayout;
+import io.ncclinspector.report.ingest.ParquetInputs;
 import io.ncclinspector.report.ingest.RecordImporter;
 import io.ncclinspector.report.ingest.RecordSchema;
+import io.ncclinspector.report.input.Compression;
 import io.ncclinspector.report.input.FileDiagnosis;
 import io.ncclinspector.report.input.LogFile;
 import io.ncclinspector.report.input.RejectedLine;
+import io.ncclinspector.report.input.SkippedInput;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,9 +55,13 @@ final class SparkImporter {
     this.options = options;
   }
 
-  ImportResult run(List<LogFile> logs, Path recordsDir, Progress progress)
+  ImportResult run(List<LogFile> inputs, Path recordsDir, Progress progress)
       throws SQLException, IOException {
     Files.createDirectories(recordsDir);
+    List<LogFile> logs = inputs.stream().filter(f -> f.compression() != Compression.PARQUET)
+        .toList();
+    ParquetRead parquet = readParquet(inputs.stream()
+        .filter(f -> f.compression() == Compression.PARQUET).toList());
     progress.stage("importing " + logs.size() + " files", () -> status(spark));
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     CollectionAccumulator<FileDiagnosis> outcomes =
@@ -80,7 +87,11 @@ final class SparkImporter {
         + "') AS j FROM import_lines) p) f) r";
     String export = "SELECT " + columns + " FROM (" + parsed + ") x WHERE valid";
     SparkSqlEngine.run(export, () -> {
-      spark.sql(export).write().mode(SaveMode.Append).option("compression", "zstd")
+      Dataset<Row> rows = spark.sql(export);
+      if (parquet.records() != null) {
+        rows = rows.unionByName(parquet.records());
+      }
+      rows.write().mode(SaveMode.Append).option("compression", "zstd")
           .parquet(recordsDir.toUri().toString());
       return null;
     });
@@ -105,7 +116,67 @@ final class SparkImporter {
       }
       return null;
     });
-    return result(logs, outcomes.value(), perFile, parts);
+    return result(inputs, outcomes.value(), perFile, parts, parquet);
+  }
+
+  /** The usable Parquet inputs as export rows, the files passed over, and records per file. */
+  private record ParquetRead(Dataset<Row> records, List<SkippedInput> skipped,
+      Map<String, Long> perFile) {}
+
+  /**
+   * Reads the report's own Parquet export back (see {@code ParquetInputs} for DuckDB): files with
+   * every export column are used as they are, others passed over with the reason.
+   */
+  private ParquetRead readParquet(List<LogFile> files) throws SQLException {
+    List<SkippedInput> skipped = new ArrayList<>();
+    List<String> usable = new ArrayList<>();
+    for (LogFile f : files) {
+      String uri = InputFile.of(f).uri();
+      try {
+        java.util.Set<String> names = new java.util.HashSet<>(List.of(
+            spark.read().parquet(uri).schema().fieldNames()));
+        List<String> missing = ParquetInputs.missingColumns(names);
+        if (missing.isEmpty()) {
+          usable.add(uri);
+        } else {
+          skipped.add(new SkippedInput(f.displayName(), ParquetInputs.notAnExport(missing)));
+        }
+      } catch (Exception e) { // Spark's AnalysisException is checked in Java's terms
+        skipped.add(new SkippedInput(f.displayName(), "cannot be read as Parquet: "
+            + e.getMessage()));
+      }
+    }
+    if (usable.isEmpty()) {
+      return new ParquetRead(null, skipped, Map.of());
+    }
+    String[] paths = usable.toArray(String[]::new);
+    Dataset<Row> records = spark.read().parquet(paths).selectExpr(RecordSchema.COLUMNS.stream()
+        .map(c -> "CAST(`" + c.name() + "` AS " + sparkType(c.type()) + ") AS `" + c.name() + "`")
+        .toArray(String[]::new));
+    Map<String, Long> perFile = new HashMap<>();
+    SparkSqlEngine.run("count per Parquet input", () -> {
+      for (Row r : spark.read().parquet(paths).groupBy(org.apache.spark.sql.functions
+          .input_file_name()).count().collectAsList()) {
+        perFile.put(localPath(r.getString(0)), r.getLong(1));
+      }
+      return null;
+    });
+    return new ParquetRead(records, skipped, perFile);
+  }
+
+  /** A file URI as a comparable path (Spark reports them encoded). */
+  private static String localPath(String uri) {
+    return new org.apache.hadoop.fs.Path(uri).toUri().getPath();
+  }
+
+  /** Spark's name of an export column type. */
+  static String sparkType(String duckDbType) {
+    return switch (duckDbType) {
+      case "VARCHAR" -> "STRING";
+      case "VARCHAR[]" -> "ARRAY<STRING>";
+      case "INTEGER" -> "INT";
+      default -> duckDbType;
+    };
   }
 
   private static String status(SparkSession spark) {
@@ -115,7 +186,7 @@ final class SparkImporter {
   }
 
   private static ImportResult result(List<LogFile> logs, List<FileDiagnosis> reported,
-      Map<String, Long> perFile, List<Path> parts) {
+      Map<String, Long> perFile, List<Path> parts, ParquetRead parquet) {
     // A retried task reports its files again: the last report of a file counts.
     Map<String, FileDiagnosis> byFile = new LinkedHashMap<>();
     reported.forEach(d -> byFile.put(d.file(), d));
@@ -124,7 +195,18 @@ final class SparkImporter {
     List<String> notices = new ArrayList<>();
     long records = 0;
     long rejected = 0;
+    java.util.Set<String> skippedParquet = new java.util.HashSet<>();
+    parquet.skipped().forEach(s -> skippedParquet.add(s.displayName()));
     for (LogFile f : logs) {
+      if (f.compression() == Compression.PARQUET) {
+        if (!skippedParquet.contains(f.displayName())) {
+          long n = parquet.perFile().getOrDefault(localPath(InputFile.of(f).uri()), 0L);
+          records += n;
+          files.add(new FileImport(f.displayName(), f.location(), f.compression(), f.sizeBytes(),
+              n, 0, 0, null, false));
+        }
+        continue;
+      }
       FileDiagnosis d = byFile.get(f.displayName());
       if (d == null) {
         d = new FileDiagnosis(f.displayName(), 0, 0, List.of(),
@@ -145,6 +227,6 @@ final class SparkImporter {
           kept, d.rejected() + unconvertible, d.listed().size(), d.damage(), false));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
-    return new ImportResult(records, rejected, files, listed, parts, notices, List.of());
+    return new ImportResult(records, rejected, files, listed, parts, notices, parquet.skipped());
   }
 }

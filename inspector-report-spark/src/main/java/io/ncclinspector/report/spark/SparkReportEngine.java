@@ -34,7 +34,8 @@ final class SparkReportEngine implements ReportEngine {
   SparkReportEngine(SparkSessions.Started started, ReportOptions options) {
     this.started = started;
     this.options = options;
-    this.sql = new SparkSqlEngine(started.session(), new SparkDialect(options.percentileAccuracy()));
+    this.sql = new SparkSqlEngine(started.session(),
+        new SparkDialect(options.percentileAccuracy()));
   }
 
   @Override

@@ -80,8 +80,8 @@ class SparkEngineTest {
     return ReportOptions.builder(out).inputs(inputs).engine(engine);
   }
 
-  private static void generate(SyntheticConfig config) throws Exception {
-    SyntheticGenerator.generate(config, n -> { });
+  private static long generate(SyntheticConfig config) throws Exception {
+    return SyntheticGenerator.generate(config, n -> { }).records();
   }
 
   @Test
@@ -264,6 +264,29 @@ class SparkEngineTest {
     Same.lists("communicator", d.communicators(), s.communicators(),
         CommunicatorSummary::commId, COMM_PERCENTILES);
     sameStragglers(d.stragglers(), s.stragglers(), Set.of("delayP50Us", "skew"));
+  }
+
+  @Test
+  void anEarlierExportIsReadBackAsDuckDbReadsIt(@TempDir Path tmp) throws Exception {
+    Path logs = tmp.resolve("logs");
+    generate(SyntheticConfig.builder(logs).nodes(1).gpusPerNode(2).iterations(40).seed(2)
+        .build());
+    ReportResult first = report(options(tmp.resolve("first"), "duckdb", logs.toString()));
+    Path more = tmp.resolve("more");
+    long added = generate(SyntheticConfig.builder(more).nodes(1).gpusPerNode(2).iterations(30)
+        .seed(3).build());
+    // The first report's directory: its records/ are read, collectives.parquet passed over.
+    String[] inputs = {first.outputDirectory().toString(), more.toString()};
+    ReportData d = report(options(tmp.resolve("duck"), "duckdb", inputs)).data();
+    ReportData s = report(options(tmp.resolve("spark"), "spark", inputs).percentileAccuracy(0))
+        .data();
+    assertEquals(first.data().overview().records() + added, d.overview().records());
+    assertEquals(d.overview(), s.overview());
+    assertEquals(d.skipped(), s.skipped());
+    assertTrue(d.skipped().stream().anyMatch(x -> x.displayName().endsWith(
+        OutputFiles.COLLECTIVES)), d.skipped().toString());
+    sameImport(d, s);
+    Same.lists("class", d.classes(), s.classes(), SparkEngineTest::classKey, Set.of());
   }
 
   @Test

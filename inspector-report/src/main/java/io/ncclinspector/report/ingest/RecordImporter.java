@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * done again, and so is every later batch, the careful way: every row carries whether it is a
  * usable record, the unusable ones go to a separate partition (about a tenth more work), and only
  * the files that have any are then read again, line by line, by {@link LogFileScanner}, which
- * names each bad line with its number and reason. At most one batch is read twice. A file DuckDB cannot read at all (a corrupt gzip stream, for
+ * names each bad line with its number and reason. At most one batch is read twice. A file
+ * DuckDB cannot read at all (a corrupt gzip stream, for
  * instance) makes its batch fail; the batch's files are then probed one by one, the broken ones
  * are salvaged line by line into clean copies, and the batch is run again.
  */
@@ -83,8 +84,12 @@ public final class RecordImporter {
   }
 
   /** Imports the files; the export's parts are written to the records directory. */
-  public ImportResult run(List<LogFile> files) throws SQLException, IOException {
+  public ImportResult run(List<LogFile> inputs) throws SQLException, IOException {
     Files.createDirectories(recordsDir);
+    List<LogFile> files = inputs.stream().filter(f -> f.compression() != Compression.PARQUET)
+        .toList();
+    ParquetInputs.Result fromParquet = ParquetInputs.copy(engine, inputs.stream()
+        .filter(f -> f.compression() == Compression.PARQUET).toList(), recordsDir);
     Files.createDirectories(stagingDir);
     bytesTotal = files.stream().mapToLong(f -> weight(f)).sum();
     progress.stage("importing " + files.size() + " files", this::status);
@@ -155,8 +160,16 @@ public final class RecordImporter {
     List<RejectedLine> listed = new ArrayList<>();
     long totalRecords = 0;
     long totalRejected = 0;
-    for (LogFile f : files) {
+    for (LogFile f : inputs) {
       String name = f.displayName();
+      if (f.compression() == Compression.PARQUET) {
+        FileImport read = fromParquet.imports().get(name);
+        if (read != null) {
+          imports.add(read);
+          totalRecords += read.records();
+        }
+        continue;
+      }
       FileDiagnosis d = diagnoses.get(name);
       boolean wasSalvaged = salvaged.containsKey(name);
       long sqlInvalid = invalidRows.getOrDefault(name, 0L);
@@ -177,8 +190,9 @@ public final class RecordImporter {
           wasSalvaged));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
+    parts.addAll(fromParquet.parts());
     return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices,
-        List.of());
+        fromParquet.skipped());
   }
 
   private String status() {

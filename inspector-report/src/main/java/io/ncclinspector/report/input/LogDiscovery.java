@@ -24,9 +24,11 @@ import java.util.Set;
 /**
  * Finds the log files under the input arguments: directories are searched recursively for
  * {@code *.log}, {@code *.jsonl} and their {@code .gz} forms (the names the reference exporter
- * looks for); a file named directly is taken whatever its name. Each file's first bytes decide
- * whether it is gzip; its first line tells this project's raw event traces (which are not records)
- * apart from Inspector logs.
+ * looks for), and for {@code *.parquet} (the report's own export, read back); a file named
+ * directly is taken whatever its name. Each file's first bytes decide whether it is gzip or
+ * Parquet; the first line of a text file tells this project's raw event traces (which are not
+ * records) apart from Inspector logs. Whether a Parquet file holds the export's columns is
+ * checked by the engine that reads it.
  */
 public final class LogDiscovery {
   private static final String[] SUFFIXES = {".log", ".jsonl", ".log.gz", ".jsonl.gz"};
@@ -66,6 +68,9 @@ public final class LogDiscovery {
   /** Whether a file name is one the directory search takes. */
   public static boolean hasLogName(String fileName) {
     String lower = fileName.toLowerCase(Locale.ROOT);
+    if (lower.endsWith(".parquet") && lower.length() > ".parquet".length()) {
+      return true;
+    }
     for (String suffix : SUFFIXES) {
       if (lower.endsWith(suffix) && lower.length() > suffix.length()) {
         return true;
@@ -136,7 +141,8 @@ public final class LogDiscovery {
         return;
       }
       Compression compression = sniffCompression(real);
-      Optional<String> notRecords = sniffContent(real, compression);
+      Optional<String> notRecords = compression == Compression.PARQUET ? Optional.empty()
+          : sniffContent(real, compression);
       if (notRecords.isPresent()) {
         skipped.add(new SkippedInput(displayName, notRecords.get()));
         return;
@@ -153,11 +159,14 @@ public final class LogDiscovery {
     }
   }
 
-  /** Gzip or not, from the first two bytes of a stream. */
+  /** Gzip, Parquet or plain text, from the first bytes of a stream. */
   public static Compression sniffCompression(InputStream in) throws IOException {
-    int b0 = in.read();
-    int b1 = in.read();
-    return b0 == 0x1f && b1 == 0x8b ? Compression.GZIP : Compression.NONE;
+    byte[] head = in.readNBytes(4);
+    if (head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
+      return Compression.GZIP;
+    }
+    return head.length == 4 && head[0] == 'P' && head[1] == 'A' && head[2] == 'R' && head[3] == '1'
+        ? Compression.PARQUET : Compression.NONE;
   }
 
   /**

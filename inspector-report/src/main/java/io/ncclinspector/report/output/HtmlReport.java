@@ -120,7 +120,8 @@ public final class HtmlReport {
     Overview o = d.overview();
     out.append("<header><h1>NCCL Inspector report</h1><p class=\"sub\">")
         .append(esc("Generated " + TIME.format(d.generatedAt()) + " from "
-            + String.join(", ", d.inputs()) + " · " + d.engine().name() + " " + d.engine().version()))
+            + String.join(", ", d.inputs()) + " · " + d.engine().name() + " "
+            + d.engine().version()))
         .append("</p><nav>");
     String[][] links = {{"findings", "Findings"}, {"bandwidth", "Bandwidth by size"},
         {"histograms", "Histograms"}, {"boxplots", "Box plots"}, {"stragglers", "Stragglers"},

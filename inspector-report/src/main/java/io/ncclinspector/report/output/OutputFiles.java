@@ -77,7 +77,8 @@ public final class OutputFiles {
         String name = p.getFileName().toString();
         boolean part = name.startsWith("part-") && name.endsWith(".parquet");
         boolean hadoop = name.equals("_SUCCESS") || (name.startsWith(".")
-            && name.endsWith(".crc") && (name.startsWith(".part-") || name.equals("._SUCCESS.crc")));
+            && name.endsWith(".crc")
+            && (name.startsWith(".part-") || name.equals("._SUCCESS.crc")));
         if (part || hadoop) {
           Files.delete(p);
         }
