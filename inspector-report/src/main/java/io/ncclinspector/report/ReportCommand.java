@@ -108,8 +108,11 @@ public final class ReportCommand implements Callable<Integer> {
     System.exit(run(args, System.out, System.err));
   }
 
-  /** Runs the command; returns the exit status. */
-  static int run(String[] args, PrintStream out, PrintStream err) {
+  /**
+   * Runs the command and returns the exit status instead of exiting (for a Spark application,
+   * which returns from {@code main} when it succeeds).
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     ReportCommand command = new ReportCommand();
     command.stdout = out;
     command.stderr = err;

@@ -101,6 +101,15 @@ final class SparkImporter {
       parts = s.filter(p -> p.getFileName().toString().startsWith("part-")
           && p.getFileName().toString().endsWith(".parquet")).sorted().toList();
     }
+    List<FileDiagnosis> read = outcomes.value();
+    long usableLines = read.stream().mapToLong(FileDiagnosis::records).sum();
+    if (parts.isEmpty() && usableLines > 0 && !spark.sparkContext().isLocal()) {
+      // The executors wrote their part files, but on a file system the driver does not see.
+      throw new IOException(String.format(Locale.ROOT, "the executors read %d usable lines, but"
+          + " none of the Parquet files they wrote is in %s: --out must be a directory that the"
+          + " driver and every executor see at the same path (a shared file system)",
+          usableLines, recordsDir));
+    }
     Dataset<Row> records = parts.isEmpty()
         ? spark.createDataFrame(List.of(), spark.sql(export).schema())
         : spark.read().parquet(parts.stream().map(p -> p.toUri().toString())
@@ -116,7 +125,7 @@ final class SparkImporter {
       }
       return null;
     });
-    return result(inputs, outcomes.value(), perFile, parts, parquet);
+    return result(inputs, read, perFile, parts, parquet);
   }
 
   /** The usable Parquet inputs as export rows, the files passed over, and records per file. */

@@ -83,6 +83,7 @@ final class SparkReportEngine implements ReportEngine {
     SparkSession s = started.session();
     List<String> settings = new ArrayList<>();
     settings.add("master " + s.sparkContext().master());
+    settings.add("session " + started.how());
     settings.add("default parallelism " + s.sparkContext().defaultParallelism());
     settings.add("spark.sql.shuffle.partitions "
         + s.conf().get("spark.sql.shuffle.partitions"));

@@ -336,6 +336,41 @@ class SparkEngineTest {
   }
 
   @Test
+  void insideASparkApplicationTheReportUsesItsSessionAndLeavesItRunning(@TempDir Path tmp)
+      throws Exception {
+    Path logs = tmp.resolve("logs");
+    long records = generate(SyntheticConfig.builder(logs).nodes(1).gpusPerNode(2)
+        .iterations(20).seed(4).build());
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    // The entry point spark-submit calls, as a Spark application would call it.
+    int status = SparkReport.run(new java.io.PrintStream(out, true),
+        new java.io.PrintStream(err, true), logs.toString(), "--out", tmp.resolve("out")
+            .toString(), "-q");
+    assertEquals(0, status, err.toString());
+    assertTrue(out.toString().startsWith(String.format(java.util.Locale.ROOT, "%,d records",
+        records)), out.toString());
+    JsonNode engine = new ObjectMapper().readTree(tmp.resolve("out").resolve(OutputFiles.MANIFEST)
+        .toFile()).get("engine");
+    List<String> settings = new java.util.ArrayList<>();
+    engine.get("settings").forEach(n -> settings.add(n.asText()));
+    // The application's session with its settings (2 shuffle partitions, not local mode's 8).
+    assertTrue(settings.containsAll(List.of("master local[2]", "session existing",
+        "spark.sql.shuffle.partitions 2")), settings.toString());
+    assertFalse(spark.sparkContext().isStopped(), "the application's session is left running");
+    assertEquals(SparkSession.getActiveSession().get(), spark);
+    assertEquals(3L, spark.range(3).count());
+
+    // A report that cannot be made returns its status: the application is not ended.
+    err.reset();
+    assertEquals(1, SparkReport.run(new java.io.PrintStream(out, true),
+        new java.io.PrintStream(err, true), Files.createDirectories(tmp.resolve("empty"))
+            .toString(), "--out", tmp.resolve("out2").toString(), "-q"));
+    assertTrue(err.toString().contains("no Inspector logs"), err.toString());
+    assertFalse(spark.sparkContext().isStopped());
+  }
+
+  @Test
   void theDialectsComputeTheSameValues(@TempDir Path tmp) throws Exception {
     SparkSqlEngine sparkSql = new SparkSqlEngine(spark, new SparkDialect(0));
     try (io.ncclinspector.report.engine.DuckDbEngine duck =
