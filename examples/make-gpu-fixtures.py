@@ -4,7 +4,7 @@
 usage: examples/make-gpu-fixtures.py TRACES_DIR WORK_DIR OUT_DIR RUN[:CALLS_RUN] [...]
 
 For each RUN (whose per-call file is named after CALLS_RUN, by default RUN) it copies TRACES_DIR/RUN/trace-pid*.jsonl.gz to OUT_DIR/x2_RUN/trace/, and writes
-OUT_DIR/x2_RUN/live-rank0.jsonl from WORK_DIR/**/calls-RUN-on-rank0.jsonl: one line per record the
+OUT_DIR/x2_RUN/live-rank0.ndjson from WORK_DIR/**/calls-RUN-on-rank0.jsonl: one line per record the
 inspector delivered live on rank 0, with the CUPTI duration of its call's kernel (the independent
 clock) where there was one:
   {"operation", "sequence", "step", "kernel_us" (null without CUPTI), "exec_ns", "timing", "quarantine",
@@ -43,7 +43,7 @@ def main():
         calls = glob.glob(os.path.join(work, "**", "calls-%s-on-rank0.jsonl" % calls_run), recursive=True)
         n = 0
         if calls:
-            with open(calls[0]) as src, open(os.path.join(dest, "live-rank0.jsonl"), "w") as dst:
+            with open(calls[0]) as src, open(os.path.join(dest, "live-rank0.ndjson"), "w") as dst:
                 for line in src:
                     c = json.loads(line)
                     kernel = c.get("cuptiMicros") if c.get("truth") == "cupti" and c.get("cuptiKernels") == 1 else None

@@ -77,13 +77,26 @@ public final class ReportCommand implements Callable<Integer> {
       description = "Most delayed collectives to list. Default: ${DEFAULT-VALUE}.")
   int worst;
 
+  @Option(names = "--engine", paramLabel = "duckdb|spark", defaultValue = "duckdb",
+      description = "duckdb: the embedded engine, on this machine. spark: Apache Spark (module"
+          + " inspector-report-spark), in local mode here, or on a cluster under spark-submit."
+          + " Default: ${DEFAULT-VALUE}.")
+  String engine;
+
   @Option(names = "--threads", paramLabel = "N",
-      description = "DuckDB threads. Default: the number of processors.")
+      description = "DuckDB threads, or the cores of Spark's local mode. Default: the number of"
+          + " processors.")
   Integer threads;
 
   @Option(names = "--memory-limit", paramLabel = "SIZE",
       description = "DuckDB memory limit, e.g. 8GB. Default: DuckDB's (80%% of RAM).")
   String memoryLimit;
+
+  @Option(names = "--percentile-accuracy", paramLabel = "N", defaultValue = "10000",
+      description = "Spark: accuracy of percentile_approx (rank error at most 1/N of a group's"
+          + " records); 0 computes exact percentiles (memory grows with distinct values). DuckDB's"
+          + " percentiles are always exact. Default: ${DEFAULT-VALUE}.")
+  int percentileAccuracy;
 
   @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
   boolean quiet;
@@ -103,8 +116,11 @@ public final class ReportCommand implements Callable<Integer> {
     return command;
   }
 
-  /** Runs the command; returns the exit status. */
-  static int run(String[] args, PrintStream out, PrintStream err) {
+  /**
+   * Runs the command and returns the exit status instead of exiting (for a Spark application,
+   * which returns from {@code main} when it succeeds).
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     ReportCommand command = new ReportCommand();
     command.stdout = out;
     command.stderr = err;
@@ -128,7 +144,8 @@ public final class ReportCommand implements Callable<Integer> {
       ReportOptions.Builder b = ReportOptions.builder(out).inputs(inputs)
           .sizeBucketing(sizeBuckets).allTiming(allTiming).clockSync(clockSync)
           .lateThresholdMicros(lateThresholdUs).worstCollectives(worst)
-          .memoryLimit(memoryLimit).progress(!quiet);
+          .memoryLimit(memoryLimit).progress(!quiet).engine(engine)
+          .percentileAccuracy(percentileAccuracy);
       if (threads != null) {
         b.threads(threads);
       }

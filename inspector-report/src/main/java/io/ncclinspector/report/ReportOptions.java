@@ -3,6 +3,7 @@ package io.ncclinspector.report;
 import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.engine.Engines;
 import io.ncclinspector.report.ingest.RecordImporter;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,19 +15,27 @@ import java.util.Objects;
  * @param inputs log directories or files, as given
  * @param outputDirectory where the report goes
  * @param analysis choices that change the figures
- * @param threads DuckDB worker threads
+ * @param engine the engine that computes it: {@code duckdb} (built in) or {@code spark}
+ * @param threads DuckDB worker threads; Spark's local-mode cores when no master is configured
  * @param memoryLimit DuckDB memory limit (e.g. {@code 8GB}), or null for its default
+ * @param percentileAccuracy Spark's {@code percentile_approx} accuracy (the rank error is at most
+ *     1/accuracy of the group's size), or 0 for exact percentiles; DuckDB's are always exact
  * @param progress print progress on stderr for long runs
  * @param importer import tuning
  */
 public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisOptions analysis,
-    int threads, String memoryLimit, boolean progress, RecordImporter.Options importer) {
+    String engine, int threads, String memoryLimit, int percentileAccuracy, boolean progress,
+    RecordImporter.Options importer) {
 
   public ReportOptions {
     inputs = List.copyOf(inputs);
     Objects.requireNonNull(outputDirectory, "outputDirectory");
     Objects.requireNonNull(analysis, "analysis");
     Objects.requireNonNull(importer, "importer");
+    Objects.requireNonNull(engine, "engine");
+    if (percentileAccuracy < 0) {
+      throw new IllegalArgumentException("percentile accuracy must be 0 (exact) or positive");
+    }
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("at least one log directory or file is needed");
     }
@@ -34,6 +43,9 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
       throw new IllegalArgumentException("threads must be at least 1");
     }
   }
+
+  /** Spark's own default for {@code percentile_approx}: rank error at most 0.01 %. */
+  public static final int DEFAULT_PERCENTILE_ACCURACY = 10_000;
 
   public static Builder builder(Path outputDirectory) {
     return new Builder(outputDirectory);
@@ -50,6 +62,8 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
     private int worstCollectives = AnalysisOptions.defaults().worstCollectives();
     private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     private String memoryLimit;
+    private String engine = Engines.DUCKDB;
+    private int percentileAccuracy = DEFAULT_PERCENTILE_ACCURACY;
     private boolean progress = true;
     private RecordImporter.Options importer = RecordImporter.Options.defaults();
 
@@ -96,6 +110,16 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
       return this;
     }
 
+    public Builder engine(String v) {
+      engine = v;
+      return this;
+    }
+
+    public Builder percentileAccuracy(int v) {
+      percentileAccuracy = v;
+      return this;
+    }
+
     public Builder memoryLimit(String v) {
       memoryLimit = v;
       return this;
@@ -113,8 +137,8 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
 
     public ReportOptions build() {
       return new ReportOptions(inputs, outputDirectory, new AnalysisOptions(sizeBucketing,
-          allTiming, clockSync, lateThresholdMicros, worstCollectives), threads, memoryLimit,
-          progress, importer);
+          allTiming, clockSync, lateThresholdMicros, worstCollectives), engine, threads,
+          memoryLimit, percentileAccuracy, progress, importer);
     }
   }
 }

@@ -9,13 +9,13 @@ import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.StragglerAnalysis;
 import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.analysis.SummaryQueries;
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.Engines;
+import io.ncclinspector.report.engine.ReportEngine;
+import io.ncclinspector.report.engine.ReportEngineProvider;
+import io.ncclinspector.report.engine.SqlEngine;
 import io.ncclinspector.report.ingest.ImportResult;
-import io.ncclinspector.report.ingest.RecordImporter;
-import io.ncclinspector.report.ingest.RecordSchema;
 import io.ncclinspector.report.input.InputSet;
-import io.ncclinspector.report.input.LogDiscovery;
+import io.ncclinspector.report.input.SkippedInput;
 import io.ncclinspector.report.output.HtmlReport;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.ReportData;
@@ -33,13 +33,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * Runs a report: discovery, import into Parquet, summaries, straggler analysis, and the output
- * files. Each stage is timed; the timings are part of the report.
+ * files. Each stage is timed; the timings are part of the report. The engine (DuckDB, or Spark
+ * when its module is on the class path) reads the logs and runs the analyses' SQL; everything
+ * else is the same for every engine.
  */
 public final class ReportRunner {
   private static final int HISTOGRAM_GROUPS = 8;
@@ -58,40 +61,45 @@ public final class ReportRunner {
   public ReportResult run() throws ReportException {
     long start = System.nanoTime();
     Path out = options.outputDirectory().toAbsolutePath().normalize();
-    InputSet inputs = discover(out);
-    Path staging = null;
+    ReportEngineProvider provider;
     try {
+      provider = Engines.provider(options.engine());
+    } catch (IllegalArgumentException e) {
+      throw new ReportException(e.getMessage(), e);
+    }
+    Path staging = out.resolve(".staging-" + UUID.randomUUID());
+    begin("starting the engine");
+    try (ReportEngine engine = provider.open(options, staging)) {
+      end();
+      InputSet inputs = discover(engine, out);
       Files.createDirectories(out);
       OutputFiles.cleanPrevious(out);
-      staging = Files.createTempDirectory(out, ".staging-");
-      ReportData data;
-      try (DuckDbEngine engine = DuckDbEngine.open(new EngineSettings(options.threads(),
-          options.memoryLimit(), staging.resolve("spill")))) {
-        data = analyse(engine, inputs, out, staging);
-        begin("writing outputs");
-        OutputFiles.writeTables(out, data);
-        writeManifest(out, data, engine);
-        end();
-        begin("writing report.html");
-        HtmlReport.write(data, out.resolve(OutputFiles.HTML));
-        end();
-      }
+      Files.createDirectories(staging);
+      ReportData data = analyse(engine, inputs, out, staging);
+      begin("writing outputs");
+      OutputFiles.writeTables(out, data);
+      writeManifest(out, data);
+      end();
+      begin("writing report.html");
+      HtmlReport.write(data, out.resolve(OutputFiles.HTML));
+      end();
       return new ReportResult(data, out, (System.nanoTime() - start) / 1e9);
     } catch (SQLException e) {
-      throw new ReportException("the embedded DuckDB failed: " + e.getMessage(), e);
+      throw new ReportException("the " + provider.name() + " engine failed: " + e.getMessage(),
+          e);
     } catch (IOException e) {
       throw new ReportException("I/O error: " + e, e);
     } finally {
-      if (staging != null) {
+      if (Files.exists(staging)) {
         deleteQuietly(staging);
       }
     }
   }
 
-  private InputSet discover(Path out) throws ReportException {
+  private InputSet discover(ReportEngine engine, Path out) throws ReportException {
     begin("finding log files");
     try {
-      InputSet inputs = LogDiscovery.discover(options.inputs(), out);
+      InputSet inputs = engine.discover(options.inputs(), out);
       end();
       if (inputs.logs().isEmpty()) {
         StringJoiner why = new StringJoiner("; ");
@@ -109,16 +117,15 @@ public final class ReportRunner {
     }
   }
 
-  private ReportData analyse(DuckDbEngine engine, InputSet inputs, Path out, Path staging)
+  private ReportData analyse(ReportEngine engine, InputSet inputs, Path out, Path staging)
       throws SQLException, IOException {
     begin("importing");
-    ImportResult imported = new RecordImporter(engine, out.resolve(OutputFiles.RECORDS_DIR),
-        staging, progress, options.importer()).run(inputs.logs());
+    ImportResult imported = engine.importRecords(inputs, out, staging, progress);
     end();
-    createRecordsView(engine, imported.parts());
 
+    SqlEngine sql = engine.sql();
     begin("summaries");
-    SummaryQueries summaries = new SummaryQueries(engine, options.analysis());
+    SummaryQueries summaries = new SummaryQueries(sql, options.analysis());
     Overview overview = summaries.overview();
     List<ClassSummary> classes = summaries.classSummaries();
     List<RankSummary> ranks = summaries.ranks();
@@ -126,7 +133,7 @@ public final class ReportRunner {
     end();
 
     begin("straggler analysis");
-    StragglerResult stragglers = new StragglerAnalysis(engine, options.analysis())
+    StragglerResult stragglers = new StragglerAnalysis(sql, options.analysis())
         .run(out.resolve(OutputFiles.COLLECTIVES));
     end();
 
@@ -136,29 +143,14 @@ public final class ReportRunner {
     List<CommunicatorSummary> comms = summaries.communicators(skews);
     end();
 
-    return new ReportData(Instant.now(), options.inputs(), engine.version(), options.analysis(),
-        imported, inputs.skipped(), overview, classes, comms, ranks, histograms, stragglers,
+    List<SkippedInput> skipped = new ArrayList<>(inputs.skipped());
+    skipped.addAll(imported.skipped());
+    return new ReportData(Instant.now(), options.inputs(), engine.info(), options.analysis(),
+        imported, skipped, overview, classes, comms, ranks, histograms, stragglers,
         stageSeconds);
   }
 
-  /** The relation all queries read: the export's parts, or an empty table of its columns. */
-  private static void createRecordsView(DuckDbEngine engine, List<Path> parts)
-      throws SQLException {
-    if (parts.isEmpty()) {
-      String columns = RecordSchema.COLUMNS.stream()
-          .map(c -> "CAST(NULL AS " + c.type() + ") AS " + DuckDbEngine.identifier(c.name()))
-          .collect(Collectors.joining(", "));
-      engine.execute("CREATE OR REPLACE TEMP VIEW records AS SELECT " + columns + " WHERE false");
-      return;
-    }
-    engine.execute("CREATE OR REPLACE TEMP VIEW records AS SELECT * FROM read_parquet("
-        + DuckDbEngine.literalList(parts.stream().map(Path::toString).toList()) + ")");
-  }
-
-  private void writeManifest(Path out, ReportData d, DuckDbEngine engine)
-      throws IOException, SQLException {
-    List<String> extensions = engine.loadedExtensions().stream()
-        .map(e -> e[0] + " (" + e[1] + ")").toList();
+  private void writeManifest(Path out, ReportData d) throws IOException {
     StragglerResult s = d.stragglers();
     long problems = d.imported().files().stream()
         .filter(f -> f.rejected() > 0 || f.damage() != null).count();
@@ -169,8 +161,7 @@ public final class ReportRunner {
     OutputFiles.ALL.stream().filter(f -> !outputs.contains(f) && Files.exists(out.resolve(f)))
         .forEach(outputs::add);
     ReportManifest m = new ReportManifest("nccl-inspector report " + version(),
-        d.generatedAt().toString(), d.inputs(),
-        new ReportManifest.Engine("DuckDB", d.engineVersion(), extensions), d.options(),
+        d.generatedAt().toString(), d.inputs(), d.engine(), d.options(),
         new ReportManifest.Import(d.imported().files().size(), d.imported().records(),
             d.imported().rejected(), problems, d.skipped(), d.imported().notices()),
         d.overview(),

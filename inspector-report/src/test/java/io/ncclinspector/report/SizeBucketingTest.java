@@ -22,11 +22,8 @@ class SizeBucketingTest {
       sizes.add(p + 1);
     }
     try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
-      for (String m : SizeBucketing.POW2_MACROS) {
-        e.execute(m);
-      }
       for (long size : sizes) {
-        long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)"),
+        long sql = e.query("SELECT " + SizeBucketing.POW2.sql("CAST(" + size + " AS BIGINT)", e.dialect()),
             r -> r.getLong(1)).get(0);
         assertEquals(SizeBucketing.POW2.bucketOf(size), sql, "size " + size);
       }

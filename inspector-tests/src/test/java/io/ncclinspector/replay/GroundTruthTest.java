@@ -70,7 +70,7 @@ class GroundTruthTest {
       }
     }
     List<Kernel> kernels = new ArrayList<>();
-    for (String line : Files.readAllLines(scenario.resolve("cupti-rank0.jsonl"))) {
+    for (String line : Files.readAllLines(scenario.resolve("cupti-rank0.ndjson"))) {
       JsonNode k = JSON.readTree(line);
       kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("dur_us").asDouble() * 1000)));
     }

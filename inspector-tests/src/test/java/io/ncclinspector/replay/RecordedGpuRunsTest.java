@@ -46,7 +46,7 @@ class RecordedGpuRunsTest {
   Stream<DynamicTest> replaysGiveTheLiveRecordsAndKernelTimes() throws IOException {
     List<DynamicTest> tests = new ArrayList<>();
     for (String scenario : TestData.scenarios()) {
-      Path live = TestData.traces().resolve(scenario).resolve("live-rank0.jsonl");
+      Path live = TestData.traces().resolve(scenario).resolve("live-rank0.ndjson");
       if (Files.exists(live) && Files.size(live) > 0) {
         tests.add(DynamicTest.dynamicTest(scenario, () -> check(scenario, live)));
       }

@@ -1,53 +1,52 @@
 package io.ncclinspector.report.analysis;
 
-import java.sql.Array;
-import java.sql.ResultSet;
+import io.ncclinspector.report.engine.SqlRow;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Null-aware reading of DuckDB result columns. */
+/** Null-aware reading of result columns, whichever the engine. */
 final class Rows {
   private Rows() {}
 
-  static Long longOrNull(ResultSet r, String column) throws SQLException {
+  static Long longOrNull(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? null : ((Number) v).longValue();
   }
 
-  static long longOr0(ResultSet r, String column) throws SQLException {
+  static long longOr0(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? 0 : ((Number) v).longValue();
   }
 
-  static Integer intOrNull(ResultSet r, String column) throws SQLException {
+  static Integer intOrNull(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? null : ((Number) v).intValue();
   }
 
-  static Double doubleOrNull(ResultSet r, String column) throws SQLException {
+  static Double doubleOrNull(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? null : ((Number) v).doubleValue();
   }
 
-  static double doubleOrNaN(ResultSet r, String column) throws SQLException {
+  static double doubleOrNaN(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? Double.NaN : ((Number) v).doubleValue();
   }
 
-  /** A DuckDB list of numbers; missing elements are NaN. */
-  static double[] doubles(ResultSet r, String column, int expected) throws SQLException {
+  /** A list of numbers; missing elements are NaN. */
+  static double[] doubles(SqlRow r, String column, int expected) throws SQLException {
     double[] out = new double[expected];
     java.util.Arrays.fill(out, Double.NaN);
-    Array a = r.getArray(column);
-    if (a == null) {
+    List<?> values = r.getList(column);
+    if (values == null) {
       return out;
     }
-    Object[] values = (Object[]) a.getArray();
-    for (int i = 0; i < Math.min(expected, values.length); i++) {
-      if (values[i] != null) {
-        out[i] = ((Number) values[i]).doubleValue();
+    for (int i = 0; i < Math.min(expected, values.size()); i++) {
+      if (values.get(i) != null) {
+        out[i] = ((Number) values.get(i)).doubleValue();
       }
     }
     return out;

@@ -1,5 +1,6 @@
 package io.ncclinspector.report.analysis;
 
+import io.ncclinspector.report.engine.SqlDialect;
 import java.util.Locale;
 
 /** How message sizes are grouped in the summaries. */
@@ -13,21 +14,21 @@ public enum SizeBucketing {
   /** One group per exact size, as the reference exporter groups. */
   EXACT;
 
-  /** SQL for the bucket (its lower bound in bytes) of a size expression. */
-  public String sql(String size) {
-    return this == POW2 ? "pow2_floor(" + size + ")" : size;
+  /**
+   * SQL for the bucket (its lower bound in bytes) of a BIGINT size expression, in SQL every engine
+   * accepts; defined for sizes up to 2^61.
+   */
+  public String sql(String size, SqlDialect d) {
+    if (this == EXACT) {
+      return size;
+    }
+    String k = "floor(log2(greatest(" + size + ", 1)))";
+    // log2 in floating point can land one off next to a power of two; the checks correct it.
+    return "CASE WHEN " + size + " IS NULL THEN NULL WHEN " + size + " < 1 THEN CAST(0 AS BIGINT)"
+        + " WHEN " + d.powerOfTwo(k) + " > " + size + " THEN " + d.powerOfTwo(k + " - 1")
+        + " WHEN " + d.powerOfTwo(k + " + 1") + " <= " + size + " THEN "
+        + d.powerOfTwo(k + " + 1") + " ELSE " + d.powerOfTwo(k) + " END";
   }
-
-  /** The macros {@link #POW2} relies on; created once per database. */
-  public static final String[] POW2_MACROS = {
-      "CREATE OR REPLACE TEMP MACRO pow2_estimate(x) AS"
-          + " CAST(1 AS BIGINT) << CAST(floor(log2(x)) AS INTEGER)",
-      // log2 in floating point can land one off next to a power of two; the checks correct it.
-      "CREATE OR REPLACE TEMP MACRO pow2_floor(x) AS"
-          + " CASE WHEN x IS NULL THEN NULL WHEN x < 1 THEN CAST(0 AS BIGINT)"
-          + " WHEN pow2_estimate(x) > x THEN pow2_estimate(x) >> 1"
-          + " WHEN pow2_estimate(x) << 1 <= x THEN pow2_estimate(x) << 1"
-          + " ELSE pow2_estimate(x) END"};
 
   /** The bucket containing a size, computed in Java (the same rule). */
   public long bucketOf(long size) {

@@ -1,6 +1,7 @@
 package io.ncclinspector.report.analysis;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.SqlDialect;
+import io.ncclinspector.report.engine.SqlEngine;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -35,6 +36,10 @@ import java.util.Map;
  * duplicated logs); one pass groups the records into collectives, keyed by small integers;
  * clock offsets and mean arrivals come from a sample. Everything else runs on those small
  * tables.
+ *
+ * <p>The SQL is the same for every engine; {@link SqlDialect} spells the few parts that differ.
+ * Where ranks tie (the same arrival to the nanosecond), the higher rank counts as the later one,
+ * so that every engine names the same rank.
  */
 public final class StragglerAnalysis {
   static final double SUSPECT_Z = 4.0;
@@ -56,17 +61,19 @@ public final class StragglerAnalysis {
         + Exclusion.QUARANTINED.label() + "', '" + Exclusion.INVALID_TIME.label() + "'))";
   }
 
-  private final DuckDbEngine engine;
+  private final SqlEngine engine;
+  private final SqlDialect d;
   private final AnalysisOptions options;
 
-  public StragglerAnalysis(DuckDbEngine engine, AnalysisOptions options) {
+  public StragglerAnalysis(SqlEngine engine, AnalysisOptions options) {
     this.engine = engine;
+    this.d = engine.dialect();
     this.options = options;
   }
 
   /**
    * Runs the analysis over the relation {@code records}; if {@code collectivesParquet} is not
-   * null, every aligned collective is written there.
+   * null, every aligned collective is written there (see {@link SqlEngine#writeParquet}).
    */
   public StragglerResult run(Path collectivesParquet) throws SQLException {
     List<String> notes = new ArrayList<>();
@@ -81,19 +88,20 @@ public final class StragglerAnalysis {
 
     // The one pass over all records: per collective, who arrived when (clock-corrected, in ns
     // after the first start of the communicator's operation, so sums stay in 64 bits).
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_collectives AS"
-        + " SELECT *, CASE WHEN ranks_aligned >= 2 THEN last_ns - (sum_ns - last_ns)"
-        + " // (ranks_aligned - 1) END AS delay_ns FROM ("
+    String lastKey = d.pair("s.arr", "s.rank");
+    engine.createTable("st_collectives",
+        "SELECT *, CASE WHEN ranks_aligned >= 2 THEN last_ns - "
+        + d.integerDivide("sum_ns - last_ns", "ranks_aligned - 1") + " END AS delay_ns FROM ("
         + " SELECT s.k, s.sn, max(s.n_ranks) AS n_ranks, max(s.msg) AS msg,"
         + " count(*) AS ranks_aligned, min(s.arr) AS first_ns, max(s.arr) AS last_ns,"
-        + " CAST(sum(s.arr) AS BIGINT) AS sum_ns, arg_max(s.rank, s.arr) AS last_rank,"
-        + " arg_max(s.exec_us, s.arr) AS last_exec, avg(s.exec_us) AS mean_exec,"
+        + " CAST(sum(s.arr) AS BIGINT) AS sum_ns, max_by(s.rank, " + lastKey + ") AS last_rank,"
+        + " max_by(s.exec_us, " + lastKey + ") AS last_exec, avg(s.exec_us) AS mean_exec,"
         + " max(s.exec_us) AS max_exec"
         + " FROM (SELECT a.k, a.sn, a.rank, a.n_ranks, a.msg, a.exec_us,"
         + "   a.start_ns - CAST(round(coalesce(o.offset_ns, 0)) AS BIGINT) AS arr"
         + "   FROM st_source a LEFT JOIN st_offsets o ON a.k = o.k AND a.rank = o.rank"
         + "   AND o.applied) s"
-        + " GROUP BY s.k, s.sn)");
+        + " GROUP BY s.k, s.sn) c");
 
     long[] counts = engine.query("SELECT count(*) FILTER (WHERE ranks_aligned >= 2) AS n,"
         + " count(*) FILTER (WHERE delay_ns >= " + thresholdNs + ") AS late,"
@@ -105,16 +113,14 @@ public final class StragglerAnalysis {
     }
 
     if (collectivesParquet != null && counts[0] > 0) {
-      engine.execute("COPY (SELECT k.comm_id, i.comm_name, k.op, c.sn, c.n_ranks,"
+      engine.writeParquet("SELECT k.comm_id, i.comm_name, k.op, c.sn, c.n_ranks,"
           + " c.ranks_aligned, c.msg AS msg_size_bytes, k.base_ns + c.first_ns AS first_start_ns,"
-          + " (c.last_ns - c.first_ns) / 1000.0 AS skew_us, c.delay_ns / 1000.0 AS delay_us,"
-          + " c.last_rank, i.hostname AS last_hostname, i.pid AS last_pid,"
+          + " " + micros("c.last_ns - c.first_ns") + " AS skew_us, " + micros("c.delay_ns")
+          + " AS delay_us, c.last_rank, i.hostname AS last_hostname, i.pid AS last_pid,"
           + " c.last_exec AS last_exec_us, c.mean_exec AS mean_exec_us, c.max_exec AS max_exec_us"
           + " FROM st_collectives c JOIN st_keys k ON c.k = k.k"
           + " LEFT JOIN st_rank_info i ON k.comm_id = i.comm_id AND c.last_rank = i.rank"
-          + " WHERE c.ranks_aligned >= 2) TO "
-          + DuckDbEngine.literal(collectivesParquet.toString())
-          + " (FORMAT parquet, COMPRESSION zstd)");
+          + " WHERE c.ranks_aligned >= 2", collectivesParquet);
     }
 
     List<RankLateness> ranks = rankLateness(thresholdNs);
@@ -126,6 +132,11 @@ public final class StragglerAnalysis {
         counts[1], counts[2], duplicates, ranks, processes, comms, worst, histograms, notes);
   }
 
+  /** A nanosecond BIGINT expression in microseconds, as DOUBLE. */
+  private static String micros(String nanos) {
+    return "CAST(" + nanos + " AS DOUBLE) / 1000";
+  }
+
   /**
    * Builds the small tables and {@code st_source}, one row per (collective, rank), and returns
    * how many duplicate records it had to fold.
@@ -134,8 +145,8 @@ public final class StragglerAnalysis {
    *   <li>{@code st_files}: per communicator, operation, rank and source file: sequence-number
    *       range, record count, execution-time sum, earliest start, and who the rank is.
    *   <li>{@code st_keys}: one small integer {@code k} per (communicator, operation), with the
-   *       earliest start as time base and the sampling stride: grouping millions of records by
-   *       integers is much cheaper than by strings.
+   *       earliest start as time base, the communicator's earliest start, and the sampling
+   *       stride: grouping millions of records by integers is much cheaper than by strings.
    *   <li>{@code st_rank_info}: per communicator rank.
    * </ul>
    *
@@ -143,18 +154,19 @@ public final class StragglerAnalysis {
    * copied or read twice); only then does the de-duplicating aggregation run.
    */
   private long defineSource() throws SQLException {
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_files AS SELECT comm_id, op, rank,"
+    engine.createSmallTable("st_files", "SELECT comm_id, op, rank,"
         + " source_file, min(sn) AS lo, max(sn) AS hi, count(*) AS n, sum(exec_us) AS exec_sum,"
         + " min(gpu_start_ns) AS first_start, any_value(n_ranks) AS n_ranks,"
         + " any_value(comm_name) AS comm_name, any_value(comm_type) AS comm_type,"
         + " any_value(hostname) AS hostname, any_value(pid) AS pid"
-        + " FROM records WHERE " + sourceFilter("") + " GROUP BY ALL");
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_keys AS SELECT"
+        + " FROM records WHERE " + sourceFilter("") + " GROUP BY comm_id, op, rank, source_file");
+    engine.createSmallTable("st_keys", "SELECT k, comm_id, op, base_ns, stride,"
+        + " min(base_ns) OVER (PARTITION BY comm_id) AS comm_base FROM (SELECT"
         + " CAST(row_number() OVER (ORDER BY comm_id, op) AS INTEGER) AS k, comm_id, op,"
         + " min(first_start) AS base_ns,"
-        + " greatest(1, (max(hi) + 1) // " + SAMPLE_PER_OPERATION + ") AS stride"
-        + " FROM st_files GROUP BY comm_id, op");
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_rank_info AS SELECT comm_id, rank,"
+        + " greatest(1, " + d.integerDivide("max(hi) + 1", Long.toString(SAMPLE_PER_OPERATION))
+        + ") AS stride FROM st_files GROUP BY comm_id, op) g");
+    engine.createSmallTable("st_rank_info", "SELECT comm_id, rank,"
         + " any_value(comm_name) AS comm_name, any_value(comm_type) AS comm_type,"
         + " any_value(hostname) AS hostname, any_value(pid) AS pid, sum(n) AS records,"
         + " sum(exec_sum) / sum(n) AS exec_mean FROM st_files GROUP BY comm_id, rank");
@@ -169,13 +181,14 @@ public final class StragglerAnalysis {
         + " FROM records r JOIN st_keys k ON r.comm_id = k.comm_id AND r.op = k.op"
         + " WHERE " + sourceFilter("r");
     if (overlapping == 0) {
-      engine.execute("CREATE OR REPLACE TEMP VIEW st_source AS " + rows);
+      engine.createView("st_source", rows);
       return 0;
     }
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_source AS SELECT k, sn, rank,"
-        + " max(n_ranks) AS n_ranks, min(start_ns) AS start_ns, arg_min(end_ns, start_ns)"
-        + " AS end_ns, arg_min(exec_us, start_ns) AS exec_us, max(msg) AS msg,"
-        + " any_value(stride) AS stride, count(*) AS copies FROM (" + rows + ")"
+    engine.createTable("st_source", "SELECT k, sn, rank,"
+        + " max(n_ranks) AS n_ranks, min(start_ns) AS start_ns,"
+        + " min_by(end_ns, " + d.pair("start_ns", "end_ns") + ") AS end_ns,"
+        + " min_by(exec_us, " + d.pair("start_ns", "end_ns") + ") AS exec_us, max(msg) AS msg,"
+        + " any_value(stride) AS stride, count(*) AS copies FROM (" + rows + ") r"
         + " GROUP BY k, sn, rank");
     return engine.query("SELECT coalesce(sum(copies - 1), 0) AS d FROM st_source",
         r -> r.getLong("d")).get(0);
@@ -212,20 +225,24 @@ public final class StragglerAnalysis {
    * estimated per communicator (from all its symmetric operations) and applied to all its keys.
    */
   private void estimateClockOffsets(List<String> notes) throws SQLException {
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_sample AS SELECT s.k, s.sn, s.rank,"
-        + " s.start_ns + k.base_ns AS start_abs, s.end_ns + k.base_ns AS end_abs, k.comm_id,"
+    // Times relative to the communicator's first start: comparable across its operations, and
+    // small enough for any engine's arithmetic.
+    engine.createSmallTable("st_sample", "SELECT s.k, s.sn, s.rank,"
+        + " s.start_ns + k.base_ns - k.comm_base AS start_c,"
+        + " s.end_ns + k.base_ns - k.comm_base AS end_c, k.comm_id,"
         + " k.op FROM st_source s JOIN st_keys k ON s.k = k.k WHERE s.sn % s.stride = 0");
     if (options.clockSync() == ClockSync.NONE) {
-      engine.execute("CREATE OR REPLACE TEMP TABLE st_comm_offsets AS SELECT"
-          + " CAST(NULL AS VARCHAR) AS comm_id, CAST(NULL AS INTEGER) AS rank,"
+      engine.createSmallTable("st_comm_offsets", "SELECT"
+          + " CAST(NULL AS STRING) AS comm_id, CAST(NULL AS INTEGER) AS rank,"
           + " CAST(0 AS DOUBLE) AS offset_ns, CAST(0 AS BIGINT) AS samples, false AS applied"
-          + " WHERE false");
+          + " FROM st_keys WHERE false");
     } else {
-      engine.execute("CREATE OR REPLACE TEMP TABLE st_comm_offsets AS"
-          + " WITH ends AS (SELECT k, sn, quantile_disc(end_abs, 0.5) AS end_med"
+      engine.createSmallTable("st_comm_offsets",
+          "WITH ends AS (SELECT k, sn, " + medianDisc("end_c") + " AS end_med"
           + "   FROM st_sample WHERE op IN " + inList(SYMMETRIC)
           + "   GROUP BY k, sn HAVING count(*) >= 2)"
-          + " SELECT a.comm_id, a.rank, median(a.end_abs - e.end_med) AS offset_ns,"
+          + " SELECT a.comm_id, a.rank, percentile_cont(0.5) WITHIN GROUP (ORDER BY"
+          + " a.end_c - e.end_med) AS offset_ns,"
           + " count(*) AS samples, count(*) >= " + MIN_OFFSET_SAMPLES + " AS applied"
           + " FROM st_sample a JOIN ends e ON a.k = e.k AND a.sn = e.sn"
           + " GROUP BY a.comm_id, a.rank");
@@ -241,17 +258,22 @@ public final class StragglerAnalysis {
             + " none to compare raw timestamps.");
       }
     }
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_offsets AS SELECT k.k, o.*"
-        + " FROM st_comm_offsets o JOIN st_keys k ON o.comm_id = k.comm_id");
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_arrival AS"
-        + " WITH corrected AS (SELECT s.comm_id, s.k, s.sn, s.rank, s.start_abs"
+    engine.createSmallTable("st_offsets", "SELECT k.k, o.comm_id, o.rank, o.offset_ns, o.samples,"
+        + " o.applied FROM st_comm_offsets o JOIN st_keys k ON o.comm_id = k.comm_id");
+    engine.createSmallTable("st_arrival",
+        "WITH corrected AS (SELECT s.comm_id, s.k, s.sn, s.rank, s.start_c"
         + "   - CAST(round(coalesce(o.offset_ns, 0)) AS BIGINT) AS arr FROM st_sample s"
         + "   LEFT JOIN st_offsets o ON s.k = o.k AND s.rank = o.rank AND o.applied),"
-        + " med AS (SELECT k, sn, quantile_disc(arr, 0.5) AS arr_med FROM corrected"
+        + " med AS (SELECT k, sn, " + medianDisc("arr") + " AS arr_med FROM corrected"
         + "   GROUP BY k, sn HAVING count(*) >= 2)"
-        + " SELECT c.comm_id, c.rank, avg((c.arr - m.arr_med) / 1000.0) AS mean_arrival_us"
+        + " SELECT c.comm_id, c.rank, avg(" + micros("c.arr - m.arr_med") + ") AS mean_arrival_us"
         + " FROM corrected c JOIN med m ON c.k = m.k AND c.sn = m.sn"
         + " GROUP BY c.comm_id, c.rank");
+  }
+
+  /** The exact lower median of a BIGINT expression (a value of the group). */
+  private static String medianDisc(String expr) {
+    return "CAST(percentile_disc(0.5) WITHIN GROUP (ORDER BY " + expr + ") AS BIGINT)";
   }
 
   private List<RankLateness> rankLateness(long thresholdNs) throws SQLException {
@@ -260,10 +282,11 @@ public final class StragglerAnalysis {
         + " count(*) FILTER (WHERE c.ranks_aligned >= 2) AS last_count,"
         + " count(*) FILTER (WHERE " + late + ") AS late_count,"
         + " count(*) FILTER (WHERE c.ranks_aligned = 1) AS alone,"
-        + " avg(c.delay_ns / 1000.0) FILTER (WHERE " + late + ") AS delay_mean,"
-        + " median(c.delay_ns / 1000.0) FILTER (WHERE " + late + ") AS delay_p50,"
-        + " max(c.delay_ns / 1000.0) FILTER (WHERE " + late + ") AS delay_max,"
-        + " coalesce(sum(c.delay_ns / 1000.0) FILTER (WHERE " + late + "), 0) / 1000.0"
+        + " avg(" + micros("c.delay_ns") + ") FILTER (WHERE " + late + ") AS delay_mean,"
+        + " " + d.quantile(micros("c.delay_ns"), 0.5) + " FILTER (WHERE " + late
+        + ") AS delay_p50,"
+        + " max(" + micros("c.delay_ns") + ") FILTER (WHERE " + late + ") AS delay_max,"
+        + " coalesce(sum(" + micros("c.delay_ns") + ") FILTER (WHERE " + late + "), 0) / 1000"
         + " AS delay_ms FROM st_collectives c JOIN st_keys k ON c.k = k.k"
         + " GROUP BY k.comm_id, c.last_rank),"
         + " joined AS (SELECT i.*, i.records - coalesce(l.alone, 0) AS aligned,"
@@ -341,8 +364,8 @@ public final class StragglerAnalysis {
     }
     return engine.query("SELECT k.comm_id, count(*) AS n,"
         + " count(*) FILTER (WHERE c.delay_ns >= " + thresholdNs + ") AS late,"
-        + " quantile_cont((c.last_ns - c.first_ns) / 1000.0, [0.5, 0.99]) AS skew_q,"
-        + " quantile_cont(c.delay_ns / 1000.0, 0.99) AS delay_p99"
+        + " " + d.quantiles(micros("c.last_ns - c.first_ns"), 0.5, 0.99) + " AS skew_q,"
+        + " " + d.quantile(micros("c.delay_ns"), 0.99) + " AS delay_p99"
         + " FROM st_collectives c JOIN st_keys k ON c.k = k.k WHERE c.ranks_aligned >= 2"
         + " GROUP BY k.comm_id ORDER BY late DESC, k.comm_id", r -> {
           double[] q = Rows.doubles(r, "skew_q", 2);
@@ -361,7 +384,7 @@ public final class StragglerAnalysis {
     if (options.worstCollectives() == 0) {
       return List.of();
     }
-    engine.execute("CREATE OR REPLACE TEMP TABLE st_worst AS SELECT c.*, k.comm_id, k.op,"
+    engine.createSmallTable("st_worst", "SELECT c.*, k.comm_id, k.op,"
         + " k.base_ns FROM st_collectives c JOIN st_keys k ON c.k = k.k"
         + " WHERE c.ranks_aligned >= 2 ORDER BY c.delay_ns DESC, k.comm_id, k.op, c.sn"
         + " LIMIT " + options.worstCollectives());
@@ -407,7 +430,8 @@ public final class StragglerAnalysis {
       bins.put(c, new ArrayList<>());
       totals.put(c, new long[1]);
     });
-    engine.query("SELECT k.comm_id, CAST(floor(log10(greatest(c.delay_ns / 1000.0, 0.1)) * 5)"
+    engine.query("SELECT k.comm_id, CAST(floor(log10(greatest(" + micros("c.delay_ns")
+        + ", 0.1)) * 5)"
         + " AS INTEGER) AS b, count(*) AS n FROM st_collectives c JOIN st_keys k ON c.k = k.k"
         + " WHERE c.ranks_aligned >= 2 AND k.comm_id IN " + inList(chosen)
         + " GROUP BY 1, 2 ORDER BY 1, 2", r -> {
@@ -443,10 +467,10 @@ public final class StragglerAnalysis {
     return out;
   }
 
-  private static String inList(List<String> values) {
+  private String inList(List<String> values) {
     StringBuilder b = new StringBuilder("(");
     for (int i = 0; i < values.size(); i++) {
-      b.append(i == 0 ? "" : ", ").append(DuckDbEngine.literal(values.get(i)));
+      b.append(i == 0 ? "" : ", ").append(d.literal(values.get(i)));
     }
     return b.append(')').toString();
   }

@@ -1,6 +1,7 @@
 package io.ncclinspector.report.analysis;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.SqlDialect;
+import io.ncclinspector.report.engine.SqlEngine;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,22 +11,23 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The summaries, computed by DuckDB over the imported records (a relation named
- * {@code records} with the export's columns).
+ * The summaries, computed by the engine over the imported records (a relation named
+ * {@code records} with the export's columns). The SQL is the same for every engine; {@link
+ * SqlDialect} spells the few parts that differ.
  */
 public final class SummaryQueries {
   private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
   private static final int HISTOGRAM_BINS = 30;
 
-  private final DuckDbEngine engine;
+
+  private final SqlEngine engine;
+  private final SqlDialect d;
   private final AnalysisOptions options;
 
-  public SummaryQueries(DuckDbEngine engine, AnalysisOptions options) throws SQLException {
+  public SummaryQueries(SqlEngine engine, AnalysisOptions options) {
     this.engine = engine;
+    this.d = engine.dialect();
     this.options = options;
-    for (String macro : SizeBucketing.POW2_MACROS) {
-      engine.execute(macro);
-    }
   }
 
   public Overview overview() throws SQLException {
@@ -35,7 +37,7 @@ public final class SummaryQueries {
         + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
         + " count(*) FILTER (WHERE " + used + ") AS used,"
         + " count(DISTINCT comm_id) AS comms,"
-        + " count(DISTINCT (hostname, pid)) AS procs,"
+        + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM records) p) AS procs,"
         + " count(DISTINCT hostname) AS hosts,"
         + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us,"
         + " count(*) FILTER (WHERE kind = 'coll' AND gpu_start_ns IS NOT NULL) AS gpu_start"
@@ -73,16 +75,16 @@ public final class SummaryQueries {
   /** Class × kind × operation × size bucket, over the records the figures use. */
   public List<ClassSummary> classSummaries() throws SQLException {
     SizeBucketing b = options.sizeBucketing();
-    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket,"
+    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket,"
         + " count(*) AS n, count(DISTINCT comm_id) AS comms,"
         + " min(msg_size_bytes) AS min_size, max(msg_size_bytes) AS max_size,"
-        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
-        + " min(exec_us) AS exec_min, quantile_cont(exec_us, [0.5, 0.9, 0.99]) AS exec_q,"
+        + " " + totalBytes() + " AS total_bytes,"
+        + " min(exec_us) AS exec_min, " + d.quantiles("exec_us", 0.5, 0.9, 0.99) + " AS exec_q,"
         + " max(exec_us) AS exec_max, avg(exec_us) AS exec_mean,"
-        + " min(busbw_gbs) AS bw_min, quantile_cont(busbw_gbs, " + list(BUSBW_QUANTILES)
-        + ") AS bw_q, max(busbw_gbs) AS bw_max, avg(busbw_gbs) AS bw_mean"
+        + " min(busbw_gbs) AS bw_min, " + d.quantiles("busbw_gbs", BUSBW_QUANTILES)
+        + " AS bw_q, max(busbw_gbs) AS bw_max, avg(busbw_gbs) AS bw_mean"
         + " FROM records WHERE " + options.includedSql()
-        + " GROUP BY ALL ORDER BY comm_type, kind, op, bucket";
+        + " GROUP BY 1, 2, 3, 4 ORDER BY comm_type, kind, op, bucket";
     return engine.query(sql, r -> {
       long bucket = r.getLong("bucket");
       double[] e = Rows.doubles(r, "exec_q", 3);
@@ -102,9 +104,9 @@ public final class SummaryQueries {
     // Holistic aggregates (percentiles) run over the used records only, in their own query: a
     // FILTER clause on them is far slower than a WHERE.
     Map<String, double[]> perf = new java.util.HashMap<>();
-    engine.query("SELECT comm_id, sum(exec_us) / 1000.0 AS exec_total_ms,"
-        + " quantile_cont(exec_us, [0.5, 0.99]) AS exec_q,"
-        + " quantile_cont(busbw_gbs, 0.5) AS bw_p50"
+    engine.query("SELECT comm_id, sum(exec_us) / 1000 AS exec_total_ms,"
+        + " " + d.quantiles("exec_us", 0.5, 0.99) + " AS exec_q,"
+        + " " + d.quantile("busbw_gbs", 0.5) + " AS bw_p50"
         + " FROM records WHERE " + options.includedSql() + " GROUP BY comm_id", r -> {
           double[] e = Rows.doubles(r, "exec_q", 2);
           return perf.put(r.getString("comm_id"), new double[] {r.getDouble("exec_total_ms"),
@@ -115,8 +117,8 @@ public final class SummaryQueries {
         + " count(DISTINCT rank) AS ranks_seen, count(DISTINCT hostname) AS hosts,"
         + " count(*) AS n, count(*) FILTER (WHERE kind = 'coll') AS colls,"
         + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
-        + " string_agg(DISTINCT op, ',' ORDER BY op) AS ops,"
-        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes,"
+        + " " + d.sortedDistinctList("op") + " AS ops,"
+        + " " + totalBytes() + " AS total_bytes,"
         + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us"
         + " FROM records GROUP BY comm_id";
     List<CommunicatorSummary> out = engine.query(sql, r -> {
@@ -142,9 +144,9 @@ public final class SummaryQueries {
   /** Per communicator rank. */
   public List<RankSummary> ranks() throws SQLException {
     Map<String, Object[]> perf = new java.util.HashMap<>();
-    engine.query("SELECT comm_id, rank, count(*) AS used, sum(exec_us) / 1000.0 AS exec_total_ms,"
-        + " quantile_cont(exec_us, [0.5, 0.9, 0.99]) AS exec_q, avg(exec_us) AS exec_mean,"
-        + " quantile_cont(busbw_gbs, 0.5) AS bw_p50"
+    engine.query("SELECT comm_id, rank, count(*) AS used, sum(exec_us) / 1000 AS exec_total_ms,"
+        + " " + d.quantiles("exec_us", 0.5, 0.9, 0.99) + " AS exec_q, avg(exec_us) AS exec_mean,"
+        + " " + d.quantile("busbw_gbs", 0.5) + " AS bw_p50"
         + " FROM records WHERE " + options.includedSql() + " GROUP BY comm_id, rank", r -> {
           double[] e = Rows.doubles(r, "exec_q", 3);
           return perf.put(key(r.getString("comm_id"), r.getInt("rank")), new Object[] {
@@ -154,7 +156,7 @@ public final class SummaryQueries {
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
         + " any_value(pid) AS pid, count(*) AS n,"
-        + " CAST(least(sum(msg_size_bytes), 9223372036854775807) AS BIGINT) AS total_bytes"
+        + " " + totalBytes() + " AS total_bytes"
         + " FROM records GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
       Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
@@ -188,25 +190,24 @@ public final class SummaryQueries {
       return List.of();
     }
     SizeBucketing b = options.sizeBucketing();
-    StringBuilder values = new StringBuilder();
+    StringBuilder chosen = new StringBuilder();
     for (int i = 0; i < top.size(); i++) {
       ClassSummary s = top.get(i);
-      values.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT,
-          "(%d, %s, %s, %s, CAST(%d AS BIGINT), CAST(%s AS DOUBLE), CAST(%s AS DOUBLE))", i,
-          DuckDbEngine.literal(s.commType()), DuckDbEngine.literal(s.kind()),
-          DuckDbEngine.literal(s.op()), s.sizeBucketBytes(), num(s.execMinUs()),
-          num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
+      chosen.append(i == 0 ? "" : " UNION ALL ").append(String.format(Locale.ROOT,
+          "SELECT %d AS i, %s AS ct, %s AS kind, %s AS op, CAST(%d AS BIGINT) AS bucket,"
+          + " CAST(%s AS DOUBLE) AS lo, CAST(%s AS DOUBLE) AS width", i,
+          d.literal(s.commType()), d.literal(s.kind()), d.literal(s.op()), s.sizeBucketBytes(),
+          num(s.execMinUs()), num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
     }
-    engine.execute("CREATE OR REPLACE TEMP TABLE hist_groups AS SELECT * FROM (VALUES " + values
-        + ") g(i, ct, kind, op, bucket, lo, width)");
+    engine.createSmallTable("hist_groups", chosen.toString());
     // The records side is reduced to the group key first, so the join is a plain hash join on
     // small typed keys.
     String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "
         + HISTOGRAM_BINS + ") AS bin, count(*) AS n"
-        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes") + " AS bucket, exec_us"
+        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket, exec_us"
         + " FROM records WHERE " + options.includedSql() + ") r JOIN hist_groups g"
         + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND r.bucket = g.bucket"
-        + " GROUP BY ALL ORDER BY i, bin";
+        + " GROUP BY 1, 2 ORDER BY i, bin";
     long[][] counts = new long[top.size()][HISTOGRAM_BINS + 1];
     engine.query(sql, r -> {
       int bin = Math.max(0, r.getInt("bin"));
@@ -231,6 +232,11 @@ public final class SummaryQueries {
     return out;
   }
 
+  /** The sum of message sizes, capped at the largest BIGINT. */
+  private String totalBytes() {
+    return "CAST(least(" + d.wideSum("msg_size_bytes") + ", 9223372036854775807) AS BIGINT)";
+  }
+
   static Double nanToNull(double v) {
     return Double.isNaN(v) ? null : v;
   }
@@ -239,11 +245,4 @@ public final class SummaryQueries {
     return Double.isFinite(v) ? Double.toString(v) : "NULL";
   }
 
-  private static String list(double[] values) {
-    StringBuilder b = new StringBuilder("[");
-    for (int i = 0; i < values.length; i++) {
-      b.append(i == 0 ? "" : ", ").append(values[i]);
-    }
-    return b.append(']').toString();
-  }
 }

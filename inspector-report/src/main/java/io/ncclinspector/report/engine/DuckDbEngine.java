@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * engine refuses to start if either built-in extension is missing rather than let DuckDB try a
  * download.
  */
-public final class DuckDbEngine implements AutoCloseable {
+public final class DuckDbEngine implements SqlEngine, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DuckDbEngine.class);
   /** Extensions the report uses; all must be statically linked into the driver. */
   public static final List<String> REQUIRED_EXTENSIONS = List.of("json", "parquet");
@@ -106,6 +106,7 @@ public final class DuckDbEngine implements AutoCloseable {
     return query("SELECT version()", r -> r.getString(1)).get(0);
   }
 
+  @Override
   public void execute(String sql) throws SQLException {
     long start = System.nanoTime();
     try (Statement s = connection.createStatement()) {
@@ -141,20 +142,21 @@ public final class DuckDbEngine implements AutoCloseable {
     }
   }
 
-  /** Maps one result row. */
-  @FunctionalInterface
-  public interface RowMapper<T> {
-    T map(ResultSet row) throws SQLException;
+  @Override
+  public SqlDialect dialect() {
+    return DuckDbDialect.INSTANCE;
   }
 
+  @Override
   public <T> List<T> query(String sql, RowMapper<T> mapper) throws SQLException {
     long start = System.nanoTime();
     List<T> rows = new ArrayList<>();
     try (Statement s = connection.createStatement()) {
       running.set(s);
       try (ResultSet r = s.executeQuery(sql)) {
+        SqlRow row = new JdbcRow(r);
         while (r.next()) {
-          rows.add(mapper.map(r));
+          rows.add(mapper.map(row));
         }
       }
     } finally {
@@ -164,10 +166,46 @@ public final class DuckDbEngine implements AutoCloseable {
     return rows;
   }
 
+  @Override
+  public void createTable(String name, String select) throws SQLException {
+    execute("CREATE OR REPLACE TEMP TABLE " + name + " AS " + select);
+  }
+
+  @Override
+  public void createView(String name, String select) throws SQLException {
+    execute("CREATE OR REPLACE TEMP VIEW " + name + " AS " + select);
+  }
+
+  @Override
+  public void writeParquet(String select, java.nio.file.Path target) throws SQLException {
+    execute("COPY (" + select + ") TO " + literal(target.toString())
+        + " (FORMAT parquet, COMPRESSION zstd)");
+  }
+
+  /** A JDBC result row; arrays arrive as lists. */
+  private record JdbcRow(ResultSet r) implements SqlRow {
+    @Override
+    public Object getObject(String column) throws SQLException {
+      return r.getObject(column);
+    }
+
+    @Override
+    public Object getObject(int position) throws SQLException {
+      return r.getObject(position);
+    }
+
+    @Override
+    public List<?> getList(String column) throws SQLException {
+      java.sql.Array a = r.getArray(column);
+      return a == null ? null : java.util.Arrays.asList((Object[]) a.getArray());
+    }
+  }
+
   /**
    * Polls the running statement's progress (0 to 1) for a progress display; does nothing if no
    * statement runs or the driver cannot tell.
    */
+  @Override
   public void pollProgress(DoubleConsumer sink) {
     Statement s = running.get();
     if (s instanceof org.duckdb.DuckDBPreparedStatement d) {

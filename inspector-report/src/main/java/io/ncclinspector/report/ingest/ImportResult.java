@@ -1,6 +1,7 @@
 package io.ncclinspector.report.ingest;
 
 import io.ncclinspector.report.input.RejectedLine;
+import io.ncclinspector.report.input.SkippedInput;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -14,10 +15,14 @@ import java.util.List;
  * @param parts the Parquet files of the export
  * @param notices things the user should know (salvaged files, disagreements between the fast
  *     reader and the line check)
+ * @param skipped files the reader found not to be logs (an engine that looks at the content
+ *     only while importing, such as Spark's, reports them here rather than at discovery)
  */
 public record ImportResult(long records, long rejected, List<FileImport> files,
-    List<RejectedLine> rejectedLines, List<Path> parts, List<String> notices) {
+    List<RejectedLine> rejectedLines, List<Path> parts, List<String> notices,
+    List<SkippedInput> skipped) {
   public ImportResult {
+    skipped = List.copyOf(skipped);
     files = List.copyOf(files);
     rejectedLines = List.copyOf(rejectedLines);
     parts = List.copyOf(parts);

@@ -30,16 +30,20 @@ import org.slf4j.LoggerFactory;
  * Imports log files into the Parquet export.
  *
  * <p>The fast path is DuckDB's own JSON reader, multi-threaded and in C++, which turns a batch of
- * files straight into Parquet ({@code COPY ... TO}) without materialising a table. It is told to
- * skip lines it cannot use, but it cannot say where they were; so every row also carries whether
- * it is a usable record, the unusable ones go to a separate partition, and only the files that
- * have any are then read again, line by line, by {@link LogFileScanner}, which names each bad
- * line with its number and reason. A file DuckDB cannot read at all (a corrupt gzip stream, for
+ * files straight into Parquet ({@code COPY ... TO}) without materialising a table. Clean input is
+ * written in one pass, as it is read, and any unusable row stops the statement. The batch is then
+ * done again, and so is every later batch, the careful way: every row carries whether it is a
+ * usable record, the unusable ones go to a separate partition (about a tenth more work), and only
+ * the files that have any are then read again, line by line, by {@link LogFileScanner}, which
+ * names each bad line with its number and reason. At most one batch is read twice. A file
+ * DuckDB cannot read at all (a corrupt gzip stream, for
  * instance) makes its batch fail; the batch's files are then probed one by one, the broken ones
  * are salvaged line by line into clean copies, and the batch is run again.
  */
 public final class RecordImporter {
   private static final Logger LOG = LoggerFactory.getLogger(RecordImporter.class);
+  /** The error that stops a batch written in one pass when it meets an unusable row. */
+  static final String UNUSABLE_ROW = "nccl-inspector: unusable row";
   /** Gzip files count this many times their size when batches are filled. */
   private static final int GZIP_WEIGHT = 6;
 
@@ -67,6 +71,8 @@ public final class RecordImporter {
   private volatile long currentBatchBytes;
   private volatile String batchLabel = "";
   private int salvageCounter;
+  /** Whether batches are written with an unusable-row partition (after one had such rows). */
+  private boolean partitioned;
 
   public RecordImporter(DuckDbEngine engine, Path recordsDir, Path stagingDir, Progress progress,
       Options options) {
@@ -78,8 +84,12 @@ public final class RecordImporter {
   }
 
   /** Imports the files; the export's parts are written to the records directory. */
-  public ImportResult run(List<LogFile> files) throws SQLException, IOException {
+  public ImportResult run(List<LogFile> inputs) throws SQLException, IOException {
     Files.createDirectories(recordsDir);
+    List<LogFile> files = inputs.stream().filter(f -> f.compression() != Compression.PARQUET)
+        .toList();
+    ParquetInputs.Result fromParquet = ParquetInputs.copy(engine, inputs.stream()
+        .filter(f -> f.compression() == Compression.PARQUET).toList(), recordsDir);
     Files.createDirectories(stagingDir);
     bytesTotal = files.stream().mapToLong(f -> weight(f)).sum();
     progress.stage("importing " + files.size() + " files", this::status);
@@ -102,7 +112,7 @@ public final class RecordImporter {
       currentBatchBytes = batch.stream().mapToLong(RecordImporter::weight).sum();
       Path target = stagingDir.resolve(String.format(Locale.ROOT, "batch-%05d", b));
       try {
-        copyBatch(batch, salvaged, target);
+        copyBatchAdaptively(batch, salvaged, target);
       } catch (SQLException first) {
         LOG.debug("batch {} failed, probing its files", b, first);
         deleteTree(target);
@@ -118,7 +128,7 @@ public final class RecordImporter {
               + batch.size() + " files, first " + batch.get(0).displayName() + "): "
               + first.getMessage(), first);
         }
-        copyBatch(batch, salvaged, target);
+        copyBatchAdaptively(batch, salvaged, target);
       }
       parts.addAll(collectParts(target, b));
       invalidRows.putAll(countInvalid(target));
@@ -150,8 +160,16 @@ public final class RecordImporter {
     List<RejectedLine> listed = new ArrayList<>();
     long totalRecords = 0;
     long totalRejected = 0;
-    for (LogFile f : files) {
+    for (LogFile f : inputs) {
       String name = f.displayName();
+      if (f.compression() == Compression.PARQUET) {
+        FileImport read = fromParquet.imports().get(name);
+        if (read != null) {
+          imports.add(read);
+          totalRecords += read.records();
+        }
+        continue;
+      }
       FileDiagnosis d = diagnoses.get(name);
       boolean wasSalvaged = salvaged.containsKey(name);
       long sqlInvalid = invalidRows.getOrDefault(name, 0L);
@@ -172,7 +190,9 @@ public final class RecordImporter {
           wasSalvaged));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
-    return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices);
+    parts.addAll(fromParquet.parts());
+    return new ImportResult(totalRecords, totalRejected, imports, listed, parts, notices,
+        fromParquet.skipped());
   }
 
   private String status() {
@@ -219,6 +239,22 @@ public final class RecordImporter {
     return batches;
   }
 
+  /** Copies a batch; if it has unusable rows, again with the partitioned write, from now on. */
+  private void copyBatchAdaptively(List<LogFile> batch, Map<String, Path> salvaged, Path target)
+      throws SQLException {
+    try {
+      copyBatch(batch, salvaged, target);
+    } catch (SQLException e) {
+      if (partitioned || e.getMessage() == null || !e.getMessage().contains(UNUSABLE_ROW)) {
+        throw e;
+      }
+      LOG.debug("{} has unusable rows; partitioned writes from now on", batchLabel);
+      partitioned = true;
+      deleteTree(target);
+      copyBatch(batch, salvaged, target);
+    }
+  }
+
   private void copyBatch(List<LogFile> batch, Map<String, Path> salvaged, Path target)
       throws SQLException {
     Map<Compression, List<String>> paths = new LinkedHashMap<>();
@@ -233,19 +269,32 @@ public final class RecordImporter {
     String source = paths.entrySet().stream()
         .map(e -> "SELECT * FROM " + readJson(e.getValue(), e.getKey()))
         .collect(Collectors.joining("\nUNION ALL\n"));
-    String sql = "COPY (\nSELECT " + RecordSchema.finalColumns(
+    String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
-        + " AS valid\nFROM (SELECT " + RecordSchema.RAW + "\nFROM (" + source + "))\n) TO "
-        + DuckDbEngine.literal(target.toString())
-        + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
-        + " OVERWRITE_OR_IGNORE true)";
-    engine.update(sql);
+        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename") + "\nFROM (" + source + "))";
+    if (partitioned) {
+      engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
+          + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
+          + " OVERWRITE_OR_IGNORE true)");
+      return;
+    }
+    // The layout the partitioned write leaves, so that the rest of the import is the same.
+    Path valid = target.resolve("valid=true");
+    try {
+      Files.createDirectories(valid);
+    } catch (IOException e) {
+      throw new SQLException("cannot create " + valid + ": " + e, e);
+    }
+    engine.update("COPY (SELECT * EXCLUDE (valid) FROM (\n" + rows + "\n) WHERE CASE WHEN valid"
+        + " THEN true ELSE error(" + DuckDbEngine.literal(UNUSABLE_ROW) + ") END) TO "
+        + DuckDbEngine.literal(valid.resolve("part-0.parquet").toString())
+        + " (FORMAT parquet, COMPRESSION zstd)");
   }
 
   static String readJson(List<String> paths, Compression compression) {
     return "read_json(" + DuckDbEngine.literalList(paths)
         + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
-        + ", columns = " + RecordSchema.JSON_COLUMNS
+        + ", columns = " + JsonLayout.duckDbColumns()
         + ", ignore_errors = true, filename = true"
         + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
   }

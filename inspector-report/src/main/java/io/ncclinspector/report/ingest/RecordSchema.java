@@ -6,42 +6,17 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /**
- * The flat record schema of the Parquet export, and the SQL that builds it from DuckDB's JSON
- * reader. Both producers' records map onto it: fields one producer does not write are null.
- * {@code inspector-report/README.md} documents every column; a test keeps the two in step.
+ * The flat record schema of the Parquet export, and the SQL that builds it from a JSON reader's
+ * view of the lines ({@link JsonLayout}). Both producers' records map onto it: fields one
+ * producer does not write are null. The SQL is the same text for every engine: each engine's
+ * reader only supplies the four parsed objects and the file name. {@code
+ * inspector-report/README.md} documents every column; a test keeps the two in step.
  */
 public final class RecordSchema {
   private RecordSchema() {}
 
   /** One column of the export. */
   public record Column(String name, String type, String description) {}
-
-  /**
-   * The JSON reader's view of a line. Message sizes are read as 128-bit integers because the
-   * reference writes values near 2^64; trace objects are kept as JSON text.
-   */
-  static final String JSON_COLUMNS = "{"
-      + "header: 'STRUCT(id VARCHAR, comm_name VARCHAR, rank INTEGER, n_ranks INTEGER,"
-      + " nnodes INTEGER)',"
-      + " metadata: 'STRUCT(inspector_output_format_version VARCHAR, git_rev VARCHAR,"
-      + " rec_mechanism VARCHAR, dump_timestamp_us BIGINT, hostname VARCHAR, pid BIGINT,"
-      + " profiler_interface_version INTEGER)',"
-      + " coll_perf: 'STRUCT(coll VARCHAR, coll_sn BIGINT, coll_msg_size_bytes HUGEINT,"
-      + " coll_exec_time_us BIGINT, coll_timing_source VARCHAR, coll_algobw_gbs DOUBLE,"
-      + " coll_busbw_gbs DOUBLE, coll_exec_time_ns BIGINT, coll_algo VARCHAR, coll_proto VARCHAR,"
-      + " coll_datatype VARCHAR, coll_count BIGINT, coll_root INTEGER, coll_nchannels INTEGER,"
-      + " coll_channels_seen INTEGER, coll_nwarps INTEGER, coll_gpu_start_ns BIGINT,"
-      + " coll_gpu_span_ns BIGINT, coll_gpu_skew_ns BIGINT, coll_step BIGINT, coll_phase VARCHAR,"
-      + " coll_flags VARCHAR[], coll_quarantine_reason VARCHAR, event_trace_sn JSON,"
-      + " event_trace_ts JSON)',"
-      + " p2p_perf: 'STRUCT(p2p VARCHAR, p2p_sn BIGINT, p2p_peer INTEGER,"
-      + " p2p_msg_size_bytes HUGEINT, p2p_exec_time_us BIGINT, p2p_timing_source VARCHAR,"
-      + " p2p_algobw_gbs DOUBLE, p2p_busbw_gbs DOUBLE, p2p_exec_time_ns BIGINT,"
-      + " p2p_datatype VARCHAR, p2p_count BIGINT, p2p_nchannels INTEGER,"
-      + " p2p_channels_seen INTEGER, p2p_gpu_start_ns BIGINT, p2p_gpu_span_ns BIGINT,"
-      + " p2p_gpu_skew_ns BIGINT, p2p_step BIGINT, p2p_phase VARCHAR, p2p_flags VARCHAR[],"
-      + " p2p_quarantine_reason VARCHAR, event_trace_sn JSON, event_trace_ts JSON)'"
-      + "}";
 
   /** The export's columns, in order. */
   public static final List<Column> COLUMNS = List.of(
@@ -102,9 +77,16 @@ public final class RecordSchema {
       new Column("event_trace_sn", "VARCHAR", "verbose `event_trace_sn` object, as JSON text"),
       new Column("event_trace_ts", "VARCHAR", "verbose `event_trace_ts` object, as JSON text"));
 
-  /** Raw fields flattened out of the JSON structs, under r_ names. */
-  static final String RAW = String.join(",\n  ",
-      "filename AS r_file",
+  /**
+   * Raw fields flattened out of the JSON structs, under r_ names.
+   *
+   * @param fileColumn the column that names the line's file
+   */
+  public static String raw(String fileColumn) {
+    return String.join(",\n  ", fileColumn + " AS r_file", RAW);
+  }
+
+  private static final String RAW = String.join(",\n  ",
       "header.id AS r_id", "header.comm_name AS r_comm_name", "header.rank AS r_rank",
       "header.n_ranks AS r_n_ranks", "header.nnodes AS r_nnodes",
       "metadata.inspector_output_format_version AS r_format_version",
@@ -135,9 +117,9 @@ public final class RecordSchema {
       either("coll_phase", "p2p_phase", "phase"),
       either("coll_flags", "p2p_flags", "flags"),
       either("coll_quarantine_reason", "p2p_quarantine_reason", "quarantine_reason"),
-      "CAST(coalesce(coll_perf.event_trace_sn, p2p_perf.event_trace_sn) AS VARCHAR)"
+      "CAST(coalesce(coll_perf.event_trace_sn, p2p_perf.event_trace_sn) AS STRING)"
           + " AS r_event_trace_sn",
-      "CAST(coalesce(coll_perf.event_trace_ts, p2p_perf.event_trace_ts) AS VARCHAR)"
+      "CAST(coalesce(coll_perf.event_trace_ts, p2p_perf.event_trace_ts) AS STRING)"
           + " AS r_event_trace_ts");
 
   private static String either(String coll, String p2p, String name) {
@@ -148,7 +130,7 @@ public final class RecordSchema {
    * Whether a row is a usable record: the same rules as {@code LineCheck}. Rows the JSON reader
    * could not parse at all arrive with every field null and fail here too.
    */
-  static final String VALIDITY = "(r_id IS NOT NULL AND r_rank IS NOT NULL"
+  public static final String VALIDITY = "(r_id IS NOT NULL AND r_rank IS NOT NULL"
       + " AND r_n_ranks IS NOT NULL AND r_nnodes IS NOT NULL AND r_is_coll <> r_is_p2p"
       + " AND r_op IS NOT NULL AND r_sn IS NOT NULL AND r_msg IS NOT NULL"
       + " AND r_exec_time_us IS NOT NULL AND r_timing_source IS NOT NULL)";
@@ -157,7 +139,7 @@ public final class RecordSchema {
       + Exclusion.MAX_PLAUSIBLE_MESSAGE_BYTES + ")";
 
   /** The export's columns computed from the raw ones; {@code fileName} maps r_file. */
-  static String finalColumns(String fileName) {
+  public static String finalColumns(String fileName) {
     StringJoiner j = new StringJoiner(",\n  ");
     j.add(fileName + " AS source_file");
     j.add("CASE WHEN r_piv IS NOT NULL OR r_exec_time_ns IS NOT NULL"
@@ -176,7 +158,8 @@ public final class RecordSchema {
     j.add("TRY_CAST(r_msg AS DECIMAL(38,0)) AS msg_size_raw");
     j.add("r_exec_time_us AS exec_time_us");
     j.add("r_exec_time_ns AS exec_time_ns");
-    j.add("coalesce(r_exec_time_ns / 1000.0, CAST(r_exec_time_us AS DOUBLE)) AS exec_us");
+    j.add("coalesce(CAST(r_exec_time_ns AS DOUBLE) / 1000, CAST(r_exec_time_us AS DOUBLE))"
+        + " AS exec_us");
     j.add("r_timing_source AS timing_source");
     j.add("r_algobw AS algobw_gbs");
     j.add("r_busbw AS busbw_gbs");
@@ -198,7 +181,7 @@ public final class RecordSchema {
     j.add("CASE WHEN NOT " + PLAUSIBLE_SIZE + " THEN '" + Exclusion.INVALID_SIZE.label() + "'"
         + " WHEN r_exec_time_us < 0 OR r_exec_time_ns < 0 THEN '"
         + Exclusion.INVALID_TIME.label() + "'"
-        + " WHEN r_quarantine_reason IS NOT NULL OR list_contains(r_flags, 'quarantined') THEN '"
+        + " WHEN r_quarantine_reason IS NOT NULL OR array_contains(r_flags, 'quarantined') THEN '"
         + Exclusion.QUARANTINED.label() + "'"
         + " WHEN r_timing_source <> 'kernel_gpu' THEN '" + Exclusion.CPU_TIMING.label() + "'"
         + " END AS excluded_reason");

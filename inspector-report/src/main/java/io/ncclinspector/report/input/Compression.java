@@ -3,7 +3,9 @@ package io.ncclinspector.report.input;
 /** How a log file is stored, decided from its first bytes rather than its name. */
 public enum Compression {
   NONE("uncompressed"),
-  GZIP("gzip");
+  GZIP("gzip"),
+  /** Not a log: the report's Parquet export (or a file claiming to be), read back as records. */
+  PARQUET("parquet");
 
   private final String duckDbName;
 

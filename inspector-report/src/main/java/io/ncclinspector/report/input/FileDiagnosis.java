@@ -13,7 +13,7 @@ import java.util.List;
  *     error) after which nothing more could be read; null if none
  */
 public record FileDiagnosis(String file, long records, long rejected, List<RejectedLine> listed,
-    String damage) {
+    String damage) implements java.io.Serializable {
   public FileDiagnosis {
     listed = List.copyOf(listed);
   }

@@ -53,7 +53,16 @@ public final class LineReader implements AutoCloseable {
   }
 
   static LineReader open(Path file, Compression compression, int maxLine) throws IOException {
-    InputStream raw = Files.newInputStream(file);
+    return open(Files.newInputStream(file), compression, maxLine);
+  }
+
+  /**
+   * Reads a stream (of any file system), which the reader closes.
+   *
+   * @param maxLine the longest line kept whole
+   */
+  public static LineReader open(InputStream raw, Compression compression, int maxLine)
+      throws IOException {
     try {
       InputStream in = compression == Compression.GZIP
           ? new GZIPInputStream(raw, 1 << 16) : new BufferedInputStream(raw, 1 << 16);

@@ -24,9 +24,11 @@ import java.util.Set;
 /**
  * Finds the log files under the input arguments: directories are searched recursively for
  * {@code *.log}, {@code *.jsonl} and their {@code .gz} forms (the names the reference exporter
- * looks for); a file named directly is taken whatever its name. Each file's first bytes decide
- * whether it is gzip; its first line tells this project's raw event traces (which are not records)
- * apart from Inspector logs.
+ * looks for), and for {@code *.parquet} (the report's own export, read back); a file named
+ * directly is taken whatever its name. Each file's first bytes decide whether it is gzip or
+ * Parquet; the first line of a text file tells this project's raw event traces (which are not
+ * records) apart from Inspector logs. Whether a Parquet file holds the export's columns is
+ * checked by the engine that reads it.
  */
 public final class LogDiscovery {
   private static final String[] SUFFIXES = {".log", ".jsonl", ".log.gz", ".jsonl.gz"};
@@ -66,6 +68,9 @@ public final class LogDiscovery {
   /** Whether a file name is one the directory search takes. */
   public static boolean hasLogName(String fileName) {
     String lower = fileName.toLowerCase(Locale.ROOT);
+    if (lower.endsWith(".parquet") && lower.length() > ".parquet".length()) {
+      return true;
+    }
     for (String suffix : SUFFIXES) {
       if (lower.endsWith(suffix) && lower.length() > suffix.length()) {
         return true;
@@ -136,7 +141,8 @@ public final class LogDiscovery {
         return;
       }
       Compression compression = sniffCompression(real);
-      Optional<String> notRecords = sniffContent(real, compression);
+      Optional<String> notRecords = compression == Compression.PARQUET ? Optional.empty()
+          : sniffContent(real, compression);
       if (notRecords.isPresent()) {
         skipped.add(new SkippedInput(displayName, notRecords.get()));
         return;
@@ -149,10 +155,18 @@ public final class LogDiscovery {
 
   static Compression sniffCompression(Path file) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
-      int b0 = in.read();
-      int b1 = in.read();
-      return b0 == 0x1f && b1 == 0x8b ? Compression.GZIP : Compression.NONE;
+      return sniffCompression(in);
     }
+  }
+
+  /** Gzip, Parquet or plain text, from the first bytes of a stream. */
+  public static Compression sniffCompression(InputStream in) throws IOException {
+    byte[] head = in.readNBytes(4);
+    if (head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
+      return Compression.GZIP;
+    }
+    return head.length == 4 && head[0] == 'P' && head[1] == 'A' && head[2] == 'R' && head[3] == '1'
+        ? Compression.PARQUET : Compression.NONE;
   }
 
   /**
@@ -161,15 +175,25 @@ public final class LogDiscovery {
    * imported so that its lines are reported one by one.
    */
   private static Optional<String> sniffContent(Path file, Compression compression) {
-    try (LineReader lines = LineReader.open(file, compression, SNIFF_BYTES)) {
+    try {
+      return sniffContent(Files.newInputStream(file), compression);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Why a file's content is not a log (only blank lines, or a known file of another kind), from
+   * its first non-blank line; empty if it is to be imported. Closes the stream.
+   */
+  public static Optional<String> sniffContent(InputStream in, Compression compression) {
+    try (LineReader lines = LineReader.open(in, compression, SNIFF_BYTES)) {
       LineReader.Line line;
       while ((line = lines.next()) != null) {
         if (line.blank()) {
           continue;
         }
-        return isEventTrace(line) ? Optional.of(
-            "raw event trace, not Inspector records (replay it with 'nccl-inspector replay')")
-            : Optional.empty();
+        return Optional.ofNullable(otherFormat(line));
       }
       return Optional.of("no records (only blank lines)");
     } catch (IOException e) {
@@ -177,28 +201,39 @@ public final class LogDiscovery {
     }
   }
 
-  private static boolean isEventTrace(LineReader.Line line) {
+  /**
+   * Whether a first line shows a known file of another kind, and which: this project's raw event
+   * traces ({@code "ev"}, no {@code "header"}), or the CUPTI kernel listings kept beside recorded
+   * traces ({@code "name"}, {@code "start_us"}, {@code "dur_us"}). Null for anything else.
+   */
+  private static String otherFormat(LineReader.Line line) {
     if (line.tooLong()) {
-      return false;
+      return null;
     }
-    boolean ev = false;
+    Set<String> keys = new HashSet<>();
     try (JsonParser p = JSON.createParser(line.bytes(), line.offset(), line.length())) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return false;
+        return null;
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         if (name.equals("header")) {
-          return false;
+          return null;
         }
-        ev |= name.equals("ev");
+        keys.add(name);
         p.nextToken();
         p.skipChildren();
       }
     } catch (IOException e) {
-      return false;
+      return null;
     }
-    return ev;
+    if (keys.contains("ev")) {
+      return "raw event trace, not Inspector records (replay it with 'nccl-inspector replay')";
+    }
+    if (keys.containsAll(List.of("name", "start_us", "dur_us"))) {
+      return "CUPTI kernel timings, not Inspector records";
+    }
+    return null;
   }
 
   static String describe(IOException e) {

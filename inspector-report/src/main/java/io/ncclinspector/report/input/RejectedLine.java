@@ -8,4 +8,5 @@ package io.ncclinspector.report.input;
  * @param reason why it was skipped
  * @param excerpt the start of the line, control characters replaced
  */
-public record RejectedLine(String file, long line, String reason, String excerpt) {}
+public record RejectedLine(String file, long line, String reason, String excerpt)
+    implements java.io.Serializable {}

@@ -120,7 +120,8 @@ public final class HtmlReport {
     Overview o = d.overview();
     out.append("<header><h1>NCCL Inspector report</h1><p class=\"sub\">")
         .append(esc("Generated " + TIME.format(d.generatedAt()) + " from "
-            + String.join(", ", d.inputs()) + " · DuckDB " + d.engineVersion()))
+            + String.join(", ", d.inputs()) + " · " + d.engine().name() + " "
+            + d.engine().version()))
         .append("</p><nav>");
     String[][] links = {{"findings", "Findings"}, {"bandwidth", "Bandwidth by size"},
         {"histograms", "Histograms"}, {"boxplots", "Box plots"}, {"stragglers", "Stragglers"},
@@ -572,7 +573,7 @@ public final class HtmlReport {
             + " (n_ranks = 1), nvlink-only (nnodes = 1: all ranks on one node), hca-only"
             + " (n_ranks = nnodes: one rank per node), mixed otherwise.",
         "Execution time: our nanosecond field where present, else the whole microseconds of the"
-            + " reference field. Percentiles are exact and interpolated.",
+            + " reference field. Percentiles: " + d.engine().percentiles() + ".",
         "Performance figures use GPU-timed records with a plausible message size and usable"
             + " timestamps" + (d.options().allTiming() ? ", CPU-timed ones included" : "")
             + "; the Parquet export has every record with an excluded_reason column.",

@@ -49,19 +49,38 @@ public final class OutputFiles {
         d.imported().rejectedLines());
   }
 
-  /** Removes the files of an earlier report in {@code dir}; nothing else is touched. */
+  /**
+   * Removes the files of an earlier report in {@code dir}; nothing else is touched. The Spark
+   * engine writes {@code collectives.parquet} as a directory of parts, and leaves Hadoop's
+   * {@code _SUCCESS} markers and {@code .crc} checksums beside its parts: those go too.
+   */
   public static void cleanPrevious(Path dir) throws IOException {
     for (String f : ALL) {
-      Files.deleteIfExists(dir.resolve(f));
+      Path p = dir.resolve(f);
+      if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        removeParts(p);
+        Files.deleteIfExists(p);
+      } else {
+        Files.deleteIfExists(p);
+      }
     }
     Path records = dir.resolve(RECORDS_DIR);
     if (Files.isDirectory(records)) {
-      try (var s = Files.list(records)) {
-        for (Path p : s.toList()) {
-          String name = p.getFileName().toString();
-          if (name.startsWith("part-") && name.endsWith(".parquet")) {
-            Files.delete(p);
-          }
+      removeParts(records);
+    }
+  }
+
+  /** Deletes part files and their Hadoop companions in a directory; keeps anything else. */
+  private static void removeParts(Path dir) throws IOException {
+    try (var s = Files.list(dir)) {
+      for (Path p : s.toList()) {
+        String name = p.getFileName().toString();
+        boolean part = name.startsWith("part-") && name.endsWith(".parquet");
+        boolean hadoop = name.equals("_SUCCESS") || (name.startsWith(".")
+            && name.endsWith(".crc")
+            && (name.startsWith(".part-") || name.equals("._SUCCESS.crc")));
+        if (part || hadoop) {
+          Files.delete(p);
         }
       }
     }

@@ -7,6 +7,7 @@ import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.StragglerResult;
+import io.ncclinspector.report.engine.EngineInfo;
 import io.ncclinspector.report.ingest.ImportResult;
 import io.ncclinspector.report.input.SkippedInput;
 import java.time.Instant;
@@ -18,7 +19,7 @@ import java.util.Map;
  *
  * @param generatedAt when the report was made
  * @param inputs the input arguments
- * @param engineVersion the DuckDB version that computed the figures
+ * @param engine the engine that computed the figures
  * @param options the analysis choices
  * @param imported how the files were imported
  * @param skipped files found but not imported
@@ -33,7 +34,7 @@ import java.util.Map;
 public record ReportData(
     Instant generatedAt,
     List<String> inputs,
-    String engineVersion,
+    EngineInfo engine,
     AnalysisOptions options,
     ImportResult imported,
     List<SkippedInput> skipped,

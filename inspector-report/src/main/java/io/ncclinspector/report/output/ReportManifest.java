@@ -3,6 +3,7 @@ package io.ncclinspector.report.output;
 import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankLateness;
+import io.ncclinspector.report.engine.EngineInfo;
 import io.ncclinspector.report.input.SkippedInput;
 import java.util.List;
 import java.util.Map;
@@ -15,16 +16,13 @@ public record ReportManifest(
     String tool,
     String generatedAt,
     List<String> inputs,
-    Engine engine,
+    EngineInfo engine,
     AnalysisOptions options,
     Import imports,
     Overview overview,
     Stragglers stragglers,
     Map<String, Double> stageSeconds,
     List<String> outputs) {
-
-  /** The embedded engine and the extensions it had loaded (all built in; none downloaded). */
-  public record Engine(String name, String version, List<String> extensionsLoaded) {}
 
   public record Import(long files, long records, long rejectedLines, long filesWithProblems,
       List<SkippedInput> skipped, List<String> notices) {}

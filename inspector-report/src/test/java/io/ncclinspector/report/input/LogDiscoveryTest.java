@@ -33,6 +33,8 @@ class LogDiscoveryTest {
     Files.writeString(logs.resolve("blank.log"), "\n \n");
     TestSupport.gzip(logs.resolve("trace-pid1.jsonl.gz"), ("{\"t\":1,\"ev\":\"init\"}\n")
         .getBytes(StandardCharsets.UTF_8));
+    Files.writeString(logs.resolve("cupti-rank0.jsonl"),
+        "{\"name\": \"ncclDevKernel_SendRecv\", \"start_us\": 1.5, \"dur_us\": 2.0}\n");
     Path out = logs.resolve("report");
     Files.createDirectories(out);
     Files.writeString(out.resolve("old.log"), LineCheckTest.P2P + "\n");
@@ -48,7 +50,8 @@ class LogDiscoveryTest {
     assertEquals("empty file", skipped.get("empty.log"));
     assertEquals("no records (only blank lines)", skipped.get("blank.log"));
     assertTrue(skipped.get("trace-pid1.jsonl.gz").startsWith("raw event trace"));
-    assertEquals(3, skipped.size());
+    assertEquals("CUPTI kernel timings, not Inspector records", skipped.get("cupti-rank0.jsonl"));
+    assertEquals(4, skipped.size());
     assertEquals(logs + "/a/b/w.jsonl.gz", set.logs().get(0).displayName(),
         "display names join the argument as given and the path below it; sorted");
   }

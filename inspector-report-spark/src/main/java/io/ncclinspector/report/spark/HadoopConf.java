@@ -1,0 +1,35 @@
+package io.ncclinspector.report.spark;
+
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The driver's Hadoop configuration, shipped to the executors so that they open the log files
+ * (local, HDFS, S3 ...) with the same settings and credentials as the driver.
+ */
+final class HadoopConf implements Serializable {
+  private static final long serialVersionUID = 1L;
+  private transient Configuration conf;
+
+  HadoopConf(Configuration conf) {
+    this.conf = conf;
+  }
+
+  Configuration get() {
+    return conf;
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    out.defaultWriteObject();
+    conf.write(out);
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    conf = new Configuration(false);
+    conf.readFields(in);
+  }
+}

@@ -1,0 +1,68 @@
+package io.ncclinspector.report.engine;
+
+import java.util.Locale;
+import java.util.StringJoiner;
+
+/** DuckDB's spelling of the {@link SqlDialect} pieces; percentiles are exact. */
+public final class DuckDbDialect implements SqlDialect {
+  public static final DuckDbDialect INSTANCE = new DuckDbDialect();
+
+  private DuckDbDialect() {}
+
+  @Override
+  public String literal(String s) {
+    return DuckDbEngine.literal(s);
+  }
+
+  @Override
+  public String identifier(String s) {
+    return DuckDbEngine.identifier(s);
+  }
+
+  @Override
+  public String quantiles(String expr, double... q) {
+    StringJoiner list = new StringJoiner(", ", "[", "]");
+    for (double v : q) {
+      list.add(Double.toString(v));
+    }
+    return "quantile_cont(" + expr + ", " + list + ")";
+  }
+
+  @Override
+  public String quantile(String expr, double q) {
+    return String.format(Locale.ROOT, "quantile_cont(%s, %s)", expr, Double.toString(q));
+  }
+
+  @Override
+  public String percentileMethod() {
+    return "exact (DuckDB quantile_cont, linear interpolation)";
+  }
+
+  @Override
+  public String integerDivide(String dividend, String divisor) {
+    return "((" + dividend + ") // (" + divisor + "))";
+  }
+
+  @Override
+  public String sortedDistinctList(String expr) {
+    return "string_agg(DISTINCT " + expr + ", ',' ORDER BY " + expr + ")";
+  }
+
+  /** One 128-bit integer: DuckDB's arg_max is much faster on it than on a struct. */
+  @Override
+  public String pair(String first, String second) {
+    return "(CAST(" + first + " AS HUGEINT) * 18446744073709551616 + (CAST(" + second
+        + " AS HUGEINT) + 9223372036854775808))";
+  }
+
+  @Override
+  public String powerOfTwo(String exponent) {
+    return "(CAST(1 AS BIGINT) << CAST(" + exponent + " AS INTEGER))";
+  }
+
+  /** DuckDB sums BIGINT into HUGEINT. */
+  @Override
+  public String wideSum(String expr) {
+    return "sum(" + expr + ")";
+  }
+}

@@ -1,0 +1,94 @@
+package io.ncclinspector.report.ingest;
+
+import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.input.Compression;
+import io.ncclinspector.report.input.LogFile;
+import io.ncclinspector.report.input.SkippedInput;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the report's own Parquet export back as input (an earlier report's {@code records}
+ * directory, say, together with new logs): files with every column of {@link
+ * RecordSchema#COLUMNS} are copied into this report's export as they are (their {@code
+ * source_file} still names the log each record came from); other Parquet files are passed over
+ * with the reason.
+ */
+public final class ParquetInputs {
+  /** What was read: per file, and the parts written. */
+  record Result(Map<String, FileImport> imports, List<SkippedInput> skipped, List<Path> parts) {}
+
+  private ParquetInputs() {}
+
+  static Result copy(DuckDbEngine engine, List<LogFile> files, Path recordsDir)
+      throws SQLException {
+    Map<String, FileImport> imports = new HashMap<>();
+    List<SkippedInput> skipped = new ArrayList<>();
+    List<LogFile> usable = new ArrayList<>();
+    for (LogFile f : files) {
+      String problem = problem(engine, f);
+      if (problem == null) {
+        usable.add(f);
+      } else {
+        skipped.add(new SkippedInput(f.displayName(), problem));
+      }
+    }
+    if (usable.isEmpty()) {
+      return new Result(imports, skipped, List.of());
+    }
+    List<String> paths = usable.stream().map(LogFile::location).toList();
+    String columns = RecordSchema.COLUMNS.stream()
+        .map(c -> "CAST(" + DuckDbEngine.identifier(c.name()) + " AS " + c.type() + ") AS "
+            + DuckDbEngine.identifier(c.name()))
+        .collect(Collectors.joining(", "));
+    Path part = recordsDir.resolve("part-parquet-inputs.parquet");
+    engine.update("COPY (SELECT " + columns + " FROM read_parquet("
+        + DuckDbEngine.literalList(paths) + ", union_by_name = true)) TO "
+        + DuckDbEngine.literal(part.toString()) + " (FORMAT parquet, COMPRESSION zstd)");
+    Map<String, Long> counts = new HashMap<>();
+    engine.query("SELECT filename, count(*) FROM read_parquet(" + DuckDbEngine.literalList(paths)
+        + ", filename = true) GROUP BY 1", r -> counts.put(r.getString(1), r.getLong(2)));
+    for (LogFile f : usable) {
+      imports.put(f.displayName(), new FileImport(f.displayName(), f.location(),
+          Compression.PARQUET, f.sizeBytes(), counts.getOrDefault(f.location(), 0L), 0, 0, null,
+          false));
+    }
+    return new Result(imports, skipped, List.of(part));
+  }
+
+  /** Why a Parquet file cannot be read as records, or null. */
+  private static String problem(DuckDbEngine engine, LogFile f) {
+    if (!f.engineSafePath()) {
+      return "a Parquet file whose name has glob characters (* ? [ ] { }): rename it to read it";
+    }
+    Set<String> names = new HashSet<>();
+    try {
+      engine.query("SELECT name FROM parquet_schema(" + DuckDbEngine.literal(f.location()) + ")",
+          r -> names.add(r.getString(1)));
+    } catch (SQLException e) {
+      return "cannot be read as Parquet: " + e.getMessage();
+    }
+    List<String> missing = missingColumns(names);
+    return missing.isEmpty() ? null : notAnExport(missing);
+  }
+
+  /** The export's columns a file lacks. */
+  public static List<String> missingColumns(Set<String> present) {
+    return RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
+        .filter(n -> !present.contains(n)).toList();
+  }
+
+  /** The reason given for a Parquet file that is not the export. */
+  public static String notAnExport(List<String> missing) {
+    return "Parquet without the report's record columns (missing " + missing.size() + ": "
+        + String.join(", ", missing.subList(0, Math.min(5, missing.size())))
+        + (missing.size() > 5 ? ", ..." : "") + ")";
+  }
+}
