@@ -15,6 +15,8 @@ import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
 import io.ncclinspector.internal.SlowCollectiveDetector;
 import io.ncclinspector.internal.SlowCollectiveRateLimiter;
+import io.ncclinspector.internal.Ticker;
+import io.ncclinspector.internal.output.OutputFileSystem;
 import io.ncclinspector.internal.StatisticsStore;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
@@ -125,6 +127,15 @@ public final class NcclInspector implements AutoCloseable {
    *     {@code NCCL_PROFILER_PLUGIN} names another plugin and the configuration does not override it
    */
   public static NcclInspector enable(InspectorConfig config) {
+    return enable(config, Ticker.SYSTEM);
+  }
+
+  /**
+   * As {@link #enable(InspectorConfig)}, with the clock of the inspector's timers: the hang
+   * watchdog's rounds, the output's retry interval, the slow-collective rate limit. Tests pass
+   * one they drive by hand.
+   */
+  static NcclInspector enable(InspectorConfig config, Ticker ticker) {
     synchronized (LOCK) {
       if (active != null && !active.closed) {
         throw new IllegalStateException("an NCCL Inspector is already enabled in this process (output "
@@ -147,7 +158,7 @@ public final class NcclInspector implements AutoCloseable {
             + "table sizes of that session are kept");
       }
       AtomicReference<ExporterSet.Inspector> self = new AtomicReference<>();
-      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self));
+      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self, ticker));
       self.set(inspector.new ForExporters());
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
@@ -158,13 +169,14 @@ public final class NcclInspector implements AutoCloseable {
     }
   }
 
-  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<ExporterSet.Inspector> self) {
+  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<ExporterSet.Inspector> self,
+      Ticker ticker) {
     CommunicatorRegistry communicators = new CommunicatorRegistry();
     List<EventSink> sinks = new ArrayList<>();
     JsonFileSink json = null;
     AsyncSink jsonWriter = null;
     if (config.jsonOutput()) {
-      json = JsonFileSink.open(config, gitRevision());
+      json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
       jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
       sinks.add(jsonWriter);
     }
@@ -174,7 +186,7 @@ public final class NcclInspector implements AutoCloseable {
     SlowCollectiveDetection slow = config.slowCollectives();
     AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
         new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, exporters,
-        System::nanoTime), "nccl-inspector-analysis", BACKLOG);
+        ticker::nanoTime), "nccl-inspector-analysis", BACKLOG);
     sinks.add(analysis);
     sinks.add(exporters); /* after the analysis, which reports slow collectives to them until it closes */
     sinks.add(listeners); /* last, for the same reason */
@@ -186,7 +198,7 @@ public final class NcclInspector implements AutoCloseable {
         config.dumpInterval(), recording);
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
-        : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout());
+        : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
     return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, exporters, thread, watchdog,
         recording);
   }
@@ -466,6 +478,18 @@ public final class NcclInspector implements AutoCloseable {
     if (parts != null && !closed) {
       parts.dumpThread().requestFlush();
     }
+  }
+
+  /**
+   * Requested flushes ({@link #flush}) carried out all the way: by the dump thread and by the
+   * JSON writer's thread. Tests wait on it rather than for a while.
+   */
+  long flushesMade() {
+    if (parts == null) {
+      return 0;
+    }
+    long dump = parts.dumpThread().requestedFlushesMade();
+    return parts.jsonWriter() == null ? dump : Math.min(dump, parts.jsonWriter().flushesMade());
   }
 
   /**

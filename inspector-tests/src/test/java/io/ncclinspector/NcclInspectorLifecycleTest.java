@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ncclinspector.testsupport.Await;
 import io.ncclinspector.testsupport.LogCapture;
 import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
@@ -95,8 +96,10 @@ class NcclInspectorLifecycleTest {
     NcclInspector inspector = NcclInspector.enable(config().dumpDirectory(out).traceDirectory(out.resolve("trace")).build());
     assertEquals(InspectorStatus.State.ACTIVE, inspector.status().state());
     assertTrue(inspector.status().problems().get(0).contains(NO_NCCL), inspector.status().problems()::toString);
+    long flushes = inspector.flushesMade();
     inspector.flush();
-    Thread.sleep(50);
+    Await.until(() -> inspector.flushesMade() > flushes); /* by the dump thread and the JSON writer */
+    assertFalse(Files.exists(out), "a flush with nothing to write creates nothing");
     inspector.close();
     InspectorStatus status = inspector.status();
     assertEquals(InspectorStatus.State.CLOSED, status.state());

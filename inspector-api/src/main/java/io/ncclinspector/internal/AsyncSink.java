@@ -35,6 +35,7 @@ public final class AsyncSink implements EventSink {
   private final Duration closeTimeout;
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong delivered = new AtomicLong();
+  private final AtomicLong flushesNow = new AtomicLong();
   private volatile boolean discarding;
   private volatile boolean closeRequested;
   private volatile boolean abandoned;
@@ -61,6 +62,11 @@ public final class AsyncSink implements EventSink {
   /** Items handed to the delegate. */
   public long delivered() {
     return delivered.get();
+  }
+
+  /** {@link #flushNow} requests the delegate has carried out, on the sink's thread. */
+  public long flushesMade() {
+    return flushesNow.get();
   }
 
   /** Whether the sink's thread did not finish within the close timeout and was left behind. */
@@ -227,6 +233,7 @@ public final class AsyncSink implements EventSink {
         delegate.flush();
       } else if (item == FLUSH_NOW) {
         delegate.flushNow();
+        flushesNow.incrementAndGet();
       } else {
         ((InspectorEvent) item).deliverTo(delegate);
         delivered.incrementAndGet();

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,7 @@ public final class DumpThread {
   private final Thread thread;
   private volatile boolean finishing;
   private volatile boolean flushRequested;
+  private final AtomicLong requestedFlushes = new AtomicLong();
 
   public DumpThread(NativeCore core, RecordDecoder decoder, List<EventSink> sinks, Duration flushInterval,
       TraceRecording recording) {
@@ -57,6 +59,14 @@ public final class DumpThread {
   /** Operation records handed to the sinks so far. */
   public long recordsDelivered() {
     return decoder.operationsDecoded();
+  }
+
+  /**
+   * Flushes asked for with {@link #requestFlush} and made: the sinks were handed their
+   * {@code flushNow} (an asynchronous sink makes it on its own thread, see {@link AsyncSink#flushesMade}).
+   */
+  public long requestedFlushesMade() {
+    return requestedFlushes.get();
   }
 
   /** Asks for a drain and a flush of the sinks soon (without waiting). */
@@ -97,6 +107,7 @@ public final class DumpThread {
         if (flushRequested) {
           flushRequested = false;
           flushSinks(true);
+          requestedFlushes.incrementAndGet();
           lastFlush = now;
         } else if (now - lastFlush >= flushIntervalNanos) {
           flushSinks(false);

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Looks at the native in-flight table every quarter of the hang timeout (at most every second)
  * and reports each operation in flight longer than the timeout once, to listeners. It aborts
- * nothing: it only tells.
+ * nothing: it only tells. Its rounds are paced by a {@link Ticker}; the ages are the native core's.
  */
 public final class HangWatchdog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HangWatchdog.class);
@@ -42,15 +42,18 @@ public final class HangWatchdog implements AutoCloseable {
       return size() > REMEMBERED;
     }
   };
+  private final Ticker ticker;
   private final Thread thread;
   private volatile boolean stopping;
 
   /**
    * @param listeners where suspected hangs go to listeners
    * @param exporters where they go to exporters
+   * @param ticker what the rounds wait on ({@link Ticker#SYSTEM})
    */
   public HangWatchdog(NativeCore core, CommunicatorRegistry communicators, EventSink listeners, EventSink exporters,
-      Duration timeout) {
+      Duration timeout, Ticker ticker) {
+    this.ticker = ticker;
     this.core = core;
     this.l = core.layout();
     this.buffer = ByteBuffer.allocateDirect(l.inflightEntryBytes * MAX_ENTRIES).order(ByteOrder.LITTLE_ENDIAN);
@@ -66,7 +69,7 @@ public final class HangWatchdog implements AutoCloseable {
 
   private void run() {
     while (!stopping) {
-      LockSupport.parkNanos(periodNanos);
+      ticker.park(periodNanos);
       if (stopping) {
         break;
       }

@@ -39,10 +39,7 @@ class TracePlayerTest {
       }
       assertEquals(262, total, "every Coll/P2p start of the trace");
       assertTrue(calls > 262);
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (inspector.status().records().received() < 262 && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      Await.until(() -> inspector.status().records().received() >= 262);
       assertEquals(262, inspector.status().records().received());
     }
   }

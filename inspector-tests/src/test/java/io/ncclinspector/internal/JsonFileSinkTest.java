@@ -19,6 +19,7 @@ import io.ncclinspector.replay.TracePlayer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
@@ -95,7 +96,8 @@ class JsonFileSinkTest {
   void aFullDiskIsCountedExactlyAndWritingResumesWhenSpaceFrees() throws Exception {
     logs.expect("ERROR", "No space left on device").expect("WARN", "is written again");
     QuotaFileSystem disk = new QuotaFileSystem(40_000); /* room for about 60 lines */
-    JsonFileSink sink = JsonFileSink.open(config(dir), "test", disk);
+    ManualTicker ticker = new ManualTicker();
+    JsonFileSink sink = JsonFileSink.open(config(dir), "test", disk, ticker);
     for (OperationRecord r : records) {
       sink.operationCompleted(r);
     }
@@ -109,7 +111,11 @@ class JsonFileSinkTest {
     assertEquals(0, sink.linesNotWritten(), "the rest is held, not lost yet");
 
     disk.setQuota(10_000_000);
-    Thread.sleep(1_100); /* the retry interval */
+    ticker.advance(Duration.ofMillis(999));
+    sink.flush();
+    assertTrue(sink.error().isPresent(), "no new attempt within the retry interval (1 s)");
+    assertEquals(written, sink.linesWritten());
+    ticker.advance(Duration.ofMillis(1));
     sink.flush();
     assertTrue(sink.error().isEmpty());
     sink.close();

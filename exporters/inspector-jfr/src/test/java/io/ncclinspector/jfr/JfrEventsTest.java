@@ -12,6 +12,7 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.testkit.SyntheticTrace;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,7 +51,26 @@ class JfrEventsTest {
   }
 
 
-  private void run(Path trace, boolean waitForPeriodic) throws Exception {
+  /** Whether the recording so far has events that satisfy the condition (read from a dump of it). */
+  private boolean recorded(Recording r, java.util.function.Predicate<List<RecordedEvent>> condition) {
+    try {
+      Path snapshot = Files.createTempFile(dir, "so-far", ".jfr");
+      r.dump(snapshot);
+      return condition.test(RecordingFile.readAllEvents(snapshot));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The periodic events of the 60 AllReduces, once JFR has taken them. */
+  private static boolean periodicSeen(List<RecordedEvent> events) {
+    return named(events, JfrEvents.OPERATION_STATISTICS).stream().anyMatch(e -> e.getString("operation")
+        .equals("AllReduce") && e.getLong("count") == 60)
+        && named(events, JfrEvents.INSPECTOR_STATUS).stream().anyMatch(e -> e.getLong("recordsReceived") >= 60);
+  }
+
+  /** Plays the trace; with a recording, waits until it has the periodic events of the AllReduces. */
+  private void run(Path trace, Recording periodic) throws Exception {
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("out"))
         .jsonOutput(false).hangTimeout(Duration.ofMillis(100)).build());
     List<HangEvent> hangs = new CopyOnWriteArrayList<>();
@@ -69,9 +89,9 @@ class JfrEventsTest {
     try (inspector; TracePlayer d = TracePlayer.open(inspector, trace)) {
       d.play(1 + 60 * 5 + 3); /* init; per AllReduce start, channel, stop, channel state, channel stop */
       Await.until(() -> !hangs.isEmpty() && !slow.isEmpty());
-      if (waitForPeriodic) {
+      if (periodic != null) {
         Await.until(() -> inspector.snapshot().totalOperations() == 60);
-        Thread.sleep(600); /* a few statistics periods */
+        Await.until(() -> recorded(periodic, JfrEventsTest::periodicSeen)); /* JFR's periods, 100 ms */
       }
       d.playAll();
     }
@@ -92,7 +112,7 @@ class JfrEventsTest {
       r.enable(JfrEvents.OPERATION_STATISTICS).withPeriod(Duration.ofMillis(100));
       r.enable(JfrEvents.INSPECTOR_STATUS).withPeriod(Duration.ofMillis(100));
       r.start();
-      run(trace("a"), true);
+      run(trace("a"), r);
       r.stop();
       r.dump(file);
     }
@@ -142,7 +162,7 @@ class JfrEventsTest {
     try (Recording r = new Recording()) {
       r.disable(JfrEvents.SUSPECTED_HANG);
       r.start();
-      run(trace("b"), false);
+      run(trace("b"), null);
       r.stop();
       r.dump(file);
     }

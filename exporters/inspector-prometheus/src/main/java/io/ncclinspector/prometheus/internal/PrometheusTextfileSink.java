@@ -67,7 +67,8 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   private final AtomicLong writeFailures = new AtomicLong();
   private final AtomicLong seriesOverflow = new AtomicLong();
   private final AtomicLong quarantinedSkipped = new AtomicLong();
-  private long lastWrite = System.nanoTime();
+  private final LongSupplier clock;
+  private long lastWrite;
   private String lastError;
 
   /**
@@ -76,6 +77,14 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
    */
   public PrometheusTextfileSink(Path directory, Duration interval, boolean removeOnClose, String hostname,
       long pid, String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived) {
+    this(directory, interval, removeOnClose, hostname, pid, slurmJobId, counters, recordsReceived, System::nanoTime);
+  }
+
+  /** As above, with the monotonic nanosecond clock the interval is measured on (tests move their own). */
+  PrometheusTextfileSink(Path directory, Duration interval, boolean removeOnClose, String hostname, long pid,
+      String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived, LongSupplier clock) {
+    this.clock = clock;
+    this.lastWrite = clock.getAsLong();
     this.directory = directory.toAbsolutePath();
     this.intervalNanos = interval.toNanos();
     this.removeOnClose = removeOnClose;
@@ -156,7 +165,7 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   /** Writes when the interval has passed since the last write. */
   @Override
   public void flush() {
-    if (System.nanoTime() - lastWrite >= intervalNanos) {
+    if (clock.getAsLong() - lastWrite >= intervalNanos) {
       writeAll();
     }
   }
@@ -184,7 +193,7 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   }
 
   private void writeAll() {
-    lastWrite = System.nanoTime();
+    lastWrite = clock.getAsLong();
     List<GpuMetrics> changed = new ArrayList<>();
     for (GpuMetrics g : gpus.values()) {
       if (g.changed()) {

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -47,9 +48,13 @@ class PrometheusTextfileSinkTest {
         .startWallNanos(1).build();
   }
 
+  /** The sink's clock: nanoseconds the test moves. */
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+
   private PrometheusTextfileSink sink(boolean removeOnClose) {
     return new PrometheusTextfileSink(dir, Duration.ofSeconds(30), removeOnClose, "node-a", 4242, "77",
-        () -> new EventCounters(Map.of("ring_full", 3L), Map.of(), Map.of(Quarantine.GPU_TIMESTAMP_ZERO, 1L)), () -> 10);
+        () -> new EventCounters(Map.of("ring_full", 3L), Map.of(), Map.of(Quarantine.GPU_TIMESTAMP_ZERO, 1L)), () -> 10,
+        now::get);
   }
 
   private static Sample one(List<Sample> samples, String name, Predicate<Map<String, String>> labels) {
@@ -118,12 +123,12 @@ class PrometheusTextfileSinkTest {
 
     /* Next interval: only GPU0 saw operations. GPU1's file stays as it was; GPU0's gauges cover the
        new interval only, its histograms keep counting. */
-    FileTime gpu1Written = Files.getLastModifiedTime(sink.gpuFile(UUID1));
+    FileTime longAgo = FileTime.fromMillis(0); /* a rewrite would make it now */
+    Files.setLastModifiedTime(sink.gpuFile(UUID1), longAgo);
     String gpu1Text = Files.readString(sink.gpuFile(UUID1));
-    Thread.sleep(20);
     sink.operationCompleted(coll(DP0, "AllReduce", 8192, 80_000, 25));
     sink.flushNow();
-    assertEquals(gpu1Written, Files.getLastModifiedTime(sink.gpuFile(UUID1)));
+    assertEquals(longAgo, Files.getLastModifiedTime(sink.gpuFile(UUID1)));
     assertEquals(gpu1Text, Files.readString(sink.gpuFile(UUID1)));
     try (NodeExporter exporter = NodeExporter.start(dir)) {
       List<Sample> s = exporter.samplesOrFail();
@@ -147,8 +152,21 @@ class PrometheusTextfileSinkTest {
   void writesOnlyWhenTheIntervalHasPassedUnlessAsked() throws Exception {
     PrometheusTextfileSink sink = sink(false);
     sink.operationCompleted(coll(DP0, "AllReduce", 8192, 20_000, 100));
-    sink.flush(); /* 30 s have not passed */
-    assertFalse(Files.exists(sink.gpuFile(UUID0)));
+    now.addAndGet(Duration.ofSeconds(30).toNanos() - 1);
+    sink.flush();
+    assertFalse(Files.exists(sink.gpuFile(UUID0)), "1 ns short of the interval");
+    now.incrementAndGet();
+    sink.flush();
+    assertTrue(Files.exists(sink.gpuFile(UUID0)), "30 s since the sink started");
+    Files.delete(sink.gpuFile(UUID0));
+    sink.operationCompleted(coll(DP0, "AllReduce", 8192, 20_000, 100));
+    now.addAndGet(Duration.ofSeconds(29).toNanos());
+    sink.flush();
+    assertFalse(Files.exists(sink.gpuFile(UUID0)), "29 s since the last write");
+    sink.flushNow();
+    assertTrue(Files.exists(sink.gpuFile(UUID0)), "asked for: written at once");
+    Files.delete(sink.gpuFile(UUID0));
+    sink.operationCompleted(coll(DP0, "AllReduce", 8192, 20_000, 100));
     sink.close(); /* kept files: the last state is written */
     assertTrue(Files.exists(sink.gpuFile(UUID0)));
     assertTrue(Files.readString(sink.gpuFile(UUID0)).contains("nccl_bus_bandwidth_gbs{"));
