@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 lib=examples/target/lib
 [[ -d $lib ]] || { echo "not built yet; run: mvn -B -q package -DskipTests" >&2; exit 2; }
-modules=$(ls $lib/*.jar | grep -E '/(inspector-(api|native|testkit|prometheus|jfr)|javacpp|jackson-(core|databind|annotations|datatype-jsr310)|slf4j-(api|simple)|HdrHistogram|prometheus-metrics-[a-z-]+)-[0-9][^/]*\.jar$' \
+modules=$(ls $lib/*.jar | grep -E '/(inspector-(format|api|native|testkit|prometheus|jfr)|javacpp|jackson-(core|databind|annotations|datatype-jsr310)|slf4j-(api|simple)|HdrHistogram|prometheus-metrics-[a-z-]+)-[0-9][^/]*\.jar$' \
   | grep -v -- '-tests\.jar$' | tr '\n' ':')
 build=examples/target/module-path
 rm -rf "$build" && mkdir -p "$build"

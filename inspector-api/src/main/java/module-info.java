@@ -6,6 +6,7 @@
  */
 module io.ncclinspector {
   requires io.ncclinspector.nativecore;
+  requires io.ncclinspector.format;
   requires com.fasterxml.jackson.core;
   requires com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.datatype.jsr310;

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ModulePathTest {
   /** The jars (or, before packaging, class directories) that make the program's module path. */
-  private static final Pattern MODULES = Pattern.compile(".*/(inspector-(api|native|testkit|prometheus|jfr)"
+  private static final Pattern MODULES = Pattern.compile(".*/(inspector-(format|api|native|testkit|prometheus|jfr)"
       + "(-[0-9][^/]*\\.jar|/target/classes)|(javacpp|jackson-(core|databind|annotations|datatype-jsr310)"
       + "|slf4j-(api|simple)|HdrHistogram|prometheus-metrics-[a-z-]+)-[0-9][^/]*\\.jar)$");
 
@@ -40,8 +40,8 @@ class ModulePathTest {
     List<String> modulePath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(e -> MODULES.matcher(e.replace(File.separatorChar, '/')).matches() && !e.endsWith("-tests.jar"))
         .toList();
-    for (String module : List.of("inspector-api", "inspector-native", "inspector-testkit", "inspector-prometheus",
-        "inspector-jfr")) {
+    for (String module : List.of("inspector-format", "inspector-api", "inspector-native", "inspector-testkit",
+        "inspector-prometheus", "inspector-jfr")) {
       assertEquals(1, modulePath.stream().filter(e -> e.contains(module)).count(), module + " in " + modulePath);
     }
     Path sources = TestData.root().getParent().resolve("examples/module-path/src");
