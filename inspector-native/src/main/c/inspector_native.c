@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,15 +153,6 @@ static int find_nccl(struct dl_phdr_info* info, size_t size, void* data) {
 }
 
 int nccl_inspector_nccl_loaded(void) { return dl_iterate_phdr(find_nccl, NULL) != 0; }
-
-long long nccl_inspector_malloc_in_use(void) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-  struct mallinfo2 m = mallinfo2();
-  return (long long)(m.uordblks + m.hblkhd);
-#else
-  return -1;
-#endif
-}
 
 const char* nccl_inspector_getenv(const char* name) { return name ? getenv(name) : NULL; }
 

@@ -66,17 +66,14 @@ long long nccl_inspector_profiler_table(int version);
 /* 1 if a libnccl shared object is mapped into this process already. */
 int nccl_inspector_nccl_loaded(void);
 
-/* Bytes the process has allocated with malloc and not freed (glibc mallinfo2), for tests and
- * benchmarks that check native memory stays flat; -1 where unavailable. */
-long long nccl_inspector_malloc_in_use(void);
-
 /* Process environment through libc (Java's own view of the environment is a copy taken at JVM
  * start). get returns NULL when unset; set returns 0 on success. */
 const char* nccl_inspector_getenv(const char* name);
 int nccl_inspector_setenv(const char* name, const char* value);
 
-/* Exported for replays (looked up with dlsym by the table driver, and called from Java after a
- * replay): with enabled != 0 the core's clock reads mono_ns / wall_ns instead of the system. */
+/* Exported for replays, not mapped to Java: the table driver (the test kit's stand-in for NCCL)
+ * looks it up with dlsym in the plugin it opened. With enabled != 0 the core's clock reads
+ * mono_ns / wall_ns instead of the system. */
 void nccl_inspector_set_virtual_clock(int enabled, unsigned long long mono_ns,
                                       unsigned long long wall_ns);
 

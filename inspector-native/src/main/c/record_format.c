@@ -1,6 +1,7 @@
 #include "record_format.h"
 
 #include "inflight_query.h"
+#include "trace_recorder.h"
 
 typedef struct layout_entry {
   const char* name;
@@ -13,6 +14,7 @@ typedef struct layout_entry {
 #define CH(f) FIELD("channel", channel_record, f)
 #define COMM(f) FIELD("comm", comm_record, f)
 #define INFLIGHT(f) FIELD("inflight", inflight_entry, f)
+#define TRACE(f) FIELD("trace", trace_event, f)
 #define CONSTANT(name, value) {name, (int)(value), 0}
 
 static const layout_entry layout[] = {
@@ -36,6 +38,16 @@ static const layout_entry layout[] = {
     CONSTANT("kind_coll", RECORD_KIND_COLL), CONSTANT("kind_p2p", RECORD_KIND_P2P),
     CONSTANT("kind_comm_created", RECORD_KIND_COMM_CREATED),
     CONSTANT("kind_comm_destroyed", RECORD_KIND_COMM_DESTROYED),
+    /* The raw event recording's events (trace_recorder.h). */
+    TRACE(ev), TRACE(abi_version), TRACE(n_channels), TRACE(n_warps), TRACE(tid), TRACE(type),
+    TRACE(t_mono), TRACE(t_wall), TRACE(context), TRACE(handle), TRACE(parent), TRACE(parent_group),
+    TRACE(rank), TRACE(peer_or_root), TRACE(a), TRACE(count), TRACE(channel_id),
+    TRACE(graph_captured), TRACE(state), TRACE(nnodes), TRACE(nranks), TRACE(i0), TRACE(i1),
+    TRACE(i2), TRACE(i3), TRACE(stream), TRACE(func), TRACE(datatype), TRACE(algo), TRACE(proto),
+    TRACE(comm_name),
+    CONSTANT("trace_event_bytes", sizeof(trace_event)), CONSTANT("trace_ev_init", TRACE_EV_INIT),
+    CONSTANT("trace_ev_start", TRACE_EV_START), CONSTANT("trace_ev_stop", TRACE_EV_STOP),
+    CONSTANT("trace_ev_state", TRACE_EV_STATE), CONSTANT("trace_ev_fini", TRACE_EV_FINI),
 };
 
 _Static_assert(sizeof(layout) / sizeof(layout[0]) < 256, "a small table");

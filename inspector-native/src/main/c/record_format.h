@@ -134,7 +134,8 @@ _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is 
 #define COMM_RECORD_CELLS 4
 #define MAX_RECORD_CELLS (OP_RECORD_CELLS + INSPECTOR_MAX_CHANNELS)
 
-/* The layout of every structure Java reads (the ring's records and in-flight entries), exported by
+/* The layout of every structure Java reads (the ring's records, in-flight entries and the raw
+ * event recording's trace_event), exported by
  * field name: entry i has a name such as "op.exec_ns", a byte offset and a size (0 for constants
  * such as "cell_bytes", whose value is the offset). Java looks every field it reads up by name and
  * checks its size once, at load; nothing is written down twice. */

@@ -2,6 +2,7 @@ package io.ncclinspector;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 
 /**
  * An operation that was enqueued and has not completed after the hang timeout: the in-process
@@ -12,12 +13,8 @@ import java.time.Instant;
  * @param sequence NCCL's sequence number (collectives) or the communicator's P2P counter
  * @param enqueuedAt wall-clock time of its start event
  * @param age how long it had been in flight when seen
- * @param channelsStarted kernel channels that started (0: the kernel never began)
- * @param channelsDone kernel channels that finished
- * @param announcedChannels channels NCCL announced
- * @param enqueueDone whether NCCL's stop event (enqueue done) arrived
- * @param step step tag of the enqueuing thread, -1 if none
- * @param phase phase tag, null if none
+ * @param progress how far it got
+ * @param tags step and phase tags of the enqueuing thread
  */
 public record HangEvent(
     CommunicatorInfo communicator,
@@ -25,9 +22,30 @@ public record HangEvent(
     long sequence,
     Instant enqueuedAt,
     Duration age,
-    int channelsStarted,
-    int channelsDone,
-    int announcedChannels,
-    boolean enqueueDone,
-    long step,
-    String phase) {}
+    Progress progress,
+    Tags tags) implements InspectorEvent {
+
+  public HangEvent {
+    Objects.requireNonNull(communicator, "communicator");
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(enqueuedAt, "enqueuedAt");
+    Objects.requireNonNull(age, "age");
+    Objects.requireNonNull(progress, "progress");
+    Objects.requireNonNull(tags, "tags");
+  }
+
+  /**
+   * How far a suspected hang got.
+   *
+   * @param announcedChannels channels NCCL announced
+   * @param channelsStarted kernel channels that started (0: the kernel never began)
+   * @param channelsDone kernel channels that finished
+   * @param enqueueDone whether NCCL's stop event (enqueue done) arrived
+   */
+  public record Progress(int announcedChannels, int channelsStarted, int channelsDone, boolean enqueueDone) {}
+
+  @Override
+  public void deliverTo(InspectorListener listener) {
+    listener.hangSuspected(this);
+  }
+}

@@ -1,186 +1,84 @@
 package io.ncclinspector;
 
+import io.ncclinspector.spi.ExporterFactory;
+import io.ncclinspector.spi.ExporterProvider;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.regex.Pattern;
 
 /**
- * How an inspector runs. Build one with {@link #builder()}; {@link Builder#fromEnvironment()}
- * reads the reference Inspector's environment variables, so a job configured for NVIDIA's plugin
- * behaves the same here.
+ * How an inspector runs: an immutable value made with {@link #builder()}, checked once when it is
+ * built. {@link Builder#fromEnvironment()} reads the reference Inspector's environment variables
+ * ({@code NCCL_INSPECTOR_*}, listed in the README), so a job configured for NVIDIA's plugin behaves
+ * the same here; a malformed variable fails {@link Builder#build()} with a message naming it.
  *
- * @param enabled master switch; {@code NCCL_INSPECTOR_ENABLE=0} turns {@code enable()} into a
- *     no-op inspector (the reference defaults to off because loading the plugin is the opt-in;
- *     here calling {@code enable()} is the opt-in, so the default is on)
- * @param jsonOutput write JSON Lines files ({@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}
- *     below 0 turns it off, as it stops the reference's dump thread)
- * @param dumpInterval how often written records are flushed to the file
- *     ({@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}; the reference's default −1 means "no
- *     output", ours is 1 s because {@code enable()} is an explicit request for output)
- * @param dumpDirectory output directory ({@code NCCL_INSPECTOR_DUMP_DIR}; default
- *     {@code nccl-inspector-<SLURM_JOBID>} or {@code nccl-inspector-unknown-jobid}, as the reference)
- * @param verbose add the per-channel {@code event_trace_*} blocks ({@code NCCL_INSPECTOR_DUMP_VERBOSE})
- * @param trackP2p track Send/Recv ({@code NCCL_INSPECTOR_ENABLE_P2P}, default on)
- * @param minMessageBytes smallest message tracked ({@code NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES}, 8192)
- * @param requireKernelTiming keep only GPU-timed records
- *     ({@code NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING}, default on)
- * @param overridePlugin replace a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names
- *     ({@code NCCL_INSPECTOR_OVERRIDE_PLUGIN}, default off: {@code enable()} fails instead)
- * @param inflightOperations operations that can be in flight at once (native memory: about 3.2 KB
- *     each; {@code NCCL_INSPECTOR_INFLIGHT_OPS}, 2048)
- * @param maxCommunicators communicators that can be live at once ({@code NCCL_INSPECTOR_MAX_COMMS}, 1024)
- * @param ringCells capacity of the native record ring in 64-byte cells, a power of two
- *     ({@code NCCL_INSPECTOR_RING_CELLS}, 65536 = 4 MiB, about 21k records)
- * @param inflightExpiry how long a stopped operation may wait for its first kernel channel before
- *     it is closed with CPU timing ({@code NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS}, 10 s; 0 never)
- * @param processIdentity host name and pid for the output file name and metadata
- * @param traceDirectory where the raw event recording goes ({@code trace-pid<pid>.jsonl.gz}, the
- *     format of testdata/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); null:
- *     no recording ({@code NCCL_INSPECTOR_TRACE_DIR})
- * @param traceMaxBytes bound of the recording, in uncompressed bytes; events past it are counted,
- *     not written ({@code NCCL_INSPECTOR_TRACE_MAX_BYTES}, 1 GiB)
- * @param slowCollectives how slow collectives are recognised and rate-limited
- *     ({@code NCCL_INSPECTOR_SLOW_FACTOR}, 5, 0 turns detection off;
- *     {@code NCCL_INSPECTOR_SLOW_MIN_EXCESS_US}, 20; {@code NCCL_INSPECTOR_SLOW_MAX_EVENTS} per class
- *     and interval, 5, 0 for no limit; {@code NCCL_INSPECTOR_SLOW_INTERVAL_MS}, 10000)
- * @param hangTimeout an operation in flight longer than this is reported to listeners as a
- *     suspected hang ({@code NCCL_INSPECTOR_HANG_TIMEOUT_MS}, 5 minutes; 0: off)
- * @param listenerQueueCapacity events each listener may fall behind by before its events are
- *     dropped and counted (65536)
- * @param lastRecordsPerCommunicator records kept per communicator for snapshots (16)
- * @param prometheus the Prometheus textfile output ({@code NCCL_INSPECTOR_PROM_DUMP=1} turns it on
- *     and, as in the reference, JSON off; its interval is then
- *     {@code NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS}, raised to 30 s; default off)
- * @param jfrEvents emit JDK Flight Recorder events (slow collectives, hangs, periodic statistics,
- *     and, when enabled in the recording's settings, every collective); they cost nothing while no
- *     recording enables them ({@code NCCL_INSPECTOR_JFR}, default on)
- * @param listenerCloseTimeout how long closing the inspector (or removing a listener) waits for
- *     listeners to finish what is queued for them (5 s, all listeners together); a listener still
- *     busy then is abandoned and counted ({@code listener_abandoned}), so nothing waits on a
- *     stuck listener, the shutdown hook included
- * @param traceBufferBytes native memory that holds recorded callbacks until the dump thread writes
- *     them ({@code NCCL_INSPECTOR_TRACE_BUFFER_MB}, 64 MiB, about 350,000 callbacks): a burst larger
- *     than it is counted ({@code trace_ring_full}), not recorded
+ * <p>Exporters (Prometheus textfiles, JFR events, OpenTelemetry, ...) live in modules of their
+ * own: add one with {@link Builder#exporter}, or let a module on the class path turn itself on
+ * ({@link ExporterProvider}, {@link Builder#discoverExporters}).
  */
-public record InspectorConfig(
-    boolean enabled,
-    boolean jsonOutput,
-    Duration dumpInterval,
-    Path dumpDirectory,
-    boolean verbose,
-    boolean trackP2p,
-    long minMessageBytes,
-    boolean requireKernelTiming,
-    boolean overridePlugin,
-    int inflightOperations,
-    int maxCommunicators,
-    int ringCells,
-    Duration inflightExpiry,
-    ProcessIdentity processIdentity,
-    Path traceDirectory,
-    long traceMaxBytes,
-    SlowCollectiveDetection slowCollectives,
-    Duration hangTimeout,
-    int listenerQueueCapacity,
-    int lastRecordsPerCommunicator,
-    PrometheusTextfile prometheus,
-    boolean jfrEvents,
-    Duration listenerCloseTimeout,
-    long traceBufferBytes) {
+public final class InspectorConfig {
+  private static final Pattern EXPORTER_NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
-  public InspectorConfig {
-    Objects.requireNonNull(dumpInterval, "dumpInterval");
-    Objects.requireNonNull(dumpDirectory, "dumpDirectory");
-    Objects.requireNonNull(inflightExpiry, "inflightExpiry");
-    Objects.requireNonNull(processIdentity, "processIdentity");
-    check(dumpInterval, "dumpInterval");
-    checkMinMessageBytes(minMessageBytes);
-    checkInflightOperations(inflightOperations);
-    checkMaxCommunicators(maxCommunicators);
-    checkRingCells(ringCells);
-    check(inflightExpiry, "inflightExpiry");
-    checkTraceMaxBytes(traceMaxBytes);
-    checkTraceBufferBytes(traceBufferBytes);
-    Objects.requireNonNull(slowCollectives, "slowCollectives");
-    check(Objects.requireNonNull(hangTimeout, "hangTimeout"), "hangTimeout");
-    if (listenerQueueCapacity < 1) {
-      throw new IllegalArgumentException("listenerQueueCapacity must be positive: " + listenerQueueCapacity);
-    }
-    Objects.requireNonNull(prometheus, "prometheus");
-    if (lastRecordsPerCommunicator < 0 || lastRecordsPerCommunicator > 4096) {
-      throw new IllegalArgumentException("lastRecordsPerCommunicator must be in [0, 4096]");
-    }
-    check(Objects.requireNonNull(listenerCloseTimeout, "listenerCloseTimeout"), "listenerCloseTimeout");
+  private final boolean enabled;
+  private final boolean jsonOutput;
+  private final Duration dumpInterval;
+  private final Path dumpDirectory;
+  private final boolean verbose;
+  private final boolean trackP2p;
+  private final long minMessageBytes;
+  private final boolean requireKernelTiming;
+  private final boolean overridePlugin;
+  private final int inflightOperations;
+  private final int maxCommunicators;
+  private final int ringCells;
+  private final Duration inflightExpiry;
+  private final ProcessIdentity processIdentity;
+  private final Path traceDirectory;
+  private final long traceMaxBytes;
+  private final long traceBufferBytes;
+  private final SlowCollectiveDetection slowCollectives;
+  private final Duration hangTimeout;
+  private final int listenerQueueCapacity;
+  private final int lastRecordsPerCommunicator;
+  private final Duration listenerCloseTimeout;
+  private final List<ExporterFactory> exporters;
+
+  private InspectorConfig(Builder b, Path dumpDirectory, ProcessIdentity processIdentity,
+      List<ExporterFactory> exporters) {
+    this.enabled = b.enabled;
+    this.jsonOutput = b.jsonOutput;
+    this.dumpInterval = b.dumpInterval;
+    this.dumpDirectory = dumpDirectory;
+    this.verbose = b.verbose;
+    this.trackP2p = b.trackP2p;
+    this.minMessageBytes = b.minMessageBytes;
+    this.requireKernelTiming = b.requireKernelTiming;
+    this.overridePlugin = b.overridePlugin;
+    this.inflightOperations = b.inflightOperations;
+    this.maxCommunicators = b.maxCommunicators;
+    this.ringCells = b.ringCells;
+    this.inflightExpiry = b.inflightExpiry;
+    this.processIdentity = processIdentity;
+    this.traceDirectory = b.traceDirectory;
+    this.traceMaxBytes = b.traceMaxBytes;
+    this.traceBufferBytes = b.traceBufferBytes;
+    this.slowCollectives = b.slowCollectives;
+    this.hangTimeout = b.hangTimeout;
+    this.listenerQueueCapacity = b.listenerQueueCapacity;
+    this.lastRecordsPerCommunicator = b.lastRecordsPerCommunicator;
+    this.listenerCloseTimeout = b.listenerCloseTimeout;
+    this.exporters = List.copyOf(exporters);
   }
 
-  static long checkTraceBufferBytes(long v) {
-    if (v < (1L << 20) || v > (1L << 30)) {
-      throw new IllegalArgumentException("traceBufferBytes must be in [1 MiB, 1 GiB]: " + v);
-    }
-    return v;
-  }
-
-  /** The recording's native ring in 64-byte cells: the buffer rounded down to a power of two. */
-  public int traceRingCells() {
-    return Integer.highestOneBit((int) (traceBufferBytes / 64));
-  }
-
-  private static long checkTraceMaxBytes(long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException("traceMaxBytes must not be negative: " + v);
-    }
-    return v;
-  }
-
-  /** Whether raw event recording is on. */
-  public boolean recording() {
-    return traceDirectory != null;
-  }
-
-  /** The recording's file ({@code <trace dir>/trace-pid<pid>.jsonl.gz}), if recording. */
-  public java.util.Optional<Path> traceFile() {
-    return java.util.Optional.ofNullable(traceDirectory)
-        .map(d -> d.resolve("trace-pid" + processIdentity.pid() + ".jsonl.gz"));
-  }
-
-  private static Duration check(Duration d, String name) {
-    if (d.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative: " + d);
-    }
-    return d;
-  }
-
-  private static long checkMinMessageBytes(long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException("minMessageBytes must not be negative: " + v);
-    }
-    return v;
-  }
-
-  private static int checkInflightOperations(int v) {
-    if (v < 16 || v > (1 << 22)) {
-      throw new IllegalArgumentException("inflightOperations must be in [16, 4194304]: " + v);
-    }
-    return v;
-  }
-
-  private static int checkMaxCommunicators(int v) {
-    if (v < 1 || v > (1 << 16)) {
-      throw new IllegalArgumentException("maxCommunicators must be in [1, 65536]: " + v);
-    }
-    return v;
-  }
-
-  private static int checkRingCells(int v) {
-    if (v < 1024 || v > (1 << 26) || Integer.bitCount(v) != 1) {
-      throw new IllegalArgumentException("ringCells must be a power of two in [1024, 2^26]: " + v);
-    }
-    return v;
-  }
-
-  /** The defaults, with nothing read from the environment. */
+  /** The defaults, with nothing read from the environment (exporters found on the class path included). */
   public static InspectorConfig defaults() {
     return builder().build();
   }
@@ -194,17 +92,187 @@ public record InspectorConfig(
     return new Builder();
   }
 
-  /** A builder initialised from this configuration. */
+  /** A builder initialised from this configuration (its exporters included, discovery off). */
   public Builder toBuilder() {
     return new Builder(this);
   }
 
-  /** The JSON Lines file this configuration writes to. */
+  /**
+   * Master switch; {@code NCCL_INSPECTOR_ENABLE=0} turns {@code enable()} into a no-op inspector
+   * (the reference defaults to off because loading its plugin is the opt-in; here calling
+   * {@code enable()} is, so the default is on).
+   */
+  public boolean enabled() {
+    return enabled;
+  }
+
+  /** Whether JSON Lines files are written (default on). */
+  public boolean jsonOutput() {
+    return jsonOutput;
+  }
+
+  /** How often written records are flushed to the file and exporters are told to flush (1 s). */
+  public Duration dumpInterval() {
+    return dumpInterval;
+  }
+
+  /** Output directory ({@code nccl-inspector-<SLURM_JOBID>} or {@code nccl-inspector-unknown-jobid}). */
+  public Path dumpDirectory() {
+    return dumpDirectory;
+  }
+
+  /** Whether records carry their per-channel event trace ({@code event_trace_*} blocks). */
+  public boolean verbose() {
+    return verbose;
+  }
+
+  /** Whether Send/Recv are tracked (default on). */
+  public boolean trackP2p() {
+    return trackP2p;
+  }
+
+  /** The smallest message tracked (8192 bytes). */
+  public long minMessageBytes() {
+    return minMessageBytes;
+  }
+
+  /** Whether only GPU-timed ({@code kernel_gpu}) records are kept (default on). */
+  public boolean requireKernelTiming() {
+    return requireKernelTiming;
+  }
+
+  /** Whether a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names is replaced (default off: enable() fails). */
+  public boolean overridePlugin() {
+    return overridePlugin;
+  }
+
+  /** Operations that can be in flight at once (2048; native memory about 3.2 KB each). */
+  public int inflightOperations() {
+    return inflightOperations;
+  }
+
+  /** Communicators that can be live at once (1024). */
+  public int maxCommunicators() {
+    return maxCommunicators;
+  }
+
+  /** Capacity of the native record ring in 64-byte cells, a power of two (65536 = 4 MiB, about 21k records). */
+  public int ringCells() {
+    return ringCells;
+  }
+
+  /**
+   * How long a stopped operation may wait for its first kernel channel before it is closed with
+   * CPU timing (10 s; zero: never).
+   */
+  public Duration inflightExpiry() {
+    return inflightExpiry;
+  }
+
+  /** Host name and pid for the output file name and metadata. */
+  public ProcessIdentity processIdentity() {
+    return processIdentity;
+  }
+
+  /**
+   * Where the raw event recording goes ({@code trace-pid<pid>.jsonl.gz}, the format of
+   * testdata/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); empty: no recording.
+   */
+  public Optional<Path> traceDirectory() {
+    return Optional.ofNullable(traceDirectory);
+  }
+
+  /** Whether raw event recording is on. */
+  public boolean recording() {
+    return traceDirectory != null;
+  }
+
+  /** Bound of the recording in uncompressed bytes; events past it are counted, not written (1 GiB). */
+  public long traceMaxBytes() {
+    return traceMaxBytes;
+  }
+
+  /**
+   * Native memory that holds recorded callbacks until the dump thread writes them (64 MiB, about
+   * 350,000 callbacks): a burst larger than it is counted ({@code trace_ring_full}), not recorded.
+   */
+  public long traceBufferBytes() {
+    return traceBufferBytes;
+  }
+
+  /** The recording's native ring in 64-byte cells: the buffer rounded down to a power of two. */
+  public int traceRingCells() {
+    return Integer.highestOneBit((int) (traceBufferBytes / 64));
+  }
+
+  /** How slow collectives are recognised and rate-limited. */
+  public SlowCollectiveDetection slowCollectives() {
+    return slowCollectives;
+  }
+
+  /** In flight longer than this: reported to listeners as a suspected hang (5 minutes; zero: off). */
+  public Duration hangTimeout() {
+    return hangTimeout;
+  }
+
+  /** Events each listener may fall behind by before its events are dropped and counted (65536). */
+  public int listenerQueueCapacity() {
+    return listenerQueueCapacity;
+  }
+
+  /** Records kept per communicator for snapshots (16). */
+  public int lastRecordsPerCommunicator() {
+    return lastRecordsPerCommunicator;
+  }
+
+  /**
+   * How long closing the inspector (or removing a listener) waits for listeners to finish what is
+   * queued for them (5 s, all listeners together); a listener still busy then is abandoned and
+   * counted ({@code listener_abandoned}), so nothing waits on a stuck listener.
+   */
+  public Duration listenerCloseTimeout() {
+    return listenerCloseTimeout;
+  }
+
+  /** The exporters started with the inspector: those added to the builder, then those discovered. */
+  public List<ExporterFactory> exporters() {
+    return exporters;
+  }
+
+  /** The exporter of a name, if the configuration has one. */
+  public Optional<ExporterFactory> exporter(String name) {
+    return exporters.stream().filter(e -> e.name().equals(name)).findFirst();
+  }
+
+  /** The JSON Lines file this configuration writes to (or, if that name is taken, the first free one after it). */
   public Path outputFile() {
     return dumpDirectory.resolve(processIdentity.hostname() + "-pid" + processIdentity.pid() + ".log");
   }
 
-  /** Mutable builder of {@link InspectorConfig}. */
+  /** The recording's file ({@code <trace dir>/trace-pid<pid>.jsonl.gz}), if recording. */
+  public Optional<Path> traceFile() {
+    return traceDirectory().map(d -> d.resolve("trace-pid" + processIdentity.pid() + ".jsonl.gz"));
+  }
+
+  @Override
+  public String toString() {
+    return "InspectorConfig[enabled=" + enabled + ", jsonOutput=" + jsonOutput + ", dumpInterval=" + dumpInterval
+        + ", dumpDirectory=" + dumpDirectory + ", verbose=" + verbose + ", trackP2p=" + trackP2p
+        + ", minMessageBytes=" + minMessageBytes + ", requireKernelTiming=" + requireKernelTiming
+        + ", overridePlugin=" + overridePlugin + ", inflightOperations=" + inflightOperations
+        + ", maxCommunicators=" + maxCommunicators + ", ringCells=" + ringCells + ", inflightExpiry=" + inflightExpiry
+        + ", processIdentity=" + processIdentity + ", traceDirectory=" + traceDirectory + ", traceMaxBytes="
+        + traceMaxBytes + ", traceBufferBytes=" + traceBufferBytes + ", slowCollectives=" + slowCollectives
+        + ", hangTimeout=" + hangTimeout + ", listenerQueueCapacity=" + listenerQueueCapacity
+        + ", lastRecordsPerCommunicator=" + lastRecordsPerCommunicator + ", listenerCloseTimeout="
+        + listenerCloseTimeout + ", exporters=" + exporters.stream().map(ExporterFactory::name).toList() + "]";
+  }
+
+  /**
+   * Builder of {@link InspectorConfig}. Setters only take values; {@link #build()} checks them all
+   * at once and names the setting (and the environment variable it came from, if it did) of the
+   * first that is out of range.
+   */
   public static final class Builder {
     private boolean enabled = true;
     private boolean jsonOutput = true;
@@ -222,14 +290,20 @@ public record InspectorConfig(
     private ProcessIdentity processIdentity;
     private Path traceDirectory;
     private long traceMaxBytes = 1L << 30;
+    private long traceBufferBytes = 64L << 20;
     private SlowCollectiveDetection slowCollectives = SlowCollectiveDetection.defaults();
     private Duration hangTimeout = Duration.ofMinutes(5);
     private int listenerQueueCapacity = 1 << 16;
     private int lastRecordsPerCommunicator = 16;
-    private PrometheusTextfile prometheus = PrometheusTextfile.disabled();
-    private boolean jfrEvents = true;
     private Duration listenerCloseTimeout = Duration.ofSeconds(5);
-    private long traceBufferBytes = 64L << 20;
+    private final Map<String, ExporterFactory> exporters = new LinkedHashMap<>();
+    private boolean discoverExporters = true;
+    /** The environment read by fromEnvironment (for exporter providers); empty otherwise. */
+    private Map<String, String> environment = Map.of();
+    /** Setting name to the environment variable (and value) it came from, for messages. */
+    private final Map<String, String> origins = new HashMap<>();
+    /** Exporters the environment asked for, with the message if none of that name is found. */
+    private final Map<String, String> requiredExporters = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -250,14 +324,14 @@ public record InspectorConfig(
       processIdentity = c.processIdentity;
       traceDirectory = c.traceDirectory;
       traceMaxBytes = c.traceMaxBytes;
+      traceBufferBytes = c.traceBufferBytes;
       slowCollectives = c.slowCollectives;
       hangTimeout = c.hangTimeout;
       listenerQueueCapacity = c.listenerQueueCapacity;
       lastRecordsPerCommunicator = c.lastRecordsPerCommunicator;
-      prometheus = c.prometheus;
-      jfrEvents = c.jfrEvents;
       listenerCloseTimeout = c.listenerCloseTimeout;
-      traceBufferBytes = c.traceBufferBytes;
+      c.exporters.forEach(e -> exporters.put(e.name(), e));
+      discoverExporters = false; /* the configuration's exporters were discovered already */
     }
 
     public Builder enabled(boolean v) {
@@ -270,13 +344,14 @@ public record InspectorConfig(
       return this;
     }
 
+    /** How often output is flushed (not negative). */
     public Builder dumpInterval(Duration v) {
-      dumpInterval = check(Objects.requireNonNull(v), "dumpInterval");
+      dumpInterval = Objects.requireNonNull(v, "dumpInterval");
       return this;
     }
 
     public Builder dumpDirectory(Path v) {
-      dumpDirectory = Objects.requireNonNull(v);
+      dumpDirectory = Objects.requireNonNull(v, "dumpDirectory");
       return this;
     }
 
@@ -290,8 +365,9 @@ public record InspectorConfig(
       return this;
     }
 
+    /** The smallest message tracked (not negative). */
     public Builder minMessageBytes(long v) {
-      minMessageBytes = checkMinMessageBytes(v);
+      minMessageBytes = v;
       return this;
     }
 
@@ -305,28 +381,32 @@ public record InspectorConfig(
       return this;
     }
 
+    /** Operations in flight at once, in [16, 4194304]. */
     public Builder inflightOperations(int v) {
-      inflightOperations = checkInflightOperations(v);
+      inflightOperations = v;
       return this;
     }
 
+    /** Communicators live at once, in [1, 65536]. */
     public Builder maxCommunicators(int v) {
-      maxCommunicators = checkMaxCommunicators(v);
+      maxCommunicators = v;
       return this;
     }
 
+    /** Native ring cells, a power of two in [1024, 2^26]. */
     public Builder ringCells(int v) {
-      ringCells = checkRingCells(v);
+      ringCells = v;
       return this;
     }
 
+    /** In-flight expiry (not negative; zero: never). */
     public Builder inflightExpiry(Duration v) {
-      inflightExpiry = check(Objects.requireNonNull(v), "inflightExpiry");
+      inflightExpiry = Objects.requireNonNull(v, "inflightExpiry");
       return this;
     }
 
     public Builder processIdentity(ProcessIdentity v) {
-      processIdentity = Objects.requireNonNull(v);
+      processIdentity = Objects.requireNonNull(v, "processIdentity");
       return this;
     }
 
@@ -336,195 +416,173 @@ public record InspectorConfig(
       return this;
     }
 
+    /** Bound of the recording in uncompressed bytes (not negative). */
     public Builder traceMaxBytes(long v) {
-      traceMaxBytes = checkTraceMaxBytes(v);
+      traceMaxBytes = v;
+      return this;
+    }
+
+    /** Native buffer of the raw event recording, 1 MiB to 1 GiB (rounded down to a power of two). */
+    public Builder traceBufferBytes(long v) {
+      traceBufferBytes = v;
       return this;
     }
 
     public Builder slowCollectives(SlowCollectiveDetection v) {
-      slowCollectives = Objects.requireNonNull(v);
+      slowCollectives = Objects.requireNonNull(v, "slowCollectives");
       return this;
     }
 
     /** Suspected-hang reports for operations in flight longer than this; zero turns them off. */
     public Builder hangTimeout(Duration v) {
-      hangTimeout = check(Objects.requireNonNull(v), "hangTimeout");
+      hangTimeout = Objects.requireNonNull(v, "hangTimeout");
       return this;
     }
 
+    /** Events a listener may fall behind by (positive). */
     public Builder listenerQueueCapacity(int v) {
-      if (v < 1) {
-        throw new IllegalArgumentException("listenerQueueCapacity must be positive: " + v);
-      }
       listenerQueueCapacity = v;
       return this;
     }
 
+    /** Records kept per communicator for snapshots, in [0, 4096]. */
     public Builder lastRecordsPerCommunicator(int v) {
       lastRecordsPerCommunicator = v;
       return this;
     }
 
-    public Builder prometheus(PrometheusTextfile v) {
-      prometheus = Objects.requireNonNull(v);
-      return this;
-    }
-
-    public Builder jfrEvents(boolean v) {
-      jfrEvents = v;
-      return this;
-    }
-
-    /** How long closing waits for listeners before abandoning those still busy (5 s). */
-    /** Native buffer of the raw event recording, 1 MiB to 1 GiB (rounded down to a power of two). */
-    public Builder traceBufferBytes(long v) {
-      traceBufferBytes = checkTraceBufferBytes(v);
-      return this;
-    }
-
+    /** How long closing waits for listeners before abandoning those still busy (5 s; not negative). */
     public Builder listenerCloseTimeout(Duration v) {
-      listenerCloseTimeout = check(Objects.requireNonNull(v), "listenerCloseTimeout");
+      listenerCloseTimeout = Objects.requireNonNull(v, "listenerCloseTimeout");
       return this;
     }
 
-    /** Applies this process's environment variables (see the record's documentation). */
+    /** Adds an exporter, replacing one of the same name (one discovered on the class path too). */
+    public Builder exporter(ExporterFactory factory) {
+      Objects.requireNonNull(factory, "factory");
+      exporters.put(factory.name(), factory);
+      return this;
+    }
+
+    /** Removes the exporter of a name, and keeps discovery from adding one of that name. */
+    public Builder withoutExporter(String name) {
+      exporters.remove(name);
+      exporters.put(name, null);
+      return this;
+    }
+
+    /**
+     * Whether exporter modules on the class path are asked whether they start
+     * ({@link ExporterProvider}; default on).
+     */
+    public Builder discoverExporters(boolean v) {
+      discoverExporters = v;
+      return this;
+    }
+
+    /** Applies this process's environment variables. */
     public Builder fromEnvironment() {
       return fromEnvironment(System.getenv());
     }
 
     /**
-     * Applies the given environment. A variable that is set but malformed fails with an
-     * {@link IllegalArgumentException} naming it, rather than being silently ignored.
+     * Applies the given environment ({@code NCCL_INSPECTOR_*}, {@code SLURM_JOBID}); exporter
+     * providers found at {@link #build()} read it too. A variable that is set but malformed fails
+     * with an {@link IllegalArgumentException} naming it, here or at {@link #build()}.
      */
     public Builder fromEnvironment(Map<String, String> env) {
-      EnvReader r = new EnvReader(env);
-      r.bool("NCCL_INSPECTOR_ENABLE", this::enabled);
-      boolean[] prom = {false};
-      r.bool("NCCL_INSPECTOR_PROM_DUMP", v -> prom[0] = v);
-      r.number("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", Long::parseLong, us -> {
-        if (prom[0]) {
-          /* The reference raises any interval below 30 s to 30 s in this mode; a negative one
-             means "no dump thread" there, but enable() is an explicit request for output. */
-          Duration d = Duration.ofNanos(Math.multiplyExact(Math.max(us, 0), 1000L));
-          prometheus(PrometheusTextfile.every(
-              d.compareTo(PrometheusTextfile.MIN_INTERVAL) < 0 ? PrometheusTextfile.MIN_INTERVAL : d));
-          return;
-        }
-        jsonOutput(us >= 0);
-        if (us >= 0) {
-          dumpInterval(Duration.ofNanos(Math.multiplyExact(us, 1000L)));
-        }
-      });
-      if (prom[0]) {
-        jsonOutput(false);
-        if (!prometheus.enabled()) {
-          prometheus(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL));
-        }
-        String job = env.get("SLURM_JOB_ID");
-        if (job != null && !job.isBlank()) {
-          prometheus(prometheus.withSlurmJobId(job.trim()));
-        }
-      }
-      r.bool("NCCL_INSPECTOR_JFR", this::jfrEvents);
-      r.string("NCCL_INSPECTOR_DUMP_DIR", dir -> dumpDirectory(Path.of(dir)));
-      r.bool("NCCL_INSPECTOR_DUMP_VERBOSE", this::verbose);
-      r.bool("NCCL_INSPECTOR_ENABLE_P2P", this::trackP2p);
-      r.number("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", Long::parseLong, this::minMessageBytes);
-      r.bool("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", this::requireKernelTiming);
-      r.bool("NCCL_INSPECTOR_OVERRIDE_PLUGIN", this::overridePlugin);
-      r.number("NCCL_INSPECTOR_INFLIGHT_OPS", Integer::parseInt, this::inflightOperations);
-      r.number("NCCL_INSPECTOR_MAX_COMMS", Integer::parseInt, this::maxCommunicators);
-      r.number("NCCL_INSPECTOR_RING_CELLS", Integer::parseInt, this::ringCells);
-      r.number("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", Long::parseLong,
-          ms -> inflightExpiry(Duration.ofMillis(ms)));
-      r.string("NCCL_INSPECTOR_TRACE_DIR", dir -> traceDirectory(Path.of(dir)));
-      r.number("NCCL_INSPECTOR_TRACE_MAX_BYTES", Long::parseLong, this::traceMaxBytes);
-      r.number("NCCL_INSPECTOR_TRACE_BUFFER_MB", Long::parseLong, mb -> traceBufferBytes(mb << 20));
-      r.number("NCCL_INSPECTOR_HANG_TIMEOUT_MS", Long::parseLong, ms -> hangTimeout(Duration.ofMillis(ms)));
-      r.string("NCCL_INSPECTOR_SLOW_FACTOR", v -> {
-        double factor;
-        try {
-          factor = Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_FACTOR must be a number, got '" + v + "'");
-        }
-        try {
-          slowCollectives(factor == 0 ? slowCollectives.withEnabled(false) : slowCollectives.withFactor(factor));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_FACTOR=" + v + ": " + e.getMessage(), e);
-        }
-      });
-      r.number("NCCL_INSPECTOR_SLOW_MIN_EXCESS_US", Long::parseLong,
-          us -> slowCollectives(slowCollectives.withMinExcess(Duration.ofNanos(Math.multiplyExact(us, 1000L)))));
-      r.number("NCCL_INSPECTOR_SLOW_MAX_EVENTS", Integer::parseInt,
-          n -> slowCollectives(n == 0 ? slowCollectives.withoutRateLimit()
-              : slowCollectives.withRateLimit(n, slowCollectives.interval())));
-      r.number("NCCL_INSPECTOR_SLOW_INTERVAL_MS", Long::parseLong,
-          ms -> slowCollectives(slowCollectives.withRateLimit(slowCollectives.maxEventsPerInterval(),
-              Duration.ofMillis(ms))));
-      String sensitivity = env.get("NCCL_INSPECTOR_SLOW_SENSITIVITY");
-      if (sensitivity != null && !sensitivity.isBlank()) {
-        throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY is no longer read: slow collectives are"
-            + " judged against their class's 99th percentile; use NCCL_INSPECTOR_SLOW_FACTOR (0: off)");
-      }
-      if (dumpDirectory == null) {
-        dumpDirectory = defaultDumpDirectory(env);
-      }
+      environment = Map.copyOf(env);
+      new EnvironmentReader(env, this).apply();
       return this;
     }
 
-    public InspectorConfig build() {
-      Path dir = dumpDirectory != null ? dumpDirectory : defaultDumpDirectory(System.getenv());
-      ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
-      return new InspectorConfig(enabled, jsonOutput, dumpInterval, dir, verbose, trackP2p,
-          minMessageBytes, requireKernelTiming, overridePlugin, inflightOperations,
-          maxCommunicators, ringCells, inflightExpiry, id, traceDirectory, traceMaxBytes,
-          slowCollectives, hangTimeout, listenerQueueCapacity, lastRecordsPerCommunicator, prometheus,
-          jfrEvents, listenerCloseTimeout, traceBufferBytes);
+    /** Remembers that a setting came from an environment variable (for messages). */
+    void origin(String setting, String variable, String value) {
+      origins.put(setting, variable + "=" + value);
     }
 
-    /** The reference's default: {@code nccl-inspector-<SLURM_JOBID>} under the working directory. */
-    static Path defaultDumpDirectory(Map<String, String> env) {
-      String job = env.get("SLURM_JOBID");
-      if (job != null && !job.isBlank()) {
-        try {
-          return Path.of("nccl-inspector-" + Long.parseLong(job.trim()));
-        } catch (NumberFormatException e) {
-          return Path.of("nccl-inspector-unknown-jobid");
+    /** The environment asked for an exporter of a name; build() fails with the message if none is found. */
+    void requireExporter(String name, String message) {
+      requiredExporters.put(name, message);
+    }
+
+    void dumpDirectoryUnlessSet(Path dir) {
+      if (dumpDirectory == null) {
+        dumpDirectory = dir;
+      }
+    }
+
+    SlowCollectiveDetection slowCollectivesSoFar() {
+      return slowCollectives;
+    }
+
+    /**
+     * Checks every setting and builds the configuration; exporter providers are asked now.
+     *
+     * @throws IllegalArgumentException naming the first setting out of range (and the environment
+     *     variable it came from), or an exporter the environment asked for that is not there
+     */
+    public InspectorConfig build() {
+      notNegative(dumpInterval, "dumpInterval");
+      check(minMessageBytes >= 0, "minMessageBytes", "must not be negative: " + minMessageBytes);
+      check(inflightOperations >= 16 && inflightOperations <= (1 << 22), "inflightOperations",
+          "must be in [16, 4194304]: " + inflightOperations);
+      check(maxCommunicators >= 1 && maxCommunicators <= (1 << 16), "maxCommunicators",
+          "must be in [1, 65536]: " + maxCommunicators);
+      check(ringCells >= 1024 && ringCells <= (1 << 26) && Integer.bitCount(ringCells) == 1, "ringCells",
+          "must be a power of two in [1024, 2^26]: " + ringCells);
+      notNegative(inflightExpiry, "inflightExpiry");
+      check(traceMaxBytes >= 0, "traceMaxBytes", "must not be negative: " + traceMaxBytes);
+      check(traceBufferBytes >= (1L << 20) && traceBufferBytes <= (1L << 30), "traceBufferBytes",
+          "must be in [1 MiB, 1 GiB]: " + traceBufferBytes);
+      notNegative(hangTimeout, "hangTimeout");
+      check(listenerQueueCapacity >= 1, "listenerQueueCapacity", "must be positive: " + listenerQueueCapacity);
+      check(lastRecordsPerCommunicator >= 0 && lastRecordsPerCommunicator <= 4096, "lastRecordsPerCommunicator",
+          "must be in [0, 4096]: " + lastRecordsPerCommunicator);
+      notNegative(listenerCloseTimeout, "listenerCloseTimeout");
+      Path dir = dumpDirectory != null ? dumpDirectory : EnvironmentReader.defaultDumpDirectory(System.getenv());
+      ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
+      return new InspectorConfig(this, dir, id, resolveExporters());
+    }
+
+    private List<ExporterFactory> resolveExporters() {
+      Map<String, ExporterFactory> all = new LinkedHashMap<>(exporters);
+      if (discoverExporters) {
+        for (ExporterProvider p : ServiceLoader.load(ExporterProvider.class, ExporterProvider.class.getClassLoader())) {
+          if (!all.containsKey(p.name())) {
+            p.fromEnvironment(environment).ifPresent(f -> all.put(f.name(), f));
+          }
         }
       }
-      return Path.of("nccl-inspector-unknown-jobid");
-    }
-  }
-
-  /** Reads typed values from an environment map, naming the variable when one is malformed. */
-  private record EnvReader(Map<String, String> env) {
-    void string(String name, java.util.function.Consumer<String> sink) {
-      String v = env.get(name);
-      if (v != null && !v.isBlank()) {
-        sink.accept(v.trim());
+      List<ExporterFactory> out = new ArrayList<>();
+      for (Map.Entry<String, ExporterFactory> e : all.entrySet()) {
+        ExporterFactory f = e.getValue();
+        if (f == null) {
+          continue; /* withoutExporter */
+        }
+        if (!EXPORTER_NAME.matcher(f.name()).matches() || !f.name().equals(e.getKey())) {
+          throw new IllegalArgumentException("exporter name '" + f.name()
+              + "' must be lower case letters, digits and underscores, starting with a letter");
+        }
+        out.add(f);
       }
+      for (Map.Entry<String, String> required : requiredExporters.entrySet()) {
+        if (out.stream().noneMatch(f -> f.name().equals(required.getKey()))) {
+          throw new IllegalArgumentException(required.getValue());
+        }
+      }
+      return out;
     }
 
-    void bool(String name, java.util.function.Consumer<Boolean> sink) {
-      number(name, Long::parseLong, v -> sink.accept(v != 0));
+    private void notNegative(Duration d, String setting) {
+      check(!d.isNegative(), setting, "must not be negative: " + d);
     }
 
-    <T> void number(String name, Function<String, T> parse, java.util.function.Consumer<T> sink) {
-      String v = env.get(name);
-      if (v == null || v.isBlank()) {
-        return;
-      }
-      T parsed;
-      try {
-        parsed = parse.apply(v.trim());
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'", e);
-      }
-      try {
-        sink.accept(parsed);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(name + "=" + v + ": " + e.getMessage(), e);
+    private void check(boolean ok, String setting, String problem) {
+      if (!ok) {
+        String origin = origins.get(setting);
+        throw new IllegalArgumentException(origin != null ? origin + ": " + setting + " " + problem
+            : setting + " " + problem);
       }
     }
   }

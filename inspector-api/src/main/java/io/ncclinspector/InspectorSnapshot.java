@@ -4,9 +4,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -55,6 +58,17 @@ public record InspectorSnapshot(
       return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(this);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Writes the snapshot as JSON to a file (replacing it), creating its directory if needed. */
+  public void writeJson(Path file) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+      writeJson(out);
     }
   }
 

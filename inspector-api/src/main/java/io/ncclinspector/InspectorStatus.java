@@ -2,34 +2,31 @@ package io.ncclinspector;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Where an inspector stands, for a program or a command line to check: whether it profiles,
- * whether NCCL ever reached it, and whether everything it received was written.
+ * Where an inspector stands, in one value: whether it profiles, whether NCCL ever reached it,
+ * what it received and wrote, where its files are, and whether anything was lost.
  *
  * @param state active, disabled by configuration, or closed
+ * @param libraryPath the shared object NCCL is pointed at (empty when disabled)
+ * @param paused whether tracking of new operations is paused ({@link NcclInspector#pause()})
  * @param communicatorsSeen NCCL communicators the inspector heard of (0: NCCL never called it)
- * @param recordsReceived records drained from the native core
- * @param recordsWritten records whose line is in the JSON output file
- * @param recordsQuarantined records whose line is in the quarantine file
- * @param recordsNotWritten records that will never be in either file (output failed)
- * @param outputFile the JSON output file, once created (it is created at the first record)
- * @param outputError the first reason output could not be written, if it ever could not
- * @param traceEventsNotWritten raw-recording events lost to a failing file (not the size bound)
+ * @param records what became of the records
+ * @param output the JSON Lines output, if it is on
+ * @param recording the raw event recording, if it is on and could start
  * @param listenersAbandoned listeners that did not finish in time at close or removal
- * @param problems each problem above in one sentence (empty when there is none)
+ * @param problems each problem in one sentence (empty when there is none)
  */
 public record InspectorStatus(
     State state,
+    Optional<Path> libraryPath,
+    boolean paused,
     long communicatorsSeen,
-    long recordsReceived,
-    long recordsWritten,
-    long recordsQuarantined,
-    long recordsNotWritten,
-    Optional<Path> outputFile,
-    Optional<String> outputError,
-    long traceEventsNotWritten,
+    Records records,
+    Optional<Output> output,
+    Optional<Recording> recording,
     long listenersAbandoned,
     List<String> problems) {
 
@@ -37,11 +34,61 @@ public record InspectorStatus(
   public enum State { ACTIVE, DISABLED, CLOSED }
 
   public InspectorStatus {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(libraryPath, "libraryPath");
+    Objects.requireNonNull(records, "records");
+    Objects.requireNonNull(output, "output");
+    Objects.requireNonNull(recording, "recording");
     problems = List.copyOf(problems);
+  }
+
+  /**
+   * What became of the records the inspector received.
+   *
+   * @param received records drained from the native core
+   * @param written records whose line is in the JSON output file
+   * @param quarantined records whose line is in the quarantine file
+   * @param notWritten records that will never be in either file (output failed)
+   */
+  public record Records(long received, long written, long quarantined, long notWritten) {
+    public static final Records NONE = new Records(0, 0, 0, 0);
+  }
+
+  /**
+   * The JSON Lines output.
+   *
+   * @param file the output file: the one created, or, before the first record, the name it will get
+   * @param created whether the file was created (it is created at the first record)
+   * @param quarantineFile the quarantine file beside it (it exists once a record was quarantined)
+   * @param error why output cannot be written now (while active) or the first reason it ever could
+   *     not (after close), if any
+   */
+  public record Output(Path file, boolean created, Path quarantineFile, Optional<String> error) {}
+
+  /**
+   * The raw event recording.
+   *
+   * @param file the recording file: the one created, or the name it will get at the first event
+   * @param eventsWritten callbacks in the file
+   * @param eventsDroppedAtLimit callbacks not written because the recording reached its size bound
+   * @param eventsNotWritten callbacks lost because the file could not be written (a full disk)
+   * @param error the first reason the file could not be written, if it ever could not
+   */
+  public record Recording(Path file, long eventsWritten, long eventsDroppedAtLimit, long eventsNotWritten,
+      Optional<String> error) {}
+
+  /** Whether the inspector profiles (neither disabled nor closed). */
+  public boolean active() {
+    return state == State.ACTIVE;
+  }
+
+  /** The JSON output file, once created. */
+  public Optional<Path> outputFile() {
+    return output.filter(Output::created).map(Output::file);
   }
 
   /** Whether output was lost: records or recorded events that will never be in their files. */
   public boolean outputLost() {
-    return recordsNotWritten > 0 || traceEventsNotWritten > 0;
+    return records.notWritten() > 0 || recording.map(r -> r.eventsNotWritten() > 0).orElse(false);
   }
 }

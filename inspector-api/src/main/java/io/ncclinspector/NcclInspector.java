@@ -4,6 +4,8 @@ import io.ncclinspector.internal.AnalysisSink;
 import io.ncclinspector.internal.AsyncSink;
 import io.ncclinspector.internal.CommunicatorRegistry;
 import io.ncclinspector.internal.DumpThread;
+import io.ncclinspector.internal.EventSink;
+import io.ncclinspector.internal.ExporterSet;
 import io.ncclinspector.internal.HangWatchdog;
 import io.ncclinspector.internal.JsonFileSink;
 import io.ncclinspector.internal.JsonLinesWriter;
@@ -11,14 +13,13 @@ import io.ncclinspector.internal.ListenerDispatcher;
 import io.ncclinspector.internal.NativeCore;
 import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
-import io.ncclinspector.internal.RecordSink;
 import io.ncclinspector.internal.SlowCollectiveDetector;
 import io.ncclinspector.internal.SlowCollectiveRateLimiter;
+import io.ncclinspector.internal.Ticker;
+import io.ncclinspector.internal.output.OutputFileSystem;
 import io.ncclinspector.internal.StatisticsStore;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
-import io.ncclinspector.internal.prometheus.PrometheusTextfileSink;
-import io.ncclinspector.jfr.JfrEvents;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.Flushable;
@@ -102,12 +103,10 @@ public final class NcclInspector implements AutoCloseable {
       StatisticsStore statistics,
       AsyncSink analysis,
       ListenerDispatcher listeners,
+      ExporterSet exporters,
       DumpThread dumpThread,
       HangWatchdog watchdog,
-      TraceRecording recording,
-      PrometheusTextfileSink prometheus,
-      AsyncSink prometheusWriter,
-      JfrEvents jfr) {}
+      TraceRecording recording) {}
 
   private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
     this.config = config;
@@ -128,6 +127,15 @@ public final class NcclInspector implements AutoCloseable {
    *     {@code NCCL_PROFILER_PLUGIN} names another plugin and the configuration does not override it
    */
   public static NcclInspector enable(InspectorConfig config) {
+    return enable(config, Ticker.SYSTEM);
+  }
+
+  /**
+   * As {@link #enable(InspectorConfig)}, with the clock of the inspector's timers: the hang
+   * watchdog's rounds, the output's retry interval, the slow-collective rate limit. Tests pass
+   * one they drive by hand.
+   */
+  static NcclInspector enable(InspectorConfig config, Ticker ticker) {
     synchronized (LOCK) {
       if (active != null && !active.closed) {
         throw new IllegalStateException("an NCCL Inspector is already enabled in this process (output "
@@ -149,59 +157,50 @@ public final class NcclInspector implements AutoCloseable {
         log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
             + "table sizes of that session are kept");
       }
-      AtomicReference<NcclInspector> self = new AtomicReference<>();
-      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self));
-      self.set(inspector);
+      AtomicReference<ExporterSet.Inspector> self = new AtomicReference<>();
+      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self, ticker));
+      self.set(inspector.new ForExporters());
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
-      log.info("NCCL Inspector enabled: {}={}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
-          inspector.outputFile().map(f -> ", output " + f).orElse(""));
+      log.info("NCCL Inspector enabled: {}={}{}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
+          inspector.parts.jsonSink() == null ? "" : ", output " + inspector.parts.jsonSink().file(),
+          inspector.parts.exporters().names().isEmpty() ? "" : ", exporters " + inspector.parts.exporters().names());
       return inspector;
     }
   }
 
-  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<NcclInspector> self) {
+  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<ExporterSet.Inspector> self,
+      Ticker ticker) {
     CommunicatorRegistry communicators = new CommunicatorRegistry();
-    List<RecordSink> sinks = new ArrayList<>();
+    List<EventSink> sinks = new ArrayList<>();
     JsonFileSink json = null;
     AsyncSink jsonWriter = null;
     if (config.jsonOutput()) {
-      json = JsonFileSink.open(config, gitRevision());
+      json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
       jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
       sinks.add(jsonWriter);
     }
-    PrometheusTextfileSink prometheus = null;
-    AsyncSink prometheusWriter = null;
-    if (config.prometheus().enabled()) {
-      PrometheusTextfile p = config.prometheus();
-      prometheus = new PrometheusTextfileSink(config.dumpDirectory(), p.interval(), p.removeFilesOnClose(),
-          config.processIdentity().hostname(), config.processIdentity().pid(), p.slurmJobId(),
-          () -> self.get() == null ? EventCounters.empty() : self.get().counters(),
-          () -> self.get() == null ? 0 : self.get().recordsReceived());
-      prometheusWriter = new AsyncSink(prometheus, "nccl-inspector-prometheus", BACKLOG);
-      sinks.add(prometheusWriter);
-    }
+    ExporterSet exporters = ExporterSet.start(config, self::get, BACKLOG);
     ListenerDispatcher listeners = new ListenerDispatcher(config.listenerCloseTimeout());
     StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
-    JfrEvents jfr = config.jfrEvents() && jfrAvailable()
-        ? new JfrEvents(() -> self.get() == null ? emptySnapshot() : self.get().snapshot()) : null;
     SlowCollectiveDetection slow = config.slowCollectives();
     AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
-        new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, jfr, System::nanoTime),
-        "nccl-inspector-analysis", BACKLOG);
+        new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, exporters,
+        ticker::nanoTime), "nccl-inspector-analysis", BACKLOG);
     sinks.add(analysis);
-    sinks.add(listeners); /* last: it is closed after the analysis, which may still report */
+    sinks.add(exporters); /* after the analysis, which reports slow collectives to them until it closes */
+    sinks.add(listeners); /* last, for the same reason */
     TraceRecording recording = config.recording()
-        ? TraceRecording.start(config.traceDirectory(), config.processIdentity().pid(), config.traceMaxBytes(),
-            config.traceRingCells())
+        ? TraceRecording.start(config.traceDirectory().orElseThrow(), config.processIdentity().pid(),
+            config.traceMaxBytes(), config.traceRingCells())
         : null;
     DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
         config.dumpInterval(), recording);
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
-        : new HangWatchdog(core, communicators, listeners, config.hangTimeout(), jfr);
-    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, thread, watchdog, recording,
-        prometheus, prometheusWriter, jfr);
+        : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
+    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, exporters, thread, watchdog,
+        recording);
   }
 
   /** The inspector active in this process, if one is. */
@@ -307,10 +306,6 @@ public final class NcclInspector implements AutoCloseable {
     }
   }
 
-  public boolean isPaused() {
-    return isActive() && core.state() == NativeCore.STATE_PAUSED;
-  }
-
   /** Changes the smallest message tracked, for operations that start from now on. */
   public void setMinMessageBytes(long bytes) {
     if (bytes < 0) {
@@ -331,37 +326,14 @@ public final class NcclInspector implements AutoCloseable {
     if (parts == null) {
       return emptySnapshot();
     }
+    InspectorStatus status = status();
     return new InspectorSnapshot(Instant.now().truncatedTo(ChronoUnit.MICROS), parts.statistics().snapshot(),
-        counters(), recordsReceived(), recordsWritten(), recordsQuarantined(), isPaused());
-  }
-
-  /** Whether this runtime has Flight Recorder (a jlink'ed runtime may leave out jdk.jfr). */
-  private static boolean jfrAvailable() {
-    boolean present = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
-    if (!present) {
-      log.info("NCCL Inspector: this Java runtime has no jdk.jfr module; JFR events are off");
-    }
-    return present;
+        counters(), status.records().received(), status.records().written(), status.records().quarantined(),
+        status.paused());
   }
 
   private static InspectorSnapshot emptySnapshot() {
     return new InspectorSnapshot(Instant.now(), List.of(), EventCounters.empty(), 0, 0, 0, false);
-  }
-
-  /** Writes a snapshot as JSON to a file (replacing it). */
-  public void exportSnapshot(Path file) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
-      snapshot().writeJson(out);
-    }
-  }
-
-  /** Writes a snapshot as JSON to a stream (which stays open). */
-  public void exportSnapshot(OutputStream out) throws IOException {
-    snapshot().writeJson(out);
   }
 
   /**
@@ -409,123 +381,65 @@ public final class NcclInspector implements AutoCloseable {
     }
   }
 
-  // ---- output and counters ----
-
-  /** The shared object NCCL is pointed at (empty when disabled). */
-  public Optional<Path> libraryPath() {
-    return Optional.ofNullable(core).map(NativeCore::libraryPath);
-  }
+  // ---- status and counters ----
 
   /**
-   * The JSON Lines file (empty when JSON output is off or the inspector is disabled). It is
-   * created at the first record; until then this is the name it will get.
-   */
-  public Optional<Path> outputFile() {
-    return Optional.ofNullable(parts).map(Parts::jsonSink).map(JsonFileSink::file);
-  }
-
-  /**
-   * Why JSON output cannot be written, if it cannot (an unwritable dump directory, a full disk);
-   * after close, the first reason it ever could not.
-   */
-  public Optional<String> outputError() {
-    if (parts == null || parts.jsonSink() == null) {
-      return Optional.empty();
-    }
-    return closed ? parts.jsonSink().firstError() : parts.jsonSink().error();
-  }
-
-  /**
-   * Where the inspector stands: active or not, whether NCCL ever reached it, and whether what it
-   * received was written (see {@link InspectorStatus#problems()}).
+   * Where the inspector stands: active or not, whether NCCL ever reached it, what it received and
+   * wrote, where its files are, and whether anything was lost (see {@link InspectorStatus#problems()}).
    */
   public InspectorStatus status() {
     InspectorStatus.State state = core == null ? InspectorStatus.State.DISABLED
         : closed ? InspectorStatus.State.CLOSED : InspectorStatus.State.ACTIVE;
     if (parts == null) {
-      return new InspectorStatus(state, 0, 0, 0, 0, 0, Optional.empty(), Optional.empty(), 0, 0, List.of());
+      return new InspectorStatus(state, Optional.empty(), false, 0, InspectorStatus.Records.NONE, Optional.empty(),
+          Optional.empty(), 0, List.of());
     }
     JsonFileSink json = parts.jsonSink();
     long seen = parts.communicators().seen();
     long notWritten = json == null ? 0 : json.linesNotWritten();
-    Optional<String> error = json == null ? Optional.empty() : json.firstError();
-    long traceLost = parts.recording() == null ? 0 : parts.recording().eventsNotWritten();
+    Optional<String> firstError = json == null ? Optional.empty() : json.firstError();
+    TraceRecording recording = parts.recording();
+    long traceLost = recording == null ? 0 : recording.eventsNotWritten();
     long abandoned = parts.listeners().abandoned();
     List<String> problems = new ArrayList<>();
     if (seen == 0) {
       problems.add(NO_COMMUNICATOR);
     }
     if (notWritten > 0) {
-      problems.add(notWritten + " record(s) could not be written to " + json.file() + ": " + error.orElse("?"));
-    } else if (error.isPresent() && closed) {
-      problems.add("output " + json.file() + " could not be written for a while (" + error.get() + "); nothing was lost");
+      problems.add(notWritten + " record(s) could not be written to " + json.file() + ": " + firstError.orElse("?"));
+    } else if (firstError.isPresent() && closed) {
+      problems.add("output " + json.file() + " could not be written for a while (" + firstError.get()
+          + "); nothing was lost");
     }
     if (traceLost > 0) {
-      problems.add(traceLost + " recorded callback(s) could not be written to " + parts.recording().file() + ": "
-          + parts.recording().outputError().orElse("?"));
+      problems.add(traceLost + " recorded callback(s) could not be written to " + recording.file() + ": "
+          + recording.outputError().orElse("?"));
     }
     if (abandoned > 0) {
       problems.add(abandoned + " listener(s) did not finish in time and were abandoned");
     }
-    return new InspectorStatus(state, seen, recordsReceived(), recordsWritten(), recordsQuarantined(), notWritten,
-        json == null ? Optional.empty() : json.createdFile(), error, traceLost, abandoned, problems);
+    InspectorStatus.Records records = new InspectorStatus.Records(parts.dumpThread().recordsDelivered(),
+        json == null ? 0 : json.linesWritten(), json == null ? 0 : json.linesQuarantined(), notWritten);
+    Optional<InspectorStatus.Output> output = json == null ? Optional.empty()
+        : Optional.of(new InspectorStatus.Output(json.file(), json.createdFile().isPresent(), json.quarantineFile(),
+            closed ? json.firstError() : json.error()));
+    Optional<InspectorStatus.Recording> rec = recording == null ? Optional.empty()
+        : Optional.of(new InspectorStatus.Recording(recording.file(), recording.eventsWritten(),
+            recording.eventsDroppedAtLimit(), traceLost, recording.outputError()));
+    return new InspectorStatus(state, Optional.of(core.libraryPath()), isActive() && core.state() == NativeCore.STATE_PAUSED,
+        seen, records, output, rec, abandoned, problems);
   }
 
   private static final String NO_COMMUNICATOR = "no NCCL communicator reached the inspector: NCCL did not load it"
       + " (the first communicator was created before enable(), NCCL_PROFILER_PLUGIN was changed, or NCCL is not used"
       + " in this process)";
 
-  /** Records written to the JSON file so far. */
-  public long recordsWritten() {
-    return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesWritten();
-  }
-
   /**
-   * The Prometheus textfiles written so far and still there (empty when that output is off). A
-   * GPU's file appears at the first write after it saw operations.
+   * The started exporter of a type ({@code PrometheusTextfileExporter}, ...), to ask it what only it
+   * knows; empty if the configuration started none of that type or the inspector is disabled.
    */
-  public Set<Path> prometheusFiles() {
-    return parts == null || parts.prometheus() == null ? Set.of() : parts.prometheus().files();
-  }
-
-  /** Records written to the quarantine file so far (GPU timestamps unusable). */
-  public long recordsQuarantined() {
-    return parts == null || parts.jsonSink() == null ? 0 : parts.jsonSink().linesQuarantined();
-  }
-
-  /** The quarantine file beside the output file (it exists once a record was quarantined). */
-  public Optional<Path> quarantineFile() {
-    return Optional.ofNullable(parts).map(Parts::jsonSink).map(JsonFileSink::quarantineFile);
-  }
-
-  /** The raw event recording file, if recording is on and could start. */
-  public Optional<Path> traceFile() {
-    return Optional.ofNullable(parts).map(Parts::recording).map(TraceRecording::file);
-  }
-
-  /** Callbacks written to the raw event recording so far. */
-  public long traceEventsWritten() {
-    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsWritten();
-  }
-
-  /** Callbacks not written because the recording reached its size bound. */
-  public long traceEventsDroppedAtLimit() {
-    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsDroppedAtLimit();
-  }
-
-  /** Callbacks lost because the recording file could not be written (a full disk), not the bound. */
-  public long traceEventsNotWritten() {
-    return parts == null || parts.recording() == null ? 0 : parts.recording().eventsNotWritten();
-  }
-
-  /** Why the recording file could not be written, if it ever could not. */
-  public Optional<String> traceError() {
-    return parts == null || parts.recording() == null ? Optional.empty() : parts.recording().outputError();
-  }
-
-  /** Records the dump thread has received from the native core so far. */
-  public long recordsReceived() {
-    return parts == null ? 0 : parts.dumpThread().recordsDelivered();
+  public <T> Optional<T> exporter(Class<T> type) {
+    return parts == null ? Optional.empty() : parts.exporters().find(type);
   }
 
   /**
@@ -539,17 +453,14 @@ public final class NcclInspector implements AutoCloseable {
     }
     EventCounters n = core.counters();
     Map<String, Long> drops = new LinkedHashMap<>(n.drops());
-    drops.put("json_backlog_full", parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
-    drops.put("json_not_written", parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
-    drops.put("analysis_backlog_full", parts.analysis().dropped());
-    drops.put("listener_abandoned", parts.listeners().abandoned());
+    drops.put(EventCounters.JSON_BACKLOG_FULL, parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
+    drops.put(EventCounters.JSON_NOT_WRITTEN, parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
+    drops.put(EventCounters.ANALYSIS_BACKLOG_FULL, parts.analysis().dropped());
+    drops.put(EventCounters.LISTENER_ABANDONED, parts.listeners().abandoned());
     if (parts.recording() != null) {
-      drops.put("trace_not_written", parts.recording().eventsNotWritten());
+      drops.put(EventCounters.TRACE_NOT_WRITTEN, parts.recording().eventsNotWritten());
     }
-    if (parts.prometheus() != null) {
-      drops.put("prometheus_backlog_full", parts.prometheusWriter().dropped());
-      drops.put("prometheus_series_overflow", parts.prometheus().seriesOverflow());
-    }
+    drops.putAll(parts.exporters().dropCounters());
     return new EventCounters(drops, n.notes(), n.quarantined());
   }
 
@@ -560,12 +471,25 @@ public final class NcclInspector implements AutoCloseable {
 
   /**
    * Asks the dump thread to drain and flush the output soon: the JSON file is flushed and the
-   * Prometheus textfiles are rewritten, whatever their interval.
+   * exporters are told to write now ({@link io.ncclinspector.spi.InspectorExporter#flushNow()}),
+   * whatever their interval.
    */
   public void flush() {
     if (parts != null && !closed) {
       parts.dumpThread().requestFlush();
     }
+  }
+
+  /**
+   * Requested flushes ({@link #flush}) carried out all the way: by the dump thread and by the
+   * JSON writer's thread. Tests wait on it rather than for a while.
+   */
+  long flushesMade() {
+    if (parts == null) {
+      return 0;
+    }
+    long dump = parts.dumpThread().requestedFlushesMade();
+    return parts.jsonWriter() == null ? dump : Math.min(dump, parts.jsonWriter().flushesMade());
   }
 
   /**
@@ -604,9 +528,6 @@ public final class NcclInspector implements AutoCloseable {
         log.warn("NCCL Inspector: interrupted while writing the last records");
       }
       core.release();
-      if (parts.jfr() != null) {
-        parts.jfr().close();
-      }
       if (!atShutdown) {
         try {
           Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -621,12 +542,30 @@ public final class NcclInspector implements AutoCloseable {
       if (status.communicatorsSeen() == 0) {
         log.warn("NCCL Inspector closed: {}; nothing was written", NO_COMMUNICATOR);
       } else if (status.outputLost()) {
-        log.error("NCCL Inspector closed: {} records written, output lost: {}", recordsWritten(),
+        log.error("NCCL Inspector closed: {} records written, output lost: {}", status.records().written(),
             String.join("; ", status.problems()));
       } else {
-        log.info("NCCL Inspector closed: {} records written{}", recordsWritten(),
+        log.info("NCCL Inspector closed: {} records written{}", status.records().written(),
             status.outputFile().map(p -> " to " + p).orElse(""));
       }
+    }
+  }
+
+  /** The inspector as its exporters' context sees it. */
+  private final class ForExporters implements ExporterSet.Inspector {
+    @Override
+    public EventCounters counters() {
+      return NcclInspector.this.counters();
+    }
+
+    @Override
+    public InspectorStatus status() {
+      return NcclInspector.this.status();
+    }
+
+    @Override
+    public InspectorSnapshot snapshot() {
+      return NcclInspector.this.snapshot();
     }
   }
 

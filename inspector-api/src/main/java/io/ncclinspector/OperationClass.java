@@ -1,26 +1,59 @@
 package io.ncclinspector;
 
+import java.util.Objects;
+
 /**
  * The class of an operation within its communicator, as baselines and statistics group them:
- * operation, algorithm, protocol and message-size bucket (powers of two: a message of
- * {@code bytes} falls in the bucket of the largest power of two not above it).
+ * operation, algorithm and protocol (collectives only) and message-size bucket (powers of two: a
+ * message of {@code bytes} falls in the bucket of the largest power of two not above it).
+ *
+ * @param kind collective or point-to-point
+ * @param operation AllReduce, ..., Send, Recv
+ * @param algorithm the collective's algorithm; null for point-to-point operations, which have none
+ * @param protocol the collective's protocol; null for point-to-point operations
+ * @param sizeBucketBytes the size bucket's lower edge
  */
-public record OperationClass(String operation, String algorithm, String protocol, long sizeBucketBytes) {
+public record OperationClass(OperationKind kind, String operation, String algorithm, String protocol,
+    long sizeBucketBytes) {
+
+  public OperationClass {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(operation, "operation");
+    if (kind == OperationKind.COLLECTIVE) {
+      Objects.requireNonNull(algorithm, "algorithm");
+      Objects.requireNonNull(protocol, "protocol");
+    } else if (algorithm != null || protocol != null) {
+      throw new IllegalArgumentException("a point-to-point class has no algorithm or protocol");
+    }
+  }
+
+  /** A collective's class. */
+  public static OperationClass collective(String operation, String algorithm, String protocol, long bytes) {
+    return new OperationClass(OperationKind.COLLECTIVE, operation, algorithm, protocol, bucket(bytes));
+  }
+
+  /** A point-to-point operation's class. */
+  public static OperationClass p2p(String operation, long bytes) {
+    return new OperationClass(OperationKind.P2P, operation, null, null, bucket(bytes));
+  }
 
   public static OperationClass of(OperationRecord r) {
+    long bytes = r.transfer().messageBytes();
     if (r instanceof CollectiveRecord c) {
-      return new OperationClass(c.operation(), c.algorithm(), c.protocol(), bucket(c.messageBytes()));
+      return collective(c.operation(), c.algorithm().name(), c.algorithm().protocol(), bytes);
     }
-    return new OperationClass(r.operation(), "P2P", "None", bucket(r.messageBytes()));
+    return p2p(r.operation(), bytes);
   }
 
   static long bucket(long bytes) {
     return bytes <= 0 ? 0 : Long.highestOneBit(bytes);
   }
 
-  /** A short label, e.g. {@code AllReduce RING/SIMPLE 1MiB}. */
+  /** A short label, e.g. {@code AllReduce RING/SIMPLE 1MiB}, {@code Send 64KiB}. */
   public String label() {
-    return operation + " " + algorithm + "/" + protocol + " " + humanBytes(sizeBucketBytes);
+    return kind == OperationKind.COLLECTIVE
+        ? operation + " " + algorithm + "/" + protocol + " " + humanBytes(sizeBucketBytes)
+        : operation + " " + humanBytes(sizeBucketBytes);
   }
 
   static String humanBytes(long b) {

@@ -1,67 +1,53 @@
 package io.ncclinspector;
 
-import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * A completed point-to-point operation (Send or Recv).
  *
+ * @param communicator the communicator it ran on
+ * @param operation Send or Recv
+ * @param sequence the communicator's P2P counter
  * @param peer the other rank
- * @param announcedChannels channels NCCL announced
- * @param channelsSeen kernel channels that started
- * @param channelTraces the kernel channels (verbose mode only; empty otherwise)
- * @param startSequence callback sequence number of the start event (verbose trace)
- * @param stopSequence callback sequence number of the stop event (verbose trace)
- * @param step step tag of the thread that enqueued it ({@link NcclInspector#step}), -1 if none
- * @param phase phase tag of that thread ({@link NcclInspector#phase}), null if none
- * @param desyncedChannels kernel channels left out for carrying other work's timestamps
- * @param launchWallNanos wall-clock time of its kernel's launch, 0 if unknown
+ * @param transfer size and bandwidths
+ * @param timing execution time and the times around it
+ * @param channels kernel channels
+ * @param tags step and phase tags of the enqueuing thread
+ * @param flags facts about how the record came about
+ * @param trace callback sequence numbers and, in verbose mode, the kernel channels
  */
 public record P2pRecord(
     CommunicatorInfo communicator,
     String operation,
     long sequence,
     int peer,
-    long count,
-    String datatype,
-    long messageBytes,
-    int announcedChannels,
-    int channelsSeen,
-    long executionNanos,
-    TimingSource timingSource,
-    double algorithmBandwidthGbs,
-    double busBandwidthGbs,
-    long gpuStartNanos,
-    long gpuSpanNanos,
-    long gpuSkewNanos,
-    Quarantine quarantine,
-    long startWallNanos,
-    long stopWallNanos,
+    Transfer transfer,
+    Timing timing,
+    Channels channels,
+    Tags tags,
     Set<RecordFlag> flags,
-    List<KernelChannelTrace> channelTraces,
-    int startSequence,
-    int stopSequence,
-    long step,
-    String phase,
-    int desyncedChannels,
-    long launchWallNanos)
+    EventTrace trace)
     implements OperationRecord {
 
   public P2pRecord {
+    Objects.requireNonNull(communicator, "communicator");
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(transfer, "transfer");
+    Objects.requireNonNull(timing, "timing");
+    Objects.requireNonNull(channels, "channels");
+    Objects.requireNonNull(tags, "tags");
+    Objects.requireNonNull(trace, "trace");
     flags = Set.copyOf(flags);
-    channelTraces = List.copyOf(channelTraces);
   }
 
-  /** A record without desynced channels or launch time (tests and tools that build records). */
-  public P2pRecord(CommunicatorInfo communicator, String operation, long sequence, int peer, long count,
-      String datatype, long messageBytes, int announcedChannels, int channelsSeen, long executionNanos,
-      TimingSource timingSource, double algorithmBandwidthGbs, double busBandwidthGbs, long gpuStartNanos,
-      long gpuSpanNanos, long gpuSkewNanos, Quarantine quarantine, long startWallNanos, long stopWallNanos,
-      Set<RecordFlag> flags, List<KernelChannelTrace> channelTraces, int startSequence, int stopSequence,
-      long step, String phase) {
-    this(communicator, operation, sequence, peer, count, datatype, messageBytes, announcedChannels,
-        channelsSeen, executionNanos, timingSource, algorithmBandwidthGbs, busBandwidthGbs, gpuStartNanos,
-        gpuSpanNanos, gpuSkewNanos, quarantine, startWallNanos, stopWallNanos, flags, channelTraces,
-        startSequence, stopSequence, step, phase, 0, 0);
+  @Override
+  public void deliverTo(InspectorListener listener) {
+    listener.operationCompleted(this);
+  }
+
+  @Override
+  public OperationKind kind() {
+    return OperationKind.P2P;
   }
 }

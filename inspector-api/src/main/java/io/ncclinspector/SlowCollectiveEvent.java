@@ -1,6 +1,7 @@
 package io.ncclinspector;
 
 import java.util.Locale;
+import java.util.Objects;
 
 /**
  * A collective that ran slow against what is normal for its class (see
@@ -10,8 +11,39 @@ import java.util.Locale;
  * @param baseline what was normal for its class before this record
  * @param reason which rule called it slow
  * @param kind what kind of slowness the record shows, where its timestamps tell
+ * @param rateLimited whether the rate limit held it back from listeners, which hear of it only as
+ *     part of a {@link SlowCollectiveSummary}; listeners never get such an event, exporters get
+ *     every slow collective with this set accordingly
  */
-public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Reason reason, Kind kind) {
+public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Reason reason, Kind kind,
+    boolean rateLimited) implements InspectorEvent {
+
+  public SlowCollectiveEvent {
+    Objects.requireNonNull(record, "record");
+    Objects.requireNonNull(baseline, "baseline");
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(kind, "kind");
+  }
+
+  /** A slow collective not (yet) held back by the rate limit. */
+  public SlowCollectiveEvent(OperationRecord record, Baseline baseline, Reason reason, Kind kind) {
+    this(record, baseline, reason, kind, false);
+  }
+
+  /** This event as held back by the rate limit. */
+  public SlowCollectiveEvent asRateLimited() {
+    return new SlowCollectiveEvent(record, baseline, reason, kind, true);
+  }
+
+  @Override
+  public CommunicatorInfo communicator() {
+    return record.communicator();
+  }
+
+  @Override
+  public void deliverTo(InspectorListener listener) {
+    listener.slowCollective(this);
+  }
 
   /** Which rule called a record slow. */
   public enum Reason {
@@ -76,7 +108,7 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
   /** How many times the normal upper bound this record took (infinite when there was none). */
   public double ratio() {
     return baseline.highNanos() <= 0 ? Double.POSITIVE_INFINITY
-        : (double) record.executionNanos() / baseline.highNanos();
+        : (double) record.timing().executionNanos() / baseline.highNanos();
   }
 
   /** One line for a log: what, where, how slow, against what, and the kind. */
@@ -91,6 +123,6 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
         : "over the absolute threshold of " + Durations.micros(baseline.thresholdNanos());
     return String.format(Locale.ROOT, "slow %s #%d (%s) on communicator %s took %s, %s; %s", r.operation(),
         r.sequence(), baseline.operationClass().label(), r.communicator().idHex(),
-        Durations.micros(r.executionNanos()), against, kind.label());
+        Durations.micros(r.timing().executionNanos()), against, kind.label());
   }
 }

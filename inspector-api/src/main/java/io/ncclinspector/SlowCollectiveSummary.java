@@ -18,7 +18,7 @@ import java.util.StringJoiner;
  * @param kinds how many of each kind (kinds with none are left out)
  */
 public record SlowCollectiveSummary(CommunicatorInfo communicator, OperationClass operationClass, long suppressed,
-    Duration period, SlowCollectiveEvent worst, Map<SlowCollectiveEvent.Kind, Long> kinds) {
+    Duration period, SlowCollectiveEvent worst, Map<SlowCollectiveEvent.Kind, Long> kinds) implements InspectorEvent {
 
   public SlowCollectiveSummary {
     Objects.requireNonNull(communicator, "communicator");
@@ -26,6 +26,11 @@ public record SlowCollectiveSummary(CommunicatorInfo communicator, OperationClas
     Objects.requireNonNull(period, "period");
     Objects.requireNonNull(worst, "worst");
     kinds = Map.copyOf(kinds);
+  }
+
+  @Override
+  public void deliverTo(InspectorListener listener) {
+    listener.slowCollectivesSuppressed(this);
   }
 
   /** One line for a log, e.g. {@code 37 more slow AllReduce RING/LL 64KiB ... in the last 10 s, worst 2.1 ms}. */
@@ -39,6 +44,6 @@ public record SlowCollectiveSummary(CommunicatorInfo communicator, OperationClas
     }
     return String.format(Locale.ROOT, "%d more slow %s on communicator %s in the last %s, worst %s%s", suppressed,
         operationClass.label(), communicator.idHex(), Durations.period(period.toNanos()),
-        Durations.micros(worst.record().executionNanos()), byKind);
+        Durations.micros(worst.record().timing().executionNanos()), byKind);
   }
 }

@@ -1,6 +1,7 @@
 package io.ncclinspector.internal;
 
-import io.ncclinspector.OperationRecord;
+import io.ncclinspector.InspectorEvent;
+import io.ncclinspector.spi.InspectorExporter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,37 +13,39 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a sink on its own thread behind a bounded queue, so that a slow consumer (a file write
- * blocked by the kernel's dirty-page throttling, a slow listener) never stops the dump thread from
- * draining the native ring. When the queue is full the item is dropped and counted; nothing
- * blocks. Items other than records and communicator events go to {@link RecordSink#other}.
+ * blocked by the kernel's dirty-page throttling, a slow listener or exporter) never stops the dump
+ * thread from draining the native ring. When the queue is full the event is dropped and counted;
+ * nothing blocks. On the sink's thread each event is delivered to the sink's method for its kind
+ * ({@link InspectorEvent#deliverTo}).
  *
  * <p>Nothing waits on the sink's thread without a bound either: closing asks the thread to finish
  * (without ever blocking on the full queue) and waits at most the close timeout; a thread still
  * busy then is <em>abandoned</em>: interrupted, never handed anything again, its queued items
  * counted as dropped, and the fact logged with where it was stuck.
  */
-public final class AsyncSink implements RecordSink {
+public final class AsyncSink implements EventSink {
   private static final Logger log = LoggerFactory.getLogger(AsyncSink.class);
   private static final Object FLUSH = new Object();
-  private static final Object FLUSH_REQUESTED = new Object();
+  private static final Object FLUSH_NOW = new Object();
   private static final Object WAKE = new Object();
 
-  private final RecordSink delegate;
+  private final InspectorExporter delegate;
   private final BlockingQueue<Object> queue;
   private final Thread thread;
   private final Duration closeTimeout;
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicLong delivered = new AtomicLong();
+  private final AtomicLong flushesNow = new AtomicLong();
   private volatile boolean discarding;
   private volatile boolean closeRequested;
   private volatile boolean abandoned;
   private volatile Thread exempt; /* a thread this sink must not wait for (see closeRequestedFrom) */
 
-  public AsyncSink(RecordSink delegate, String threadName, int capacity) {
+  public AsyncSink(InspectorExporter delegate, String threadName, int capacity) {
     this(delegate, threadName, capacity, Duration.ofSeconds(20));
   }
 
-  public AsyncSink(RecordSink delegate, String threadName, int capacity, Duration closeTimeout) {
+  public AsyncSink(InspectorExporter delegate, String threadName, int capacity, Duration closeTimeout) {
     this.delegate = delegate;
     this.queue = new ArrayBlockingQueue<>(capacity);
     this.closeTimeout = closeTimeout;
@@ -61,6 +64,11 @@ public final class AsyncSink implements RecordSink {
     return delivered.get();
   }
 
+  /** {@link #flushNow} requests the delegate has carried out, on the sink's thread. */
+  public long flushesMade() {
+    return flushesNow.get();
+  }
+
   /** Whether the sink's thread did not finish within the close timeout and was left behind. */
   public boolean abandoned() {
     return abandoned;
@@ -71,24 +79,15 @@ public final class AsyncSink implements RecordSink {
     return thread;
   }
 
-  /** Queues any item; never blocks. */
-  public void offer(Object item) {
+  /** Queues an event; never blocks. */
+  @Override
+  public void accept(InspectorEvent event) {
     if (discarding || closeRequested) {
       return;
     }
-    if (!queue.offer(item)) {
+    if (!queue.offer(event)) {
       dropped.incrementAndGet();
     }
-  }
-
-  @Override
-  public void record(OperationRecord record) {
-    offer(record);
-  }
-
-  @Override
-  public void communicator(CommunicatorEvent event) {
-    offer(event);
   }
 
   @Override
@@ -99,9 +98,9 @@ public final class AsyncSink implements RecordSink {
   }
 
   @Override
-  public void flushRequested() {
+  public void flushNow() {
     if (!closeRequested) {
-      queue.offer(FLUSH_REQUESTED);
+      queue.offer(FLUSH_NOW);
     }
   }
 
@@ -172,7 +171,7 @@ public final class AsyncSink implements RecordSink {
     discarding = true;
     int queued = 0;
     for (Object item : queue) {
-      if (item != FLUSH && item != FLUSH_REQUESTED && item != WAKE) {
+      if (item != FLUSH && item != FLUSH_NOW && item != WAKE) {
         queued++;
       }
     }
@@ -225,22 +224,18 @@ public final class AsyncSink implements RecordSink {
     }
   }
 
+  /** The queue holds events and the three markers above, nothing else. */
   private void handle(Object item) {
     try {
       if (item == WAKE) {
         return;
       } else if (item == FLUSH) {
         delegate.flush();
-      } else if (item == FLUSH_REQUESTED) {
-        delegate.flushRequested();
-      } else if (item instanceof OperationRecord r) {
-        delegate.record(r);
-        delivered.incrementAndGet();
-      } else if (item instanceof CommunicatorEvent e) {
-        delegate.communicator(e);
-        delivered.incrementAndGet();
+      } else if (item == FLUSH_NOW) {
+        delegate.flushNow();
+        flushesNow.incrementAndGet();
       } else {
-        delegate.other(item);
+        ((InspectorEvent) item).deliverTo(delegate);
         delivered.incrementAndGet();
       }
     } catch (RuntimeException | Error ex) {

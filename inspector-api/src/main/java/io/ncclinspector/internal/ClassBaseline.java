@@ -55,16 +55,16 @@ final class ClassBaseline {
    */
   void add(OperationRecord r, boolean slow) {
     if (addedSinceFirst < SET_UP) {
-      setUp[(int) addedSinceFirst] = r.executionNanos();
+      setUp[(int) addedSinceFirst] = r.timing().executionNanos();
     }
-    histogram.add(r.executionNanos(), slow);
+    histogram.add(r.timing().executionNanos(), slow);
     addedSinceFirst++;
     if (sinceRefresh != Integer.MAX_VALUE) {
       sinceRefresh++;
     }
     if (!slow && hasGpuShape(r)) {
-      startDelays[recentNext] = r.gpuStartNanos() - r.startWallNanos();
-      skews[recentNext] = r.gpuSkewNanos();
+      startDelays[recentNext] = r.timing().gpuStartNanos() - r.timing().startWallNanos();
+      skews[recentNext] = r.timing().gpuSkewNanos();
       recentNext = (recentNext + 1) % RECENT;
       recent = Math.min(recent + 1, RECENT);
     }
@@ -136,8 +136,8 @@ final class ClassBaseline {
 
   /** GPU-timed by all its channels, with an enqueue time: its start delay and skew mean something. */
   static boolean hasGpuShape(OperationRecord r) {
-    return r.timingSource() == TimingSource.KERNEL_GPU && r.desyncedChannels() == 0 && r.gpuStartNanos() > 0
-        && r.startWallNanos() > 0;
+    return r.timing().source() == TimingSource.KERNEL_GPU && r.channels().desynced() == 0
+        && r.timing().gpuStartNanos() > 0 && r.timing().startWallNanos() > 0;
   }
 
   private long medianOf(long[] ring) {

@@ -1,6 +1,6 @@
 package io.ncclinspector.internal;
 
-import io.ncclinspector.OperationRecord;
+import io.ncclinspector.InspectorEvent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The JVM thread that drains the native ring in batches, decodes the records and hands them to
- * the sinks; it also runs the native sweep (in-flight expiry, wall-clock offset) and flushes the
+ * the stages of the pipeline ({@link EventSink}s); it also runs the native sweep (in-flight expiry, wall-clock offset) and flushes the
  * sinks at the dump interval. Nothing here runs on NCCL's threads.
  *
  * <p>It drains without pause while records keep coming; when the ring is empty it naps 20 µs while
@@ -32,16 +32,16 @@ public final class DumpThread {
 
   private final NativeCore core;
   private final RecordDecoder decoder;
-  private final List<RecordSink> sinks;
+  private final List<EventSink> sinks;
   private final TraceRecording recording; /* null unless raw event recording is on */
   private final long flushIntervalNanos;
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final Thread thread;
-  private final AtomicLong records = new AtomicLong();
   private volatile boolean finishing;
   private volatile boolean flushRequested;
+  private final AtomicLong requestedFlushes = new AtomicLong();
 
-  public DumpThread(NativeCore core, RecordDecoder decoder, List<RecordSink> sinks, Duration flushInterval,
+  public DumpThread(NativeCore core, RecordDecoder decoder, List<EventSink> sinks, Duration flushInterval,
       TraceRecording recording) {
     this.core = core;
     this.recording = recording;
@@ -56,9 +56,17 @@ public final class DumpThread {
     thread.start();
   }
 
-  /** Records handed to the sinks so far. */
+  /** Operation records handed to the sinks so far. */
   public long recordsDelivered() {
-    return records.get();
+    return decoder.operationsDecoded();
+  }
+
+  /**
+   * Flushes asked for with {@link #requestFlush} and made: the sinks were handed their
+   * {@code flushNow} (an asynchronous sink makes it on its own thread, see {@link AsyncSink#flushesMade}).
+   */
+  public long requestedFlushesMade() {
+    return requestedFlushes.get();
   }
 
   /** Asks for a drain and a flush of the sinks soon (without waiting). */
@@ -99,6 +107,7 @@ public final class DumpThread {
         if (flushRequested) {
           flushRequested = false;
           flushSinks(true);
+          requestedFlushes.incrementAndGet();
           lastFlush = now;
         } else if (now - lastFlush >= flushIntervalNanos) {
           flushSinks(false);
@@ -121,7 +130,7 @@ public final class DumpThread {
     if (recording != null) {
       recording.finish();
     }
-    for (RecordSink s : sinks) {
+    for (EventSink s : sinks) {
       try {
         s.close();
       } catch (RuntimeException e) {
@@ -135,29 +144,20 @@ public final class DumpThread {
     int bytes = core.drain(buffer);
     int offset = 0;
     while (offset < bytes) {
-      Object decoded = decoder.decode(buffer, offset);
+      InspectorEvent event = decoder.decode(buffer, offset);
       offset += decoder.recordBytes(buffer, offset);
-      if (decoded instanceof OperationRecord r) {
-        records.incrementAndGet();
-        for (RecordSink s : sinks) {
-          deliver(s, r);
-        }
-      } else if (decoded instanceof CommunicatorEvent e) {
-        for (RecordSink s : sinks) {
-          try {
-            s.communicator(e);
-          } catch (RuntimeException ex) {
-            log.error("NCCL Inspector: a record sink failed on a communicator event", ex);
-          }
+      if (event != null) {
+        for (EventSink s : sinks) {
+          deliver(s, event);
         }
       }
     }
     return bytes;
   }
 
-  private static void deliver(RecordSink s, OperationRecord r) {
+  private static void deliver(EventSink s, InspectorEvent event) {
     try {
-      s.record(r);
+      s.accept(event);
     } catch (RuntimeException e) {
       log.error("NCCL Inspector: a record sink failed", e);
     }
@@ -171,10 +171,10 @@ public final class DumpThread {
         log.error("NCCL Inspector: flushing the raw event recording failed", e);
       }
     }
-    for (RecordSink s : sinks) {
+    for (EventSink s : sinks) {
       try {
         if (requested) {
-          s.flushRequested();
+          s.flushNow();
         } else {
           s.flush();
         }

@@ -1,8 +1,8 @@
 package io.ncclinspector.internal;
 
-import io.ncclinspector.jfr.JfrEvents;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.HangEvent;
+import io.ncclinspector.Tags;
 import io.ncclinspector.nativecore.InspectorNative;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Looks at the native in-flight table every quarter of the hang timeout (at most every second)
  * and reports each operation in flight longer than the timeout once, to listeners. It aborts
- * nothing: it only tells.
+ * nothing: it only tells. Its rounds are paced by a {@link Ticker}; the ages are the native core's.
  */
 public final class HangWatchdog implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HangWatchdog.class);
@@ -29,7 +29,8 @@ public final class HangWatchdog implements AutoCloseable {
 
   private final NativeCore core;
   private final CommunicatorRegistry communicators;
-  private final ListenerDispatcher listeners;
+  private final EventSink listeners;
+  private final EventSink exporters;
   private final long timeoutNanos;
   private final long periodNanos;
   /** In-flight entries (inflight_query.h), laid out as the native library says. */
@@ -41,19 +42,24 @@ public final class HangWatchdog implements AutoCloseable {
       return size() > REMEMBERED;
     }
   };
+  private final Ticker ticker;
   private final Thread thread;
-  private final JfrEvents jfr;
   private volatile boolean stopping;
 
-  /** @param jfr where hangs also go as JFR events; null when JFR events are off */
-  public HangWatchdog(NativeCore core, CommunicatorRegistry communicators, ListenerDispatcher listeners,
-      Duration timeout, JfrEvents jfr) {
+  /**
+   * @param listeners where suspected hangs go to listeners
+   * @param exporters where they go to exporters
+   * @param ticker what the rounds wait on ({@link Ticker#SYSTEM})
+   */
+  public HangWatchdog(NativeCore core, CommunicatorRegistry communicators, EventSink listeners, EventSink exporters,
+      Duration timeout, Ticker ticker) {
+    this.ticker = ticker;
     this.core = core;
     this.l = core.layout();
     this.buffer = ByteBuffer.allocateDirect(l.inflightEntryBytes * MAX_ENTRIES).order(ByteOrder.LITTLE_ENDIAN);
-    this.jfr = jfr;
     this.communicators = communicators;
     this.listeners = listeners;
+    this.exporters = exporters;
     this.timeoutNanos = timeout.toNanos();
     this.periodNanos = Math.max(Math.min(timeoutNanos / 4, Duration.ofSeconds(1).toNanos()), 1_000_000);
     this.thread = new Thread(this::run, "nccl-inspector-watchdog");
@@ -63,7 +69,7 @@ public final class HangWatchdog implements AutoCloseable {
 
   private void run() {
     while (!stopping) {
-      LockSupport.parkNanos(periodNanos);
+      ticker.park(periodNanos);
       if (stopping) {
         break;
       }
@@ -92,18 +98,16 @@ public final class HangWatchdog implements AutoCloseable {
           core.name(NativeCore.TABLE_FUNC, Byte.toUnsignedInt(buffer.get(o + l.inflightFunc))),
           key.seq(), Instant.ofEpochSecond(0, buffer.getLong(o + l.inflightStartWallNs)),
           Duration.ofNanos(buffer.getLong(o + l.inflightAgeNs)),
-          Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsStarted)),
-          Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsDone)),
-          Byte.toUnsignedInt(buffer.get(o + l.inflightNChannels)), buffer.get(o + l.inflightStopped) != 0,
-          buffer.getLong(o + l.inflightStep),
-          PhaseNames.nameOf(Short.toUnsignedInt(buffer.getShort(o + l.inflightPhase))));
+          new HangEvent.Progress(Byte.toUnsignedInt(buffer.get(o + l.inflightNChannels)),
+              Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsStarted)),
+              Byte.toUnsignedInt(buffer.get(o + l.inflightChannelsDone)), buffer.get(o + l.inflightStopped) != 0),
+          new Tags(buffer.getLong(o + l.inflightStep),
+              PhaseNames.nameOf(Short.toUnsignedInt(buffer.getShort(o + l.inflightPhase)))));
       log.warn("NCCL Inspector: {} #{} on communicator {} in flight for {} ms ({} of {} channels started, {} done)",
-          event.operation(), event.sequence(), comm.idHex(), event.age().toMillis(), event.channelsStarted(),
-          event.announcedChannels(), event.channelsDone());
-      listeners.hang(event);
-      if (jfr != null) {
-        jfr.hang(event);
-      }
+          event.operation(), event.sequence(), comm.idHex(), event.age().toMillis(), event.progress().channelsStarted(),
+          event.progress().announcedChannels(), event.progress().channelsDone());
+      listeners.accept(event);
+      exporters.accept(event);
       reportedNow++;
     }
     return reportedNow;

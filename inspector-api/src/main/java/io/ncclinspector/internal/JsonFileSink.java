@@ -6,6 +6,7 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.internal.output.AccountedFile;
 import io.ncclinspector.internal.output.FileNames;
 import io.ncclinspector.internal.output.OutputFileSystem;
+import io.ncclinspector.spi.InspectorExporter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ import java.util.Optional;
  * fills up and frees again loses nothing while the held lines fit), and what cannot be held is
  * counted as not written ({@link AccountedFile}).
  */
-public final class JsonFileSink implements RecordSink {
+public final class JsonFileSink implements InspectorExporter {
   private static final int WRITE_BYTES = 1 << 16;
   private static final int MAX_PENDING_BYTES = 8 << 20;
   private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
@@ -36,19 +37,21 @@ public final class JsonFileSink implements RecordSink {
   private final String gitRev;
   private final OutputFileSystem fs;
   private final FileNames quarantineNames;
+  private final Ticker ticker;
   private final AccountedFile main;
   private final JsonLinesWriter writer;
   private volatile AccountedFile quarantine;
   private JsonLinesWriter quarantineWriter;
 
-  private JsonFileSink(InspectorConfig config, String gitRev, OutputFileSystem fs) throws IOException {
+  private JsonFileSink(InspectorConfig config, String gitRev, OutputFileSystem fs, Ticker ticker) throws IOException {
+    this.ticker = ticker;
     this.config = config;
     this.gitRev = gitRev;
     this.fs = fs;
     Path dir = config.dumpDirectory().toAbsolutePath();
     String stem = config.processIdentity().hostname() + "-pid" + config.processIdentity().pid();
     this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", WRITE_BYTES,
-        MAX_PENDING_BYTES, RETRY_NANOS);
+        MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     this.quarantineNames = new FileNames(dir, stem + ".quarantine", ".log");
     this.writer = new JsonLinesWriter(main.stream(), config.processIdentity(), gitRev, config.verbose());
   }
@@ -63,8 +66,13 @@ public final class JsonFileSink implements RecordSink {
    * that cannot be created or written is reported at once (logged, and in {@link #error()}).
    */
   public static JsonFileSink open(InspectorConfig config, String gitRev, OutputFileSystem fs) {
+    return open(config, gitRev, fs, Ticker.SYSTEM);
+  }
+
+  /** As above, with the clock the retry interval of a failing output is measured on. */
+  public static JsonFileSink open(InspectorConfig config, String gitRev, OutputFileSystem fs, Ticker ticker) {
     try {
-      JsonFileSink sink = new JsonFileSink(config, gitRev, fs);
+      JsonFileSink sink = new JsonFileSink(config, gitRev, fs, ticker);
       sink.main.preflight();
       return sink;
     } catch (IOException e) {
@@ -133,13 +141,13 @@ public final class JsonFileSink implements RecordSink {
   }
 
   @Override
-  public void record(OperationRecord record) {
+  public void operationCompleted(OperationRecord record) {
     long now = dumpMicros();
     try {
-      if (record.quarantine() != Quarantine.NONE) {
+      if (record.timing().quarantine() != Quarantine.NONE) {
         if (quarantine == null) {
           AccountedFile q = new AccountedFile(fs, quarantineNames, "NCCL Inspector quarantine output", WRITE_BYTES,
-              MAX_PENDING_BYTES, RETRY_NANOS);
+              MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
           quarantineWriter = new JsonLinesWriter(q.stream(), config.processIdentity(), gitRev, config.verbose());
           quarantine = q;
         }

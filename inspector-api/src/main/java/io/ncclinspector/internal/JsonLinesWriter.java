@@ -14,6 +14,15 @@ import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
+import io.ncclinspector.Tags;
+import io.ncclinspector.Timing;
+import io.ncclinspector.Transfer;
+import io.ncclinspector.format.HeaderField;
+import io.ncclinspector.format.KernelEventField;
+import io.ncclinspector.format.MetadataField;
+import io.ncclinspector.format.PerfField;
+import io.ncclinspector.format.RecordKind;
+import io.ncclinspector.format.TraceField;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,12 +39,15 @@ import java.util.Map;
  * communicator id; verbose channel lists hold the channels that really ran, by their NCCL channel
  * id; bandwidths are rounded to 6 decimals as the reference prints them.
  *
+ * <p>The names are those of the shared record format ({@code io.ncclinspector.format}), which the
+ * offline report reads by.
+ *
  * <p>Written for the dump thread's throughput: field names and repeated values are pre-encoded,
  * doubles use Jackson's fast writer.
  */
 public final class JsonLinesWriter implements Closeable {
-  public static final String FORMAT_VERSION = "v4.0";
-  public static final String REC_MECHANISM = "nccl_profiler_interface";
+  public static final String FORMAT_VERSION = MetadataField.FORMAT_VERSION_VALUE;
+  public static final String REC_MECHANISM = MetadataField.REC_MECHANISM_VALUE;
 
   private static final JsonFactory FACTORY = JsonFactory.builder()
       .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
@@ -52,8 +64,8 @@ public final class JsonLinesWriter implements Closeable {
   private final Map<Long, Header> headers = new HashMap<>();
   private final Map<Integer, SerializableString[]> metadata = new HashMap<>();
   private static final SerializableString NEWLINE = new SerializedString("\n");
-  private final Prefixed coll = new Prefixed("coll");
-  private final Prefixed p2p = new Prefixed("p2p");
+  private final Prefixed coll = new Prefixed(RecordKind.COLL);
+  private final Prefixed p2p = new Prefixed(RecordKind.P2P);
 
   public JsonLinesWriter(OutputStream out, ProcessIdentity identity, String gitRev, boolean verbose)
       throws IOException {
@@ -117,11 +129,11 @@ public final class JsonLinesWriter implements Closeable {
     if (h == null || !h.comm().equals(c)) {
       h = new Header(c, new SerializedString(render(g -> {
         g.writeStartObject();
-        g.writeStringField("id", c.idHex());
-        g.writeStringField("comm_name", c.name());
-        g.writeNumberField("rank", c.rank());
-        g.writeNumberField("n_ranks", c.ranks());
-        g.writeNumberField("nnodes", c.nodes());
+        g.writeStringField(HeaderField.ID.jsonName(), c.idHex());
+        g.writeStringField(HeaderField.COMM_NAME.jsonName(), c.name());
+        g.writeNumberField(HeaderField.RANK.jsonName(), c.rank());
+        g.writeNumberField(HeaderField.N_RANKS.jsonName(), c.ranks());
+        g.writeNumberField(HeaderField.NNODES.jsonName(), c.nodes());
         g.writeEndObject();
       })));
       headers.put(c.serial(), h);
@@ -138,16 +150,17 @@ public final class JsonLinesWriter implements Closeable {
     SerializableString[] parts = metadata.computeIfAbsent(interfaceVersion, v -> {
       String whole = render(g -> {
         g.writeStartObject();
-        g.writeStringField("inspector_output_format_version", FORMAT_VERSION);
-        g.writeStringField("git_rev", gitRev.getValue());
-        g.writeStringField("rec_mechanism", REC_MECHANISM);
-        g.writeNumberField("dump_timestamp_us", 0L);
-        g.writeStringField("hostname", hostname.getValue());
-        g.writeNumberField("pid", pid);
-        g.writeNumberField("profiler_interface_version", v);
+        g.writeStringField(MetadataField.FORMAT_VERSION.jsonName(), FORMAT_VERSION);
+        g.writeStringField(MetadataField.GIT_REV.jsonName(), gitRev.getValue());
+        g.writeStringField(MetadataField.REC_MECHANISM.jsonName(), REC_MECHANISM);
+        g.writeNumberField(MetadataField.DUMP_TIMESTAMP_US.jsonName(), 0L);
+        g.writeStringField(MetadataField.HOSTNAME.jsonName(), hostname.getValue());
+        g.writeNumberField(MetadataField.PID.jsonName(), pid);
+        g.writeNumberField(MetadataField.PROFILER_INTERFACE_VERSION.jsonName(), v);
         g.writeEndObject();
       });
-      int at = whole.indexOf("\"dump_timestamp_us\":0") + "\"dump_timestamp_us\":".length();
+      String stamp = "\"" + MetadataField.DUMP_TIMESTAMP_US.jsonName() + "\":";
+      int at = whole.indexOf(stamp + "0") + stamp.length();
       return new SerializableString[] {
           new SerializedString(whole.substring(0, at)), new SerializedString(whole.substring(at + 1))};
     });
@@ -189,21 +202,21 @@ public final class JsonLinesWriter implements Closeable {
     json.writeNumber(c.sequence());
     writeCommon(f, c);
     json.writeFieldName(f.algo);
-    json.writeString(value(c.algorithm()));
+    json.writeString(value(c.algorithm().name()));
     json.writeFieldName(f.proto);
-    json.writeString(value(c.protocol()));
+    json.writeString(value(c.algorithm().protocol()));
     json.writeFieldName(f.datatype);
-    json.writeString(value(c.datatype()));
+    json.writeString(value(c.transfer().datatype()));
     json.writeFieldName(f.count);
-    json.writeNumber(c.count());
+    json.writeNumber(c.transfer().count());
     json.writeFieldName(f.root);
     json.writeNumber(c.root());
     json.writeFieldName(f.nchannels);
-    json.writeNumber(c.announcedChannels());
+    json.writeNumber(c.channels().announced());
     json.writeFieldName(f.channelsSeen);
-    json.writeNumber(c.channelsSeen());
+    json.writeNumber(c.channels().seen());
     json.writeFieldName(f.nwarps);
-    json.writeNumber(c.warps());
+    json.writeNumber(c.algorithm().warps());
     writeGpuAndFlags(f, c);
     if (verbose) {
       writeTrace(f, c);
@@ -223,13 +236,13 @@ public final class JsonLinesWriter implements Closeable {
     json.writeNumber(p.peer());
     writeCommon(f, p);
     json.writeFieldName(f.datatype);
-    json.writeString(value(p.datatype()));
+    json.writeString(value(p.transfer().datatype()));
     json.writeFieldName(f.count);
-    json.writeNumber(p.count());
+    json.writeNumber(p.transfer().count());
     json.writeFieldName(f.nchannels);
-    json.writeNumber(p.announcedChannels());
+    json.writeNumber(p.channels().announced());
     json.writeFieldName(f.channelsSeen);
-    json.writeNumber(p.channelsSeen());
+    json.writeNumber(p.channels().seen());
     writeGpuAndFlags(f, p);
     if (verbose) {
       writeTrace(f, p);
@@ -239,46 +252,50 @@ public final class JsonLinesWriter implements Closeable {
 
   /** The reference's fields, in its order, then our nanosecond time. */
   private void writeCommon(Prefixed f, OperationRecord r) throws IOException {
+    Transfer t = r.transfer();
+    Timing time = r.timing();
     json.writeFieldName(f.msgSize);
-    json.writeNumber(r.messageBytes());
+    json.writeNumber(t.messageBytes());
     json.writeFieldName(f.execTimeUs);
-    json.writeNumber(r.executionMicros());
+    json.writeNumber(time.executionMicros());
     json.writeFieldName(f.timingSource);
-    json.writeString(value(r.timingSource().jsonName()));
+    json.writeString(value(time.source().jsonName()));
     json.writeFieldName(f.algobw);
-    writeFixed6(r.algorithmBandwidthGbs());
+    writeFixed6(t.algorithmBandwidthGbs());
     json.writeFieldName(f.busbw);
-    writeFixed6(r.busBandwidthGbs());
+    writeFixed6(t.busBandwidthGbs());
     json.writeFieldName(f.execTimeNs);
-    json.writeNumber(r.executionNanos());
+    json.writeNumber(time.executionNanos());
   }
 
   private void writeGpuAndFlags(Prefixed f, OperationRecord r) throws IOException {
-    if (r.gpuStartNanos() != 0) {
+    Timing time = r.timing();
+    if (time.gpuStartNanos() != 0) {
       json.writeFieldName(f.gpuStart);
-      json.writeNumber(r.gpuStartNanos());
+      json.writeNumber(time.gpuStartNanos());
       json.writeFieldName(f.gpuSpan);
-      json.writeNumber(r.gpuSpanNanos());
+      json.writeNumber(time.gpuSpanNanos());
       json.writeFieldName(f.gpuSkew);
-      json.writeNumber(r.gpuSkewNanos());
+      json.writeNumber(time.gpuSkewNanos());
     }
-    if (r.step() >= 0) {
+    Tags tags = r.tags();
+    if (tags.hasStep()) {
       json.writeFieldName(f.step);
-      json.writeNumber(r.step());
+      json.writeNumber(tags.step());
     }
-    if (r.phase() != null) {
+    if (tags.phase() != null) {
       json.writeFieldName(f.phase);
-      json.writeString(value(r.phase()));
+      json.writeString(value(tags.phase()));
     }
-    if (r.quarantine() != Quarantine.NONE) {
+    if (time.quarantine() != Quarantine.NONE) {
       json.writeFieldName(f.quarantine);
-      json.writeString(value(r.quarantine().jsonName()));
+      json.writeString(value(time.quarantine().jsonName()));
     }
-    if (r.desyncedChannels() > 0) {
+    if (r.channels().desynced() > 0) {
       json.writeFieldName(f.channelsDesynced);
-      json.writeNumber(r.desyncedChannels());
+      json.writeNumber(r.channels().desynced());
     }
-    if (r.flags().contains(RecordFlag.SEND_SIDE_STOP)) {
+    if (f.bwUpperBound != null && r.flags().contains(RecordFlag.SEND_SIDE_STOP)) { /* P2P only: send side */
       json.writeFieldName(f.bwUpperBound);
       json.writeBoolean(true);
     }
@@ -295,15 +312,15 @@ public final class JsonLinesWriter implements Closeable {
   }
 
   private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
-    json.writeFieldName(F.EVENT_TRACE_SN);
+    json.writeFieldName(f.eventTraceSn);
     json.writeStartObject();
     json.writeFieldName(f.startSn);
-    json.writeNumber(r.startSequence());
+    json.writeNumber(r.trace().startSequence());
     json.writeFieldName(f.stopSn);
-    json.writeNumber(r.stopSequence());
-    json.writeFieldName(F.KERNEL_EVENTS);
+    json.writeNumber(r.trace().stopSequence());
+    json.writeFieldName(f.kernelEvents);
     json.writeStartArray();
-    for (KernelChannelTrace ch : r.channelTraces()) {
+    for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
       json.writeFieldName(F.CHANNEL_ID);
       json.writeNumber(ch.channelId());
@@ -318,19 +335,19 @@ public final class JsonLinesWriter implements Closeable {
     json.writeEndArray();
     json.writeEndObject();
 
-    json.writeFieldName(F.EVENT_TRACE_TS);
+    json.writeFieldName(f.eventTraceTs);
     json.writeStartObject();
     json.writeFieldName(f.startTs);
-    json.writeNumber(r.startWallNanos() / 1000);
+    json.writeNumber(r.timing().startWallNanos() / 1000);
     json.writeFieldName(f.stopTs);
-    json.writeNumber(r.stopWallNanos() / 1000);
-    if (r.launchWallNanos() != 0) {
+    json.writeNumber(r.timing().stopWallNanos() / 1000);
+    if (r.timing().launchWallNanos() != 0) {
       json.writeFieldName(f.launchTs);
-      json.writeNumber(r.launchWallNanos() / 1000);
+      json.writeNumber(r.timing().launchWallNanos() / 1000);
     }
-    json.writeFieldName(F.KERNEL_EVENTS);
+    json.writeFieldName(f.kernelEvents);
     json.writeStartArray();
-    for (KernelChannelTrace ch : r.channelTraces()) {
+    for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
       json.writeFieldName(F.CHANNEL_ID);
       json.writeNumber(ch.channelId());
@@ -387,67 +404,78 @@ public final class JsonLinesWriter implements Closeable {
 
   /** Pre-encoded names without a prefix. */
   private static final class F {
-    static final SerializedString HEADER = new SerializedString("header");
-    static final SerializedString METADATA = new SerializedString("metadata");
-    static final SerializedString EVENT_TRACE_SN = new SerializedString("event_trace_sn");
-    static final SerializedString EVENT_TRACE_TS = new SerializedString("event_trace_ts");
-    static final SerializedString KERNEL_EVENTS = new SerializedString("kernel_events");
-    static final SerializedString CHANNEL_ID = new SerializedString("channel_id");
-    static final SerializedString KERNEL_START_SN = new SerializedString("kernel_start_sn");
-    static final SerializedString KERNEL_STOP_SN = new SerializedString("kernel_stop_sn");
-    static final SerializedString KERNEL_RECORD_SN = new SerializedString("kernel_record_sn");
-    static final SerializedString KERNEL_START_TS = new SerializedString("kernel_start_ts");
-    static final SerializedString KERNEL_STOP_TS = new SerializedString("kernel_stop_ts");
-    static final SerializedString KERNEL_RECORD_TS = new SerializedString("kernel_record_ts");
-    static final SerializedString KERNEL_GPU_START = new SerializedString("kernel_gpu_start_ns");
-    static final SerializedString KERNEL_GPU_STOP = new SerializedString("kernel_gpu_stop_ns");
-    static final SerializedString KERNEL_DESYNC = new SerializedString("kernel_desync");
+    static final SerializedString HEADER = new SerializedString(HeaderField.OBJECT);
+    static final SerializedString METADATA = new SerializedString(MetadataField.OBJECT);
+    static final SerializedString CHANNEL_ID = name(KernelEventField.CHANNEL_ID);
+    static final SerializedString KERNEL_START_SN = name(KernelEventField.KERNEL_START_SN);
+    static final SerializedString KERNEL_STOP_SN = name(KernelEventField.KERNEL_STOP_SN);
+    static final SerializedString KERNEL_RECORD_SN = name(KernelEventField.KERNEL_RECORD_SN);
+    static final SerializedString KERNEL_START_TS = name(KernelEventField.KERNEL_START_TS);
+    static final SerializedString KERNEL_STOP_TS = name(KernelEventField.KERNEL_STOP_TS);
+    static final SerializedString KERNEL_RECORD_TS = name(KernelEventField.KERNEL_RECORD_TS);
+    static final SerializedString KERNEL_GPU_START = name(KernelEventField.KERNEL_GPU_START_NS);
+    static final SerializedString KERNEL_GPU_STOP = name(KernelEventField.KERNEL_GPU_STOP_NS);
+    static final SerializedString KERNEL_DESYNC = name(KernelEventField.KERNEL_DESYNC);
+
+    private static SerializedString name(KernelEventField f) {
+      return new SerializedString(f.jsonName());
+    }
   }
 
-  /** Pre-encoded names with the {@code coll_} or {@code p2p_} prefix. */
+  /** Pre-encoded names of one kind's perf object ({@code coll_}, {@code p2p_} prefixes). */
   private static final class Prefixed {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
-        gpuSpan, gpuSkew, quarantine, flags, startSn, stopSn, startTs, stopTs, step, phase,
-        channelsDesynced, bwUpperBound, launchTs;
+        gpuSpan, gpuSkew, quarantine, flags, step, phase, channelsDesynced, bwUpperBound, eventTraceSn,
+        eventTraceTs, startSn, stopSn, startTs, stopTs, launchTs, kernelEvents;
+    private final RecordKind kind;
 
-    Prefixed(String p) {
-      perf = name(p + "_perf");
-      op = name(p);
-      sn = name(p + "_sn");
-      peer = name(p + "_peer");
-      msgSize = name(p + "_msg_size_bytes");
-      execTimeUs = name(p + "_exec_time_us");
-      timingSource = name(p + "_timing_source");
-      algobw = name(p + "_algobw_gbs");
-      busbw = name(p + "_busbw_gbs");
-      execTimeNs = name(p + "_exec_time_ns");
-      algo = name(p + "_algo");
-      proto = name(p + "_proto");
-      datatype = name(p + "_datatype");
-      count = name(p + "_count");
-      root = name(p + "_root");
-      nchannels = name(p + "_nchannels");
-      channelsSeen = name(p + "_channels_seen");
-      nwarps = name(p + "_nwarps");
-      gpuStart = name(p + "_gpu_start_ns");
-      gpuSpan = name(p + "_gpu_span_ns");
-      gpuSkew = name(p + "_gpu_skew_ns");
-      quarantine = name(p + "_quarantine_reason");
-      flags = name(p + "_flags");
-      startSn = name(p + "_start_sn");
-      stopSn = name(p + "_stop_sn");
-      startTs = name(p + "_start_ts");
-      stopTs = name(p + "_stop_ts");
-      step = name(p + "_step");
-      phase = name(p + "_phase");
-      channelsDesynced = name(p + "_channels_desynced");
-      bwUpperBound = name(p + "_bw_is_upper_bound");
-      launchTs = name(p + "_launch_ts");
+    Prefixed(RecordKind k) {
+      kind = k;
+      perf = new SerializedString(k.perfObject());
+      op = name(PerfField.OPERATION);
+      sn = name(PerfField.SEQUENCE);
+      peer = k == RecordKind.P2P ? name(PerfField.PEER) : null;
+      msgSize = name(PerfField.MESSAGE_BYTES);
+      execTimeUs = name(PerfField.EXEC_TIME_US);
+      timingSource = name(PerfField.TIMING_SOURCE);
+      algobw = name(PerfField.ALGORITHM_BANDWIDTH);
+      busbw = name(PerfField.BUS_BANDWIDTH);
+      execTimeNs = name(PerfField.EXEC_TIME_NS);
+      boolean coll = k == RecordKind.COLL;
+      algo = coll ? name(PerfField.ALGORITHM) : null;
+      proto = coll ? name(PerfField.PROTOCOL) : null;
+      datatype = name(PerfField.DATATYPE);
+      count = name(PerfField.COUNT);
+      root = coll ? name(PerfField.ROOT) : null;
+      nchannels = name(PerfField.NCHANNELS);
+      channelsSeen = name(PerfField.CHANNELS_SEEN);
+      nwarps = coll ? name(PerfField.NWARPS) : null;
+      gpuStart = name(PerfField.GPU_START_NS);
+      gpuSpan = name(PerfField.GPU_SPAN_NS);
+      gpuSkew = name(PerfField.GPU_SKEW_NS);
+      quarantine = name(PerfField.QUARANTINE_REASON);
+      flags = name(PerfField.FLAGS);
+      step = name(PerfField.STEP);
+      phase = name(PerfField.PHASE);
+      channelsDesynced = name(PerfField.CHANNELS_DESYNCED);
+      bwUpperBound = coll ? null : name(PerfField.BW_IS_UPPER_BOUND);
+      eventTraceSn = name(PerfField.EVENT_TRACE_SN);
+      eventTraceTs = name(PerfField.EVENT_TRACE_TS);
+      startSn = name(TraceField.START_SN);
+      stopSn = name(TraceField.STOP_SN);
+      startTs = name(TraceField.START_TS);
+      stopTs = name(TraceField.STOP_TS);
+      launchTs = name(TraceField.LAUNCH_TS);
+      kernelEvents = name(TraceField.KERNEL_EVENTS);
     }
 
-    private static SerializedString name(String s) {
-      return new SerializedString(s);
+    private SerializedString name(PerfField f) {
+      return new SerializedString(f.jsonName(kind));
+    }
+
+    private SerializedString name(TraceField f) {
+      return new SerializedString(f.jsonName(kind));
     }
   }
 }

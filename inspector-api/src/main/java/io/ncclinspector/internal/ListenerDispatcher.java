@@ -1,13 +1,16 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.CommunicatorEvent;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.CommunicatorSelector;
 import io.ncclinspector.HangEvent;
+import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
+import io.ncclinspector.spi.InspectorExporter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,10 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Fans events out to listener registrations: each has its own thread and bounded queue
  * ({@link AsyncSink}), so a slow or failing listener delays or loses only its own events. The
- * dump thread (records, communicators), the analysis thread (slow collectives and their summaries) and the watchdog
- * (hangs) only ever offer to queues.
+ * dump thread (records, communicators), the analysis thread (slow collectives and their summaries)
+ * and the watchdog (hangs) only ever offer to queues.
  */
-public final class ListenerDispatcher implements RecordSink {
+public final class ListenerDispatcher implements EventSink {
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final CopyOnWriteArrayList<Registration> registrations = new CopyOnWriteArrayList<>();
@@ -69,7 +72,7 @@ public final class ListenerDispatcher implements RecordSink {
     if (announceLive) {
       for (CommunicatorInfo c : live.values()) {
         if (selector.matches(c)) {
-          r.sink.offer(new CommunicatorEvent(true, c, 0));
+          r.sink.accept(new CommunicatorEvent(CommunicatorEvent.Change.CREATED, c));
         }
       }
     }
@@ -81,53 +84,46 @@ public final class ListenerDispatcher implements RecordSink {
     return !registrations.isEmpty();
   }
 
+  /**
+   * Offers an event to every registration whose selector matches its communicator. Called by the
+   * dump thread (records, communicators), the analysis thread (slow collectives the rate limit let
+   * through, summaries) and the watchdog (hangs). Communicator events are ordered with
+   * {@link #add} (see {@link #live}).
+   */
   @Override
-  public void record(OperationRecord record) {
-    for (Registration r : registrations) {
-      if (r.selector.matches(record.communicator())) {
-        r.sink.offer(record);
-      }
-    }
-  }
-
-  /** On the dump thread; ordered with {@link #add} (see {@link #live}). */
-  @Override
-  public synchronized void communicator(CommunicatorEvent event) {
-    if (event.created()) {
-      live.put(event.communicator().serial(), event.communicator());
+  public void accept(InspectorEvent event) {
+    if (event instanceof CommunicatorEvent) {
+      communicator(event);
     } else {
-      live.remove(event.communicator().serial());
+      offer(event);
     }
+  }
+
+  private synchronized void communicator(InspectorEvent event) {
+    event.deliverTo(liveTracker);
+    offer(event);
+  }
+
+  private void offer(InspectorEvent event) {
     for (Registration r : registrations) {
       if (r.selector.matches(event.communicator())) {
-        r.sink.offer(event);
+        r.sink.accept(event);
       }
     }
   }
 
-  public void slowCollective(SlowCollectiveEvent event) {
-    for (Registration r : registrations) {
-      if (r.selector.matches(event.record().communicator())) {
-        r.sink.offer(event);
-      }
+  /** Keeps {@link #live} (under the dispatcher's lock: called from {@link #communicator}). */
+  private final InspectorListener liveTracker = new InspectorListener() {
+    @Override
+    public void communicatorCreated(CommunicatorInfo c) {
+      live.put(c.serial(), c);
     }
-  }
 
-  public void slowCollectivesSuppressed(SlowCollectiveSummary summary) {
-    for (Registration r : registrations) {
-      if (r.selector.matches(summary.communicator())) {
-        r.sink.offer(summary);
-      }
+    @Override
+    public void communicatorDestroyed(CommunicatorInfo c) {
+      live.remove(c.serial());
     }
-  }
-
-  public void hang(HangEvent event) {
-    for (Registration r : registrations) {
-      if (r.selector.matches(event.communicator())) {
-        r.sink.offer(event);
-      }
-    }
-  }
+  };
 
   /**
    * Delivers what is queued to every listener, then stops their threads: all are asked at once
@@ -195,31 +191,36 @@ public final class ListenerDispatcher implements RecordSink {
     }
   }
 
-  /** Calls the listener's method for each kind of event. */
-  private record ListenerSink(InspectorListener listener) implements RecordSink {
+  /** A listener as a sink of its registration's thread: flushed and closed if it can be. */
+  private record ListenerSink(InspectorListener listener) implements InspectorExporter {
     @Override
-    public void record(OperationRecord record) {
+    public void communicatorCreated(CommunicatorInfo communicator) {
+      listener.communicatorCreated(communicator);
+    }
+
+    @Override
+    public void communicatorDestroyed(CommunicatorInfo communicator) {
+      listener.communicatorDestroyed(communicator);
+    }
+
+    @Override
+    public void operationCompleted(OperationRecord record) {
       listener.operationCompleted(record);
     }
 
     @Override
-    public void communicator(CommunicatorEvent event) {
-      if (event.created()) {
-        listener.communicatorCreated(event.communicator());
-      } else {
-        listener.communicatorDestroyed(event.communicator());
-      }
+    public void slowCollective(SlowCollectiveEvent event) {
+      listener.slowCollective(event);
     }
 
     @Override
-    public void other(Object event) {
-      if (event instanceof SlowCollectiveEvent s) {
-        listener.slowCollective(s);
-      } else if (event instanceof SlowCollectiveSummary s) {
-        listener.slowCollectivesSuppressed(s);
-      } else if (event instanceof HangEvent h) {
-        listener.hangSuspected(h);
-      }
+    public void slowCollectivesSuppressed(SlowCollectiveSummary summary) {
+      listener.slowCollectivesSuppressed(summary);
+    }
+
+    @Override
+    public void hangSuspected(HangEvent event) {
+      listener.hangSuspected(event);
     }
 
     @Override

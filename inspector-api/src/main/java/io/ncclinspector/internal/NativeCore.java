@@ -1,11 +1,13 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.EventCounters;
+import io.ncclinspector.Quarantine;
 import io.ncclinspector.nativecore.InspectorNative;
+import io.ncclinspector.nativecore.NativeLayout;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,6 +24,10 @@ public final class NativeCore {
   static final int TABLE_TIMING_SOURCE = 4;
   static final int TABLE_RECORD_FLAG = 5;
 
+  /** Kinds of counters (event_counters.h). */
+  private static final int COUNTER_NOTE = 1;
+  private static final int COUNTER_QUARANTINE = 2;
+
   /** States of the core (core_state.h). */
   public static final int STATE_OFF = 0;
   public static final int STATE_ENABLED = 1;
@@ -31,16 +37,20 @@ public final class NativeCore {
   private static volatile NativeCore instance;
 
   private final Path libraryPath;
+  private final NativeLayout layoutTable;
   private final RecordLayout layout;
   private final String[][] names = new String[6][];
   private final String[] counterNames;
   private final int[] counterKind;
+  /** The quarantine reason of each counter of kind 2, null for the others. */
+  private final Quarantine[] counterReason;
 
   private NativeCore() {
     String loadedFrom = InspectorNative.load();
     String self = InspectorNative.libraryPath();
     this.libraryPath = Path.of(self != null ? self : loadedFrom).toAbsolutePath();
-    this.layout = RecordLayout.readFromNative();
+    this.layoutTable = NativeLayout.core();
+    this.layout = new RecordLayout(layoutTable);
     for (int t = 0; t < names.length; t++) {
       int n = InspectorNative.nameCount(t);
       names[t] = new String[n];
@@ -51,9 +61,13 @@ public final class NativeCore {
     int counters = InspectorNative.counterCount();
     counterNames = new String[counters];
     counterKind = new int[counters];
+    counterReason = new Quarantine[counters];
     for (int i = 0; i < counters; i++) {
       counterNames[i] = InspectorNative.counterName(i);
       counterKind[i] = InspectorNative.counterKind(i);
+      if (counterKind[i] == COUNTER_QUARANTINE) {
+        counterReason[i] = quarantineNamed(counterNames[i]);
+      }
     }
   }
 
@@ -79,6 +93,11 @@ public final class NativeCore {
 
   public RecordLayout layout() {
     return layout;
+  }
+
+  /** Every layout the core exports by name (records, in-flight entries, raw recorded events). */
+  NativeLayout layoutTable() {
+    return layoutTable;
   }
 
   int nameCount(int table) {
@@ -141,15 +160,30 @@ public final class NativeCore {
     return InspectorNative.setenv(name, value) == 0;
   }
 
-  public void setVirtualClock(boolean enabled, long monoNanos, long wallNanos) {
-    InspectorNative.setVirtualClock(enabled ? 1 : 0, monoNanos, wallNanos);
+  public EventCounters counters() {
+    Map<String, Long> drops = new LinkedHashMap<>();
+    Map<String, Long> notes = new LinkedHashMap<>();
+    Map<Quarantine, Long> quarantined = new EnumMap<>(Quarantine.class);
+    for (int i = 0; i < counterNames.length; i++) {
+      long v = InspectorNative.counter(i);
+      if (counterReason[i] != null) {
+        quarantined.put(counterReason[i], v);
+      } else if (counterKind[i] == COUNTER_NOTE) {
+        notes.put(counterNames[i], v);
+      } else {
+        drops.put(counterNames[i], v);
+      }
+    }
+    return new EventCounters(drops, notes, quarantined);
   }
 
-  public EventCounters counters() {
-    List<Map<String, Long>> byKind = List.of(new LinkedHashMap<>(), new LinkedHashMap<>(), new LinkedHashMap<>());
-    for (int i = 0; i < counterNames.length; i++) {
-      byKind.get(Math.min(Math.max(counterKind[i], 0), 2)).put(counterNames[i], InspectorNative.counter(i));
+  private static Quarantine quarantineNamed(String name) {
+    for (Quarantine q : Quarantine.values()) {
+      if (q != Quarantine.NONE && q.jsonName().equals(name)) {
+        return q;
+      }
     }
-    return new EventCounters(byKind.get(0), byKind.get(1), byKind.get(2));
+    throw new IllegalStateException("native quarantine counter '" + name + "' unknown to this jar:"
+        + " the jar and the native library come from different builds");
   }
 }

@@ -1,18 +1,28 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.Algorithm;
+import io.ncclinspector.Channels;
 import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.CommunicatorEvent;
 import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.EventTrace;
+import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
+import io.ncclinspector.Tags;
+import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
+import io.ncclinspector.Transfer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -75,21 +85,30 @@ public final class RecordDecoder {
     return Math.max(cells, 1) * l.cellBytes;
   }
 
+  /** Operation records decoded so far (read from any thread). */
+  public long operationsDecoded() {
+    return operations;
+  }
+
   /**
    * Decodes the record at {@code offset}: an {@link io.ncclinspector.OperationRecord}, a
    * {@link CommunicatorEvent}, or null for a kind this version does not know.
    */
-  public Object decode(ByteBuffer buf, int offset) {
+  public InspectorEvent decode(ByteBuffer buf, int offset) {
     buf.order(ByteOrder.LITTLE_ENDIAN);
     int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
     if (kind == l.kindColl || kind == l.kindP2p) {
-      return decodeOperation(buf, offset, kind);
+      InspectorEvent op = decodeOperation(buf, offset, kind);
+      operations++; /* one writer, the dump thread; volatile for readers elsewhere */
+      return op;
     }
     if (kind == l.kindCommCreated || kind == l.kindCommDestroyed) {
       return decodeCommunicator(buf, offset, kind);
     }
     return null;
   }
+
+  private volatile long operations;
 
   /** The communicator of the previous operation record: consecutive records mostly share it. */
   private CommunicatorInfo lastCommunicator;
@@ -130,7 +149,7 @@ public final class RecordDecoder {
     } else {
       communicators.destroyed(info.serial());
     }
-    return new CommunicatorEvent(created, info, b.getLong(o + l.commEventWallNs));
+    return new CommunicatorEvent(created ? CommunicatorEvent.Change.CREATED : CommunicatorEvent.Change.DESTROYED, info);
   }
 
   private static String gpuUuid(ByteBuffer b, int at, int max) {
@@ -146,7 +165,7 @@ public final class RecordDecoder {
     return new String(text, StandardCharsets.US_ASCII);
   }
 
-  private Object decodeOperation(ByteBuffer b, int o, int kind) {
+  private InspectorEvent decodeOperation(ByteBuffer b, int o, int kind) {
     CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
@@ -155,33 +174,49 @@ public final class RecordDecoder {
     long skew = b.getLong(o + l.gpuSkewNs);
     String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
     String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
-    int source = u8(b, o + l.timingSource);
-    TimingSource timing = source < timingSources.length ? timingSources[source] : TimingSource.COLLECTIVE_CPU;
+    int sourceCode = u8(b, o + l.timingSource);
+    TimingSource source = sourceCode < timingSources.length ? timingSources[sourceCode] : TimingSource.COLLECTIVE_CPU;
     Set<RecordFlag> flags = flags(b.getInt(o + l.flags));
     long bytes = b.getLong(o + l.bytes);
     long execNanos = b.getLong(o + l.execNs);
     int peerOrRoot = b.getInt(o + l.peerOrRoot);
     boolean crossesNoLink = flags.contains(RecordFlag.SELF_P2P);
     Bandwidth.Figures bw = Bandwidth.of(op, bytes, execNanos, comm.ranks(), crossesNoLink);
-    List<KernelChannelTrace> channels = channels(b, o);
-    int startSn = Short.toUnsignedInt(b.getShort(o + l.startSn));
-    int stopSn = Short.toUnsignedInt(b.getShort(o + l.stopSn));
-    long step = b.getLong(o + l.step);
-    String phase = PhaseNames.nameOf(Short.toUnsignedInt(b.getShort(o + l.phase)));
+    EventTrace trace = new EventTrace(Short.toUnsignedInt(b.getShort(o + l.startSn)),
+        Short.toUnsignedInt(b.getShort(o + l.stopSn)), channels(b, o));
+    Tags tags = tags(b.getLong(o + l.step), Short.toUnsignedInt(b.getShort(o + l.phase)));
+    Transfer transfer = new Transfer(b.getLong(o + l.count), datatype, bytes, bw.algorithmGbs(), bw.busGbs());
+    Timing timing = new Timing(execNanos, source, quarantine, b.getLong(o + l.gpuStartNs),
+        b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall);
+    Channels channels = new Channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced);
     if (kind == l.kindColl) {
-      return new CollectiveRecord(comm, op, b.getLong(o + l.seq), b.getLong(o + l.count), datatype,
-          bytes, peerOrRoot, core.name(NativeCore.TABLE_ALGO, u8(b, o + l.algo)),
-          core.name(NativeCore.TABLE_PROTO, u8(b, o + l.proto)), u8(b, o + l.nChannels),
-          u8(b, o + l.channelsSeen), u8(b, o + l.nWarps), execNanos, timing, bw.algorithmGbs(),
-          bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew, quarantine,
-          b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn,
-          stopSn, step, phase, desynced, launchWall);
+      Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));
+      return new CollectiveRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, algorithm, transfer, timing, channels,
+          tags, flags, trace);
     }
-    return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, b.getLong(o + l.count),
-        datatype, bytes, u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), execNanos, timing,
-        bw.algorithmGbs(), bw.busGbs(), b.getLong(o + l.gpuStartNs), b.getLong(o + l.gpuSpanNs), skew,
-        quarantine, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), flags, channels, startSn, stopSn,
-        step, phase, desynced, launchWall);
+    return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, transfer, timing, channels, tags, flags, trace);
+  }
+
+  /** Algorithm values by (algorithm, protocol, warps): a job uses a handful. */
+  private final Map<Integer, Algorithm> algorithms = new HashMap<>();
+
+  private Algorithm algorithm(int algo, int proto, int warps) {
+    return algorithms.computeIfAbsent((algo << 16) | (proto << 8) | warps, k -> new Algorithm(
+        core.name(NativeCore.TABLE_ALGO, algo), core.name(NativeCore.TABLE_PROTO, proto), warps));
+  }
+
+  /** The tags of a record: most records of a job share none, or the step of the moment. */
+  private Tags lastTags = Tags.NONE;
+
+  private Tags tags(long step, int phaseId) {
+    String phase = PhaseNames.nameOf(phaseId);
+    Tags last = lastTags;
+    if (last.step() == step && last.phase() == phase) {
+      return last;
+    }
+    last = new Tags(step, phase);
+    lastTags = last;
+    return last;
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {

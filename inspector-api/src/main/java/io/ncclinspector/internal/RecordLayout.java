@@ -1,8 +1,6 @@
 package io.ncclinspector.internal;
 
-import io.ncclinspector.nativecore.InspectorNative;
-import java.util.HashMap;
-import java.util.Map;
+import io.ncclinspector.nativecore.NativeLayout;
 
 /**
  * Byte offsets of the structures read from native memory (record_format.h, inflight_query.h), as
@@ -11,7 +9,7 @@ import java.util.Map;
  * library from another build that lacks a field, or changed its width, fails loudly here.
  */
 public final class RecordLayout {
-  private final Map<String, int[]> fields;
+  private final NativeLayout table;
 
   /* Operation records: op.* */
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
@@ -31,8 +29,8 @@ public final class RecordLayout {
   final int cellBytes, opHeaderCells, commNameMax, inflightEntryBytes, kindColl, kindP2p,
       kindCommCreated, kindCommDestroyed, gpuUuidMax;
 
-  RecordLayout(Map<String, int[]> fields) {
-    this.fields = fields;
+  RecordLayout(NativeLayout table) {
+    this.table = table;
     kind = field("op.kind", 2);
     cells = field("op.cells", 2);
     func = field("op.func", 1);
@@ -121,41 +119,16 @@ public final class RecordLayout {
     }
   }
 
-  static RecordLayout readFromNative() {
-    Map<String, int[]> fields = new HashMap<>();
-    int n = InspectorNative.layoutCount();
-    for (int i = 0; i < n; i++) {
-      fields.put(InspectorNative.layoutName(i),
-          new int[] {InspectorNative.layoutOffset(i), InspectorNative.layoutSize(i)});
-    }
-    return new RecordLayout(fields);
-  }
-
-  /** The offset of a field read {@code width} bytes wide (-1: any width, e.g. a text array). */
   private int field(String name, int width) {
-    int[] f = fields.get(name);
-    if (f == null || f[1] == 0) {
-      throw new IllegalStateException("the native library has no record field '" + name
-          + "': the jar and the native library come from different builds");
-    }
-    if (width >= 0 && f[1] != width) {
-      throw new IllegalStateException("native record field '" + name + "' is " + f[1]
-          + " bytes wide, this jar reads " + width + ": the jar and the native library come from"
-          + " different builds");
-    }
-    return f[0];
+    return table.field(name, width);
   }
 
   private int size(String name) {
-    return fields.get(name)[1];
+    return table.size(name);
   }
 
   private int constant(String name) {
-    int[] f = fields.get(name);
-    if (f == null || f[1] != 0) {
-      throw new IllegalStateException("the native library has no layout constant '" + name + "'");
-    }
-    return f[0];
+    return table.constant(name);
   }
 
   /** Size in bytes of one ring cell. */

@@ -9,6 +9,7 @@ import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveEvent.Baseline;
 import io.ncclinspector.SlowCollectiveEvent.Kind;
 import io.ncclinspector.SlowCollectiveEvent.Reason;
+import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
 import java.util.HashMap;
 import java.util.Map;
@@ -52,7 +53,7 @@ public final class SlowCollectiveDetector {
   }
 
   private SlowCollectiveEvent judge(OperationRecord r, ClassBaseline b) {
-    long x = r.executionNanos();
+    long x = r.timing().executionNanos();
     int samples = b.samples();
     if (samples >= config.warmupSamples()) {
       long high = b.high();
@@ -93,15 +94,15 @@ public final class SlowCollectiveDetector {
    * {@code typical}, the class's median (or the bound it was judged against).
    */
   static Kind classify(OperationRecord r, ClassBaseline b, long typical) {
-    long excess = r.executionNanos() - typical;
+    long excess = r.timing().executionNanos() - typical;
     if (!ClassBaseline.hasGpuShape(r) || !b.knowsShape() || excess <= 0) {
       return Kind.UNKNOWN;
     }
-    long skewExcess = r.gpuSkewNanos() - b.typicalSkew();
+    long skewExcess = r.timing().gpuSkewNanos() - b.typicalSkew();
     if (skewExcess >= excess / 2) {
       return Kind.SLOW_TRANSFER;
     }
-    long lateness = (r.gpuStartNanos() - r.startWallNanos()) - b.typicalStartDelay();
+    long lateness = (r.timing().gpuStartNanos() - r.timing().startWallNanos()) - b.typicalStartDelay();
     return lateness > excess / 2 ? Kind.UNKNOWN : Kind.WAITING_FOR_PEERS;
   }
 
@@ -125,7 +126,8 @@ public final class SlowCollectiveDetector {
    * by the channels that ran in step, others left out, is judged by those.
    */
   public static boolean judgeable(OperationRecord r) {
-    return r.quarantine() == Quarantine.NONE && r.timed() && !r.flags().contains(RecordFlag.INCOMPLETE)
-        && r.timingSource() != TimingSource.COLLECTIVE_CPU && r.executionNanos() > 0;
+    Timing t = r.timing();
+    return t.trusted() && !r.flags().contains(RecordFlag.INCOMPLETE) && t.source() != TimingSource.COLLECTIVE_CPU
+        && t.executionNanos() > 0;
   }
 }

@@ -71,8 +71,9 @@ public final class SlowCollectiveRateLimiter {
     w.suppressed++;
     suppressedTotal++;
     w.kinds.merge(event.kind(), 1L, Long::sum);
-    if (w.worst == null || event.record().executionNanos() > w.worst.record().executionNanos()) {
-      w.worst = event;
+    if (w.worst == null
+        || event.record().timing().executionNanos() > w.worst.record().timing().executionNanos()) {
+      w.worst = event.asRateLimited();
     }
     return false;
   }

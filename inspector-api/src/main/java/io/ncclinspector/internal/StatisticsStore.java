@@ -45,13 +45,12 @@ public final class StatisticsStore {
     c.record(r, lastRecordsKept);
   }
 
-  /** Analysis thread only. */
-  public void communicator(CommunicatorEvent e) {
-    CommunicatorInfo info = e.communicator();
+  /** Analysis thread only: a communicator created ({@code live}) or destroyed. */
+  public void communicator(CommunicatorInfo info, boolean live) {
     CommStats c = communicators.computeIfAbsent(info.serial(), s -> new CommStats(info));
     c.info = info;
-    c.live = e.created();
-    if (!e.created()) {
+    c.live = live;
+    if (!live) {
       destroyedOrder.addLast(info.serial());
       while (destroyedOrder.size() > MAX_DESTROYED_KEPT) {
         Long oldest = destroyedOrder.pollFirst();
@@ -90,17 +89,18 @@ public final class StatisticsStore {
     void record(OperationRecord r, int keep) {
       info = r.communicator();
       operations.increment();
-      bytes.add(r.messageBytes());
-      if (r.step() > lastStep) {
-        lastStep = r.step(); /* the highest: records complete out of enqueue order */
+      bytes.add(r.transfer().messageBytes());
+      if (r.tags().step() > lastStep) {
+        lastStep = r.tags().step(); /* the highest: records complete out of enqueue order */
       }
       classes.computeIfAbsent(OperationClass.of(r), k -> new ClassStats(k)).record(r);
-      if (r.phase() != null) {
-        PhaseStats p = phases.computeIfAbsent(r.phase(), k -> new PhaseStats());
+      String phase = r.tags().phase();
+      if (phase != null) {
+        PhaseStats p = phases.computeIfAbsent(phase, k -> new PhaseStats());
         p.count.increment();
-        p.bytes.add(r.messageBytes());
-        if (trustedTime(r)) {
-          p.nanos.add(r.executionNanos());
+        p.bytes.add(r.transfer().messageBytes());
+        if (r.timing().trusted()) {
+          p.nanos.add(r.timing().executionNanos());
         }
       }
       if (keep > 0) {
@@ -120,8 +120,8 @@ public final class StatisticsStore {
       }
       cls.sort(Comparator.comparing((ClassStatistics s) -> s.operationClass().operation())
           .thenComparingLong(s -> s.operationClass().sizeBucketBytes())
-          .thenComparing(s -> s.operationClass().algorithm())
-          .thenComparing(s -> s.operationClass().protocol()));
+          .thenComparing(s -> s.operationClass().algorithm(), Comparator.nullsFirst(Comparator.naturalOrder()))
+          .thenComparing(s -> s.operationClass().protocol(), Comparator.nullsFirst(Comparator.naturalOrder())));
       List<PhaseStatistics> ph = new ArrayList<>();
       phases.forEach((name, p) -> ph.add(new PhaseStatistics(name, p.count.sum(), p.bytes.sum(), p.nanos.sum())));
       ph.sort(Comparator.comparing(PhaseStatistics::phase));
@@ -131,14 +131,6 @@ public final class StatisticsStore {
       }
       return new CommunicatorSnapshot(info, live, operations.sum(), bytes.sum(), cls, ph, lastStep, recent);
     }
-  }
-
-  /**
-   * Whether a record's time goes into distributions: a quarantined record's GPU timing is not
-   * trusted (and an untimed one has none); it still counts as an operation.
-   */
-  static boolean trustedTime(OperationRecord r) {
-    return r.quarantine() == io.ncclinspector.Quarantine.NONE && r.timed();
   }
 
   private static final class PhaseStats {
@@ -166,11 +158,13 @@ public final class StatisticsStore {
     }
 
     void record(OperationRecord r) {
-      if (trustedTime(r)) {
-        exec.recordValue(Math.max(r.executionNanos(), 0));
-        busMbps.recordValue(Math.max(Math.round(r.busBandwidthGbs() * 1000.0), 0));
+      /* A quarantined record's GPU timing is not trusted (and an untimed one has none): it counts
+         as an operation, not in the distributions. */
+      if (r.timing().trusted()) {
+        exec.recordValue(Math.max(r.timing().executionNanos(), 0));
+        busMbps.recordValue(Math.max(Math.round(r.transfer().busBandwidthGbs() * 1000.0), 0));
       }
-      bytes.add(r.messageBytes());
+      bytes.add(r.transfer().messageBytes());
       /* Counted last: a snapshot that sees the count also finds the values (see snapshot()). */
       count.increment();
     }

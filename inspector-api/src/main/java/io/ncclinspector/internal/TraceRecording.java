@@ -1,5 +1,7 @@
 package io.ncclinspector.internal;
 
+import static io.ncclinspector.internal.TraceEventLayout.*;
+
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -41,12 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TraceRecording {
   private static final Logger log = LoggerFactory.getLogger(TraceRecording.class);
-  /** trace_event offsets (trace_recorder.h). */
-  private static final int EV = 4, TID = 8, TYPE = 12, T_MONO = 16, T_WALL = 24, CONTEXT = 32,
-      HANDLE = 40, PARENT = 48, PARENT_GROUP = 56, RANK = 64, PEER_OR_ROOT = 68, A = 72, COUNT = 80,
-      N_CHANNELS = 6, N_WARPS = 7, CHANNEL_ID = 88, GRAPH_CAPTURED = 89, STATE = 92, NNODES = 96,
-      NRANKS = 100, I0 = 104, I1 = 108, I2 = 112, I3 = 116, STREAM = 120, FUNC = 128, DATATYPE = 144,
-      ALGO = 160, PROTO = 176, EVENT_BYTES = 192;
   private static final int MAX_HANDLES = 1 << 20;
   private static final Map<Integer, String> TYPE_NAMES = Map.ofEntries(
       Map.entry(1, "Group"), Map.entry(1 << 1, "Coll"), Map.entry(1 << 2, "P2p"),
@@ -210,41 +206,37 @@ public final class TraceRecording {
     json.writeNumberField("t", b.getLong(o + T_MONO));
     json.writeNumberField("wall", b.getLong(o + T_WALL));
     json.writeNumberField("tid", Integer.toUnsignedLong(b.getInt(o + TID)));
-    switch (ev) {
-      case 0 -> {
-        json.writeStringField("ev", "init");
-        int ctx = nextContext++;
-        contexts.put(b.getLong(o + CONTEXT), ctx);
-        json.writeNumberField("ctx", ctx);
-        json.writeStringField("commId", "0x" + Long.toHexString(b.getLong(o + A)));
-        json.writeStringField("commName", string(o + FUNC, 64));
-        json.writeNumberField("nNodes", b.getInt(o + NNODES));
-        json.writeNumberField("nranks", b.getInt(o + NRANKS));
-        json.writeNumberField("rank", b.getInt(o + RANK));
+    if (ev == EV_INIT) {
+      json.writeStringField("ev", "init");
+      int ctx = nextContext++;
+      contexts.put(b.getLong(o + CONTEXT), ctx);
+      json.writeNumberField("ctx", ctx);
+      json.writeStringField("commId", "0x" + Long.toHexString(b.getLong(o + A)));
+      json.writeStringField("commName", string(o + COMM_NAME, COMM_NAME_BYTES));
+      json.writeNumberField("nNodes", b.getInt(o + NNODES));
+      json.writeNumberField("nranks", b.getInt(o + NRANKS));
+      json.writeNumberField("rank", b.getInt(o + RANK));
+    } else if (ev == EV_START) {
+      writeStart(o);
+    } else if (ev == EV_STOP) {
+      json.writeStringField("ev", "stop");
+      json.writeNumberField("h", handleId(b.getLong(o + HANDLE)));
+    } else if (ev == EV_STATE) {
+      json.writeStringField("ev", "state");
+      json.writeNumberField("h", handleId(b.getLong(o + HANDLE)));
+      int state = b.getInt(o + STATE);
+      json.writeNumberField("state", state);
+      long arg = b.getLong(o + A);
+      if (state == 22) {
+        json.writeNumberField("pTimer", arg);
+      } else if ((state >= 8 && state <= 12) || state == 20) {
+        json.writeNumberField("transSize", arg);
+      } else if (state >= 13 && state <= 18) {
+        json.writeNumberField("appendedProxyOps", arg);
       }
-      case 1 -> writeStart(o);
-      case 2 -> {
-        json.writeStringField("ev", "stop");
-        json.writeNumberField("h", handleId(b.getLong(o + HANDLE)));
-      }
-      case 3 -> {
-        json.writeStringField("ev", "state");
-        json.writeNumberField("h", handleId(b.getLong(o + HANDLE)));
-        int state = b.getInt(o + STATE);
-        json.writeNumberField("state", state);
-        long arg = b.getLong(o + A);
-        if (state == 22) {
-          json.writeNumberField("pTimer", arg);
-        } else if ((state >= 8 && state <= 12) || state == 20) {
-          json.writeNumberField("transSize", arg);
-        } else if (state >= 13 && state <= 18) {
-          json.writeNumberField("appendedProxyOps", arg);
-        }
-      }
-      default -> {
-        json.writeStringField("ev", "fini");
-        json.writeNumberField("ctx", contexts.getOrDefault(b.getLong(o + CONTEXT), 0));
-      }
+    } else {
+      json.writeStringField("ev", "fini");
+      json.writeNumberField("ctx", contexts.getOrDefault(b.getLong(o + CONTEXT), 0));
     }
     json.writeEndObject();
     json.writeRaw('\n');
@@ -268,19 +260,19 @@ public final class TraceRecording {
     switch (typeName) {
       case "Coll" -> {
         json.writeNumberField("seq", b.getLong(o + A));
-        json.writeStringField("func", string(o + FUNC, 16));
+        json.writeStringField("func", string(o + FUNC, STRING_BYTES));
         json.writeNumberField("count", b.getLong(o + COUNT));
         json.writeNumberField("root", b.getInt(o + PEER_OR_ROOT));
-        json.writeStringField("datatype", string(o + DATATYPE, 16));
+        json.writeStringField("datatype", string(o + DATATYPE, STRING_BYTES));
         json.writeNumberField("nChannels", Byte.toUnsignedInt(b.get(o + N_CHANNELS)));
         json.writeNumberField("nWarps", Byte.toUnsignedInt(b.get(o + N_WARPS)));
-        json.writeStringField("algo", string(o + ALGO, 16));
-        json.writeStringField("proto", string(o + PROTO, 16));
+        json.writeStringField("algo", string(o + ALGO, STRING_BYTES));
+        json.writeStringField("proto", string(o + PROTO, STRING_BYTES));
         json.writeNumberField("parentGroup", handleId(b.getLong(o + PARENT_GROUP)));
       }
       case "P2p" -> {
-        json.writeStringField("func", string(o + FUNC, 16));
-        json.writeStringField("datatype", string(o + DATATYPE, 16));
+        json.writeStringField("func", string(o + FUNC, STRING_BYTES));
+        json.writeStringField("datatype", string(o + DATATYPE, STRING_BYTES));
         json.writeNumberField("count", b.getLong(o + COUNT));
         json.writeNumberField("peer", b.getInt(o + PEER_OR_ROOT));
         json.writeNumberField("nChannels", Byte.toUnsignedInt(b.get(o + N_CHANNELS)));
@@ -304,9 +296,9 @@ public final class TraceRecording {
         json.writeNumberField("groupDepth", b.getInt(o + I0));
       }
       case "CollApi", "P2pApi", "CeColl" -> {
-        json.writeStringField("func", string(o + FUNC, 16));
+        json.writeStringField("func", string(o + FUNC, STRING_BYTES));
         json.writeNumberField("count", b.getLong(o + COUNT));
-        json.writeStringField("datatype", string(o + DATATYPE, 16));
+        json.writeStringField("datatype", string(o + DATATYPE, STRING_BYTES));
         if (!typeName.equals("P2pApi")) {
           json.writeNumberField("root", b.getInt(o + PEER_OR_ROOT));
         }

@@ -38,8 +38,8 @@ final class CommunicationLedger {
 
   /** Whether a record's time and bandwidths can be trusted and added up. */
   static boolean timed(OperationRecord r) {
-    return r.quarantine() == Quarantine.NONE && r.executionNanos() > 0
-        && Double.isFinite(r.busBandwidthGbs()) && Double.isFinite(r.algorithmBandwidthGbs());
+    return r.timing().quarantine() == Quarantine.NONE && r.timing().executionNanos() > 0
+        && Double.isFinite(r.transfer().busBandwidthGbs()) && Double.isFinite(r.transfer().algorithmBandwidthGbs());
   }
 
   /** Running sums of one span. Not thread-safe: the ledger's lock guards it. */
@@ -96,11 +96,12 @@ final class CommunicationLedger {
 
     void add(OperationRecord r) {
       operations++;
-      bytes += r.messageBytes();
+      bytes += r.transfer().messageBytes();
       if (timed(r)) {
-        nanos += r.executionNanos();
-        busBytes += r.busBandwidthGbs() * r.executionNanos();
-        algorithmBytes += r.algorithmBandwidthGbs() * r.executionNanos();
+        long t = r.timing().executionNanos();
+        nanos += t;
+        busBytes += r.transfer().busBandwidthGbs() * t;
+        algorithmBytes += r.transfer().algorithmBandwidthGbs() * t;
       } else {
         untimed++;
       }

@@ -38,8 +38,8 @@ final class TrainingEventListener implements InspectorListener {
   public void slowCollective(SlowCollectiveEvent event) {
     slowCollectives.incrementAndGet();
     OperationRecord r = event.record();
-    log.warn("NCCL {}{}; step {}, epoch {}, phase {}{}", event.describe(), rankOf(r.communicator()), r.step(),
-        epochs.epochOf(r.step()), r.phase(), advice(event.kind()));
+    log.warn("NCCL {}{}; step {}, epoch {}, phase {}{}", event.describe(), rankOf(r.communicator()),
+        r.tags().step(), epochs.epochOf(r.tags().step()), r.tags().phase(), advice(event.kind()));
   }
 
   @Override
@@ -47,7 +47,7 @@ final class TrainingEventListener implements InspectorListener {
     slowCollectives.addAndGet(summary.suppressed());
     OperationRecord worst = summary.worst().record();
     log.warn("NCCL {}{} (rate limit; the worst at step {}, epoch {}, phase {})", summary.describe(),
-        rankOf(summary.communicator()), worst.step(), epochs.epochOf(worst.step()), worst.phase());
+        rankOf(summary.communicator()), worst.tags().step(), epochs.epochOf(worst.tags().step()), worst.tags().phase());
   }
 
   /** What to look at for each kind of slowness. */
@@ -67,8 +67,8 @@ final class TrainingEventListener implements InspectorListener {
     log.warn("NCCL operation suspected hung: {} #{} on communicator {} in flight for {} ms ({} of {} channels"
             + " started, {} done); step {}, epoch {}, phase {}",
         event.operation(), event.sequence(), describe(event.communicator()), event.age().toMillis(),
-        event.channelsStarted(), event.announcedChannels(), event.channelsDone(), event.step(),
-        epochs.epochOf(event.step()), event.phase());
+        event.progress().channelsStarted(), event.progress().announcedChannels(), event.progress().channelsDone(),
+        event.tags().step(), epochs.epochOf(event.tags().step()), event.tags().phase());
   }
 
   long slowCollectives() {

@@ -30,7 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import io.ncclinspector.LogCapture;
+import io.ncclinspector.testsupport.LogCapture;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -126,14 +126,14 @@ class NcclTrainingListenerTest {
           assertEquals(0, batch.epoch());
           assertEquals(BatchKind.TRAIN, batch.kind());
           assertEquals(n, batch.figures().operations());
-          long nanos = slice.stream().mapToLong(OperationRecord::executionNanos).sum();
-          long sliceBytes = slice.stream().mapToLong(OperationRecord::messageBytes).sum();
+          long nanos = slice.stream().mapToLong(r -> r.timing().executionNanos()).sum();
+          long sliceBytes = slice.stream().mapToLong(r -> r.transfer().messageBytes()).sum();
           assertEquals(nanos / 1e6, time.get(b).getValue(), EPS, "time of batch " + b);
           assertEquals(sliceBytes, bytes.get(b).getValue().longValue(), "bytes of batch " + b);
           assertEquals(nanos, batch.figures().executionNanos());
           assertEquals(sliceBytes, batch.figures().bytes());
           for (OperationRecord r : slice) {
-            assertTrue(r.step() <= b, "a record reported at batch " + b + " was enqueued by then: " + r);
+            assertTrue(r.tags().step() <= b, "a record reported at batch " + b + " was enqueued by then: " + r);
           }
           Map<String, Double> expectedBusbw = aggregateBusBandwidth(slice);
           assertEquals(slice.stream().map(OperationRecord::operation).collect(Collectors.toSet()),
@@ -371,10 +371,11 @@ class NcclTrainingListenerTest {
   private static Map<String, Double> aggregateBusBandwidth(List<OperationRecord> records) {
     Map<String, double[]> sums = new TreeMap<>();
     for (OperationRecord r : records) {
-      if (r.executionNanos() > 0) {
+      long t = r.timing().executionNanos();
+      if (t > 0) {
         double[] s = sums.computeIfAbsent(r.operation(), k -> new double[2]);
-        s[0] += r.busBandwidthGbs() * r.executionNanos();
-        s[1] += r.executionNanos();
+        s[0] += r.transfer().busBandwidthGbs() * t;
+        s[1] += t;
       }
     }
     Map<String, Double> result = new TreeMap<>();

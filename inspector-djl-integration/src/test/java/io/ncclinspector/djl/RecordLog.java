@@ -61,7 +61,7 @@ final class RecordLog implements InspectorListener {
   Map<String, String> tags() {
     Map<String, String> tags = new TreeMap<>();
     for (OperationRecord r : records) {
-      tags.put(r.operation() + "#" + r.sequence(), r.step() + "/" + r.phase());
+      tags.put(r.operation() + "#" + r.sequence(), r.tags().step() + "/" + r.tags().phase());
     }
     return tags;
   }

@@ -124,15 +124,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_nccl_loaded")
   public static native int ncclLoaded();
 
-  @Name("nccl_inspector_malloc_in_use")
-  public static native long mallocInUse();
-
   @Name("nccl_inspector_getenv")
   public static native String getenv(String name);
 
   @Name("nccl_inspector_setenv")
   public static native int setenv(String name, String value);
-
-  @Name("nccl_inspector_set_virtual_clock")
-  public static native void setVirtualClock(int enabled, long monoNanos, long wallNanos);
 }

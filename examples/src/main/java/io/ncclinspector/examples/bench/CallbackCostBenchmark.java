@@ -2,7 +2,7 @@ package io.ncclinspector.examples.bench;
 
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import java.nio.ByteBuffer;
@@ -46,11 +46,11 @@ public final class CallbackCostBenchmark {
     baseline = collect(kinds, measure(events, null, reps));
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).build();
     try (NcclInspector nccl = NcclInspector.enable(config)) {
-      String lib = nccl.libraryPath().orElseThrow().toString();
+      String lib = nccl.status().libraryPath().orElseThrow().toString();
       measure(events, lib, 20);
       inspector = collect(kinds, measure(events, lib, reps));
       nccl.close();
-      recordsWritten = nccl.recordsWritten();
+      recordsWritten = nccl.status().records().written();
     }
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%n",
         trace.getFileName(), events.count(), reps, recordsWritten);
@@ -113,7 +113,7 @@ public final class CallbackCostBenchmark {
     ByteBuffer b = events.events().duplicate().order(ByteOrder.LITTLE_ENDIAN);
     String[] kinds = new String[events.count()];
     for (int i = 0; i < kinds.length; i++) {
-      int base = i * ProfilerTableDriver.EVENT_BYTES;
+      int base = i * TraceEvents.eventBytes();
       int op = b.get(base + OP);
       int type = b.getInt(base + TYPE);
       kinds[i] = switch (op) {

@@ -2,7 +2,7 @@ package io.ncclinspector.examples.bench;
 
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
@@ -65,9 +65,9 @@ public final class DumpThroughputBenchmark {
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(work.resolve("count")).jsonOutput(false)
         .minMessageBytes(0).requireKernelTiming(false).build();
     NcclInspector inspector = NcclInspector.enable(config);
-    drive(calls, inspector.libraryPath().orElseThrow().toString());
+    drive(calls, inspector.status().libraryPath().orElseThrow().toString());
     inspector.close();
-    return (int) inspector.recordsReceived();
+    return (int) inspector.status().records().received();
   }
 
   private static void drive(TraceEvents calls, String lib) {
@@ -83,7 +83,7 @@ public final class DumpThroughputBenchmark {
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).jsonOutput(json)
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
     NcclInspector inspector = NcclInspector.enable(config);
-    String lib = inspector.libraryPath().orElseThrow().toString();
+    String lib = inspector.status().libraryPath().orElseThrow().toString();
     long start = System.nanoTime();
     long deadline = start + (long) (seconds * 1e9);
     long produced = 0;
@@ -101,8 +101,8 @@ public final class DumpThroughputBenchmark {
     long produceEnd = System.nanoTime();
     inspector.close();
     long end = System.nanoTime();
-    long delivered = inspector.recordsReceived();
-    long written = inspector.recordsWritten();
+    long delivered = inspector.status().records().received();
+    long written = inspector.status().records().written();
     long dropped = inspector.counters().get("ring_full") + inspector.counters().get("json_backlog_full");
     double producedRate = produced / ((produceEnd - start) / 1e9);
     double elapsed = (end - start) / 1e9;

@@ -191,7 +191,7 @@ public final class DjlTrainingExample {
 
     @Override
     public void operationCompleted(OperationRecord record) {
-      operations.computeIfAbsent(record.step(), k -> new LongAdder()).increment();
+      operations.computeIfAbsent(record.tags().step(), k -> new LongAdder()).increment();
     }
 
     String summary() {
@@ -256,7 +256,7 @@ public final class DjlTrainingExample {
         names.busBandwidth(BatchKind.TRAIN, "AllReduce"),
         metrics.hasMetric(names.busBandwidth(BatchKind.TRAIN, "AllReduce"))
             ? metrics.mean(names.busBandwidth(BatchKind.TRAIN, "AllReduce")) : 0.0);
-    out.println("  JSON Lines output: " + inspector.outputFile().map(Path::toString).orElse("off"));
+    out.println("  JSON Lines output: " + inspector.status().output().map(o -> o.file()).map(Path::toString).orElse("off"));
     out.println();
     out.println("Batch figures count what completed between two batch callbacks. In this trace (three ranks");
     out.println("queueing on one GPU) kernels finish up to a few batches after they were enqueued, so some");

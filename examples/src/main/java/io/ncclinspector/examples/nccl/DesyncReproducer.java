@@ -210,9 +210,9 @@ public final class DesyncReproducer {
         result.put("recordsReceived", session.recordsReceived());
         result.put("recordsComplete", complete);
         result.put("counters", session.inspector.counters());
-        result.put("outputFile", session.inspector.outputFile().map(Path::toString).orElse(""));
-        result.put("quarantineFile", session.inspector.quarantineFile().map(Path::toString).orElse(""));
-        result.put("traceFile", session.inspector.traceFile().map(Path::toString).orElse(""));
+        result.put("outputFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::file).map(Path::toString).orElse(""));
+        result.put("quarantineFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::quarantineFile).map(Path::toString).orElse(""));
+        result.put("traceFile", session.inspector.status().recording().map(rec -> rec.file()).map(Path::toString).orElse(""));
       }
       if (session.mode.equals("reference")) {
         result.put("referenceFiles", reference.files().stream().map(Path::toString).toList());

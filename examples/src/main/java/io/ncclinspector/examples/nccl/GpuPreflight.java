@@ -85,8 +85,8 @@ public final class GpuPreflight {
     }
     Path d = Files.createDirectories(dir.resolve("preflight-inspector"));
     try (NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(d).build())) {
-      out.println("runtime check: inspector enabled from " + inspector.libraryPath().orElseThrow()
-          + ", output " + inspector.outputFile().map(Path::toString).orElse("(none)"));
+      out.println("runtime check: inspector enabled from " + inspector.status().libraryPath().orElseThrow()
+          + ", output " + inspector.status().output().map(o -> o.file()).map(Path::toString).orElse("(none)"));
     }
     out.println("runtime check: ok (" + System.getProperty("java.home") + ")");
   }

@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.InspectorSnapshot;
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.PrometheusTextfile;
+import io.ncclinspector.prometheus.PrometheusTextfile;
+import io.ncclinspector.prometheus.TextfileExporter;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,7 +108,7 @@ public final class NcclBenchmark {
   static void run(Options o, PrintStream out) throws Exception {
     NcclSession.Common c = o.common();
     LiveTable live = new LiveTable();
-    try (NcclSession session = new NcclSession(c, o.maxBytes(), b -> b.prometheus(
+    try (NcclSession session = new NcclSession(c, o.maxBytes(), b -> b.exporter(
         PrometheusTextfile.every(Duration.ofSeconds(30)).withRemoveFilesOnClose(false)), true, out);
         CallTimer timer = session.timer()) {
       Thread printer = null;
@@ -182,9 +183,9 @@ public final class NcclBenchmark {
         snap = session.inspector.snapshot();
         session.inspector.flush();
         result.put("counters", snap.counters());
-        result.put("prometheusFiles", session.inspector.prometheusFiles().stream().map(Path::toString).sorted().toList());
-        result.put("outputFile", session.inspector.outputFile().map(Path::toString).orElse(""));
-        result.put("traceFile", session.inspector.traceFile().map(Path::toString).orElse(""));
+        result.put("prometheusFiles", session.inspector.exporter(TextfileExporter.class).map(TextfileExporter::files).orElse(java.util.Set.of()).stream().map(Path::toString).sorted().toList());
+        result.put("outputFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::file).map(Path::toString).orElse(""));
+        result.put("traceFile", session.inspector.status().recording().map(rec -> rec.file()).map(Path::toString).orElse(""));
       }
       ReferenceOutput reference = session.destroyCommunicator();
       List<CallReport.CallRow> rows = CallReport.join(o.run(), session.mode, c.rank(), samples,
@@ -221,7 +222,7 @@ public final class NcclBenchmark {
         out.printf("%nrank 0, %s: %d calls in %.1f s; records %d of %d expected%s%n", session.mode, counter.calls(),
             runNanos / 1e9, session.recordsReceived(), session.inspector != null ? expected : 0,
             session.inspector != null ? ", drops " + snap.counters().totalDrops() + " " + nonZero(snap.counters().drops())
-                + ", quarantined " + nonZero(snap.counters().quarantined()) : "");
+                + ", quarantined " + nonZero(byName(snap.counters().quarantined())) : "");
         if (o.perCall()) {
           out.println(CallReport.perCall(rows));
         }
@@ -302,6 +303,12 @@ public final class NcclBenchmark {
     return v == null ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
+  private static Map<String, Long> byName(Map<io.ncclinspector.Quarantine, Long> m) {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    m.forEach((q, n) -> out.put(q.jsonName(), n));
+    return out;
+  }
+
   private static Map<String, Long> nonZero(Map<String, Long> m) {
     Map<String, Long> out = new HashMap<>();
     m.forEach((k, v) -> {
@@ -320,16 +327,16 @@ public final class NcclBenchmark {
     private final Map<String, LongAdder[]> cells = new ConcurrentHashMap<>();
 
     void add(OperationRecord r) {
-      LongAdder[] c = cells.computeIfAbsent(r.operation() + " " + r.messageBytes(),
+      LongAdder[] c = cells.computeIfAbsent(r.operation() + " " + r.transfer().messageBytes(),
           k -> new LongAdder[] {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()});
-      boolean reported = !"NONE".equals(r.timingSource().name()) && "NONE".equals(r.quarantine().name());
+      boolean reported = r.timing().trusted();
       if (!reported) {
         c[3].increment();
         return;
       }
       c[0].increment();
-      c[1].add(r.executionNanos());
-      c[2].add(Math.round(r.busBandwidthGbs() * 1000));
+      c[1].add(r.timing().executionNanos());
+      c[2].add(Math.round(r.transfer().busBandwidthGbs() * 1000));
     }
 
     String render() {

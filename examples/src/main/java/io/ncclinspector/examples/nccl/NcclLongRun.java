@@ -20,7 +20,7 @@ import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.ListenerRegistration;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.internal.NativeCore;
-import io.ncclinspector.nativecore.InspectorNative;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -149,15 +149,15 @@ public final class NcclLongRun {
     public void operationCompleted(OperationRecord r) {
       long arrival = CallTimer.wallNanos();
       heard.increment();
-      String q = r.quarantine().name();
-      String key = "NONE".equals(q) ? "timing " + r.timingSource().name() : "quarantined " + q;
+      String q = r.timing().quarantine().name();
+      String key = "NONE".equals(q) ? "timing " + r.timing().source().name() : "quarantined " + q;
       byKind.computeIfAbsent(key, k -> new LongAdder()).increment();
       for (Enum<?> f : r.flags()) {
         byKind.computeIfAbsent("flag " + f.name(), k -> new LongAdder()).increment();
       }
       if (latencies.length > 0) {
-        long last = r.stopWallNanos();
-        for (KernelChannelTrace ch : r.channelTraces()) {
+        long last = r.timing().stopWallNanos();
+        for (KernelChannelTrace ch : r.trace().channels()) {
           last = Math.max(last, Math.max(ch.stopWallNanos(), ch.recordWallNanos()));
         }
         if (last == 0) {
@@ -240,7 +240,7 @@ public final class NcclLongRun {
       result.put("memory", memory);
       if (session.inspector != null) {
         var counters = session.inspector.counters();
-        long received = session.inspector.recordsReceived();
+        long received = session.inspector.status().records().received();
         long nativeDrops = NcclSession.nativeDrops(counters);
         result.put("accountedFor", Map.of("recordsReceived", received, "droppedInNativeCore", nativeDrops,
             "sum", received + nativeDrops, "expected", done, "complete", complete,
@@ -282,7 +282,7 @@ public final class NcclLongRun {
     Runtime rt = Runtime.getRuntime();
     m.put("heapUsedKiB", (rt.totalMemory() - rt.freeMemory()) / 1024);
     if (session.inspector != null) {
-      m.put("mallocInUseKiB", InspectorNative.mallocInUse() / 1024);
+      m.put("mallocInUseKiB", ProfilerTableDriver.mallocInUse() / 1024);
       m.put("records", acc.heard.sum());
       m.put("drops", session.inspector.counters().totalDrops());
     }
@@ -540,7 +540,7 @@ public final class NcclLongRun {
         result.put("recordsReceived", session.recordsReceived());
         result.put("recordsComplete", complete);
         result.put("counters", session.inspector.counters());
-        result.put("traceFile", session.inspector.traceFile().map(Path::toString).orElse(""));
+        result.put("traceFile", session.inspector.status().recording().map(rec -> rec.file()).map(Path::toString).orElse(""));
       }
       result.put("referenceRecords", reference.records().size());
       writeResult(c, "detector", session.mode, result);

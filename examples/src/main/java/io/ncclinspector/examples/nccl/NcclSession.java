@@ -109,7 +109,7 @@ final class NcclSession implements AutoCloseable {
         public void operationCompleted(OperationRecord r) {
           records.incrementAndGet();
           if (keepRecords) {
-            byStep.computeIfAbsent(r.step(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+            byStep.computeIfAbsent(r.tags().step(), k -> java.util.Collections.synchronizedList(new ArrayList<>()))
                 .add(RecordView.of(r));
           }
         }
@@ -196,7 +196,7 @@ final class NcclSession implements AutoCloseable {
     long lastProgress = start;
     long last = -1;
     while (true) {
-      long received = inspector.recordsReceived();
+      long received = inspector.status().records().received();
       long accounted = received + nativeDrops(inspector.counters());
       long seen = heard.getAsLong() + registration.dropped();
       if (accounted >= expected && seen >= received) {

@@ -4,7 +4,6 @@ import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.P2pRecord;
-import java.lang.reflect.Method;
 import java.util.List;
 
 /**
@@ -14,7 +13,7 @@ import java.util.List;
  * reads records of any version of the API, including values added after it was written.
  *
  * @param desyncedChannels kernel channels the inspector left out as out of step with NCCL's
- *     counters ({@code OperationRecord.desyncedChannels()}); -1 where the API has no such count
+ *     counters ({@code Channels.desynced()})
  * @param lastCallbackWallNanos wall time of the record's last callback that is known (verbose
  *     mode: the latest kernel-channel stop; else the operation's stop event, 0 if not taken)
  */
@@ -23,44 +22,23 @@ record RecordView(String operation, long sequence, int peer, long messageBytes, 
     int announcedChannels, long step, String algorithm, String protocol, long gpuStartNanos, long startWallNanos,
     long lastCallbackWallNanos) {
 
-  private static final Method DESYNCED = optionalMethod("desyncedChannels");
-
   RecordView {
     flags = List.copyOf(flags);
   }
 
   static RecordView of(OperationRecord r) {
-    long last = r.stopWallNanos();
-    for (KernelChannelTrace ch : r.channelTraces()) {
+    long last = r.timing().stopWallNanos();
+    for (KernelChannelTrace ch : r.trace().channels()) {
       last = Math.max(last, Math.max(ch.stopWallNanos(), ch.recordWallNanos()));
     }
     int peer = r instanceof P2pRecord p ? p.peer() : -1;
-    String algo = r instanceof CollectiveRecord c ? c.algorithm() : null;
-    String proto = r instanceof CollectiveRecord c ? c.protocol() : null;
-    return new RecordView(r.operation(), r.sequence(), peer, r.messageBytes(), r.executionNanos(),
-        r.busBandwidthGbs(), r.timingSource().name(), r.quarantine().name(), r.flags().stream().map(Enum::name).sorted().toList(),
-        desyncedChannels(r), r.channelsSeen(), r.announcedChannels(), r.step(), algo, proto, r.gpuStartNanos(),
-        r.startWallNanos(), last);
-  }
-
-  /** {@code OperationRecord.desyncedChannels()} where the API has it, else -1. */
-  static int desyncedChannels(OperationRecord r) {
-    if (DESYNCED == null) {
-      return -1;
-    }
-    try {
-      return ((Number) DESYNCED.invoke(r)).intValue();
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return -1;
-    }
-  }
-
-  private static Method optionalMethod(String name) {
-    try {
-      return OperationRecord.class.getMethod(name);
-    } catch (NoSuchMethodException e) {
-      return null;
-    }
+    String algo = r instanceof CollectiveRecord c ? c.algorithm().name() : null;
+    String proto = r instanceof CollectiveRecord c ? c.algorithm().protocol() : null;
+    return new RecordView(r.operation(), r.sequence(), peer, r.transfer().messageBytes(), r.timing().executionNanos(),
+        r.transfer().busBandwidthGbs(), r.timing().source().name(), r.timing().quarantine().name(),
+        r.flags().stream().map(Enum::name).sorted().toList(), r.channels().desynced(), r.channels().seen(),
+        r.channels().announced(), r.tags().step(), algo, proto, r.timing().gpuStartNanos(),
+        r.timing().startWallNanos(), last);
   }
 
   /** An execution time at all: not the "no time" source given to operations whose channels all lagged. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ public final class AccountedFile {
   private final int writeBytes;
   private final int maxPendingBytes;
   private final long retryNanos;
+  private final LongSupplier clock;
   private final UnitStream stream = new UnitStream();
 
   private OutputChannel channel;
@@ -68,6 +70,13 @@ public final class AccountedFile {
    */
   public AccountedFile(OutputFileSystem fs, FileNames names, String what, int writeBytes, int maxPendingBytes,
       long retryNanos) {
+    this(fs, names, what, writeBytes, maxPendingBytes, retryNanos, System::nanoTime);
+  }
+
+  /** As above, with the monotonic nanosecond clock the retry interval is measured on. */
+  public AccountedFile(OutputFileSystem fs, FileNames names, String what, int writeBytes, int maxPendingBytes,
+      long retryNanos, LongSupplier clock) {
+    this.clock = clock;
     this.fs = fs;
     this.names = names;
     this.what = what;
@@ -192,7 +201,7 @@ public final class AccountedFile {
     if (units == 0) {
       return;
     }
-    long now = System.nanoTime();
+    long now = clock.getAsLong();
     if (error != null && !closing && now - lastAttempt < retryNanos) {
       return;
     }

@@ -1,5 +1,10 @@
 package io.ncclinspector.report.ingest;
 
+import io.ncclinspector.format.FieldType;
+import io.ncclinspector.format.HeaderField;
+import io.ncclinspector.format.MetadataField;
+import io.ncclinspector.format.RecordFormat;
+import io.ncclinspector.format.RecordKind;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.function.Function;
@@ -10,6 +15,8 @@ import java.util.function.Function;
  * definition, spelled for DuckDB's {@code read_json(columns = ...)} and for Spark's {@code
  * from_json} schema. Message sizes are read as 128-bit integers (DuckDB) or 38-digit decimals
  * (Spark) because the reference writes values near 2^64; the trace objects are kept as JSON text.
+ * The objects and fields are those of the shared record format ({@link RecordFormat}), which the
+ * core's writer writes by: a field added there is read here.
  */
 public final class JsonLayout {
   private JsonLayout() {}
@@ -22,6 +29,7 @@ public final class JsonLayout {
     /** An integer of up to 38 digits. */
     HUGE("HUGEINT", "DECIMAL(38,0)"),
     DOUBLE("DOUBLE", "DOUBLE"),
+    BOOLEAN("BOOLEAN", "BOOLEAN"),
     TEXT_LIST("VARCHAR[]", "ARRAY<STRING>"),
     /** Any JSON value, kept as its text. */
     JSON("JSON", "STRING");
@@ -32,6 +40,20 @@ public final class JsonLayout {
     Type(String duckDb, String spark) {
       this.duckDb = duckDb;
       this.spark = spark;
+    }
+
+    /** How the report reads a field of this JSON type. */
+    public static Type of(FieldType t) {
+      return switch (t) {
+        case STRING -> TEXT;
+        case INT -> INT;
+        case LONG -> BIGINT;
+        case UNSIGNED_LONG -> HUGE;
+        case DOUBLE -> DOUBLE;
+        case BOOLEAN -> BOOLEAN;
+        case STRING_LIST -> TEXT_LIST;
+        case OBJECT, OBJECT_LIST -> JSON;
+      };
     }
 
     public String duckDb() {
@@ -49,48 +71,17 @@ public final class JsonLayout {
   /** One top-level object of the line. */
   public record Part(String name, List<Field> fields) {}
 
-  private static Field f(String name, Type type) {
-    return new Field(name, type);
-  }
-
-  private static List<Field> perf(String p, boolean coll) {
-    List<Field> common = List.of(f(p, Type.TEXT), f(p + "_sn", Type.BIGINT));
-    java.util.ArrayList<Field> out = new java.util.ArrayList<>(common);
-    if (!coll) {
-      out.add(f("p2p_peer", Type.INT));
-    }
-    out.addAll(List.of(f(p + "_msg_size_bytes", Type.HUGE), f(p + "_exec_time_us", Type.BIGINT),
-        f(p + "_timing_source", Type.TEXT), f(p + "_algobw_gbs", Type.DOUBLE),
-        f(p + "_busbw_gbs", Type.DOUBLE), f(p + "_exec_time_ns", Type.BIGINT)));
-    if (coll) {
-      out.addAll(List.of(f("coll_algo", Type.TEXT), f("coll_proto", Type.TEXT)));
-    }
-    out.addAll(List.of(f(p + "_datatype", Type.TEXT), f(p + "_count", Type.BIGINT)));
-    if (coll) {
-      out.add(f("coll_root", Type.INT));
-    }
-    out.addAll(List.of(f(p + "_nchannels", Type.INT), f(p + "_channels_seen", Type.INT)));
-    if (coll) {
-      out.add(f("coll_nwarps", Type.INT));
-    }
-    out.addAll(List.of(f(p + "_gpu_start_ns", Type.BIGINT), f(p + "_gpu_span_ns", Type.BIGINT),
-        f(p + "_gpu_skew_ns", Type.BIGINT), f(p + "_step", Type.BIGINT),
-        f(p + "_phase", Type.TEXT), f(p + "_flags", Type.TEXT_LIST),
-        f(p + "_quarantine_reason", Type.TEXT), f("event_trace_sn", Type.JSON),
-        f("event_trace_ts", Type.JSON)));
-    return List.copyOf(out);
+  private static Part part(String object, RecordKind kind) {
+    return new Part(object, RecordFormat.fieldsOf(object).stream()
+        .map(f -> new Field(f.jsonName(kind), Type.of(f.type()))).toList());
   }
 
   /** The line's objects and fields. */
   public static final List<Part> PARTS = List.of(
-      new Part("header", List.of(f("id", Type.TEXT), f("comm_name", Type.TEXT),
-          f("rank", Type.INT), f("n_ranks", Type.INT), f("nnodes", Type.INT))),
-      new Part("metadata", List.of(f("inspector_output_format_version", Type.TEXT),
-          f("git_rev", Type.TEXT), f("rec_mechanism", Type.TEXT),
-          f("dump_timestamp_us", Type.BIGINT), f("hostname", Type.TEXT), f("pid", Type.BIGINT),
-          f("profiler_interface_version", Type.INT))),
-      new Part("coll_perf", perf("coll", true)),
-      new Part("p2p_perf", perf("p2p", false)));
+      part(HeaderField.OBJECT, RecordKind.COLL),
+      part(MetadataField.OBJECT, RecordKind.COLL),
+      part(RecordKind.COLL.perfObject(), RecordKind.COLL),
+      part(RecordKind.P2P.perfObject(), RecordKind.P2P));
 
   /** DuckDB's {@code read_json} {@code columns} argument. */
   public static String duckDbColumns() {

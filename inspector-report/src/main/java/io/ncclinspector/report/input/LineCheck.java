@@ -5,15 +5,27 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import io.ncclinspector.format.FieldType;
+import io.ncclinspector.format.HeaderField;
+import io.ncclinspector.format.PerfField;
+import io.ncclinspector.format.RecordField;
+import io.ncclinspector.format.RecordKind;
+import io.ncclinspector.report.ingest.RecordSchema;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Decides whether one line is an Inspector record the import can use, and if not, says why in
  * words a user can act on. The rules are those of the import's SQL (see
- * {@code RecordSchema#VALIDITY}): a JSON object with a {@code header} (id, rank, n_ranks, nnodes),
- * and exactly one of {@code coll_perf} / {@code p2p_perf} with the operation name, sequence
- * number, message size, execution time and timing source. Everything else is optional.
+ * {@link RecordSchema#VALIDITY}): a JSON object with a {@code header} with the fields of
+ * {@link RecordSchema#REQUIRED_HEADER} (id, rank, n_ranks, nnodes), and exactly one of {@code
+ * coll_perf} / {@code p2p_perf} with those of {@link RecordSchema#REQUIRED_PERF} (operation name,
+ * sequence number, message size, execution time, timing source). Everything else is optional.
  *
  * <p>Scalars are accepted where DuckDB's reader converts them: numbers and numeric strings for
  * integers (within the column's range), any scalar for text.
@@ -42,11 +54,14 @@ public final class LineCheck {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonToken value = p.nextToken();
-        switch (name) {
-          case "header" -> header = value == JsonToken.START_OBJECT ? header(p) : notObject(p, name);
-          case "coll_perf" -> coll = value == JsonToken.START_OBJECT ? perf(p, "coll") : notObject(p, name);
-          case "p2p_perf" -> p2p = value == JsonToken.START_OBJECT ? perf(p, "p2p") : notObject(p, name);
-          default -> p.skipChildren();
+        if (name.equals(HeaderField.OBJECT)) {
+          header = value == JsonToken.START_OBJECT ? header(p) : notObject(p, name);
+        } else if (name.equals(RecordKind.COLL.perfObject())) {
+          coll = value == JsonToken.START_OBJECT ? perf(p, RecordKind.COLL) : notObject(p, name);
+        } else if (name.equals(RecordKind.P2P.perfObject())) {
+          p2p = value == JsonToken.START_OBJECT ? perf(p, RecordKind.P2P) : notObject(p, name);
+        } else {
+          p.skipChildren();
         }
       }
       if (p.currentToken() != JsonToken.END_OBJECT) {
@@ -86,16 +101,17 @@ public final class LineCheck {
 
   private static String verdict(Part header, Part coll, Part p2p) {
     if (!header.present()) {
-      return "no header object";
+      return "no " + HeaderField.OBJECT + " object";
     }
     if (header.problem() != null) {
       return header.problem();
     }
     if (coll.present() && p2p.present()) {
-      return "both coll_perf and p2p_perf";
+      return "both " + RecordKind.COLL.perfObject() + " and " + RecordKind.P2P.perfObject();
     }
     if (!coll.present() && !p2p.present()) {
-      return "neither coll_perf nor p2p_perf (not an operation record)";
+      return "neither " + RecordKind.COLL.perfObject() + " nor " + RecordKind.P2P.perfObject()
+          + " (not an operation record)";
     }
     return coll.present() ? coll.problem() : p2p.problem();
   }
@@ -109,74 +125,48 @@ public final class LineCheck {
   }
 
   private static Part header(JsonParser p) throws IOException {
-    boolean id = false;
-    boolean rank = false;
-    boolean ranks = false;
-    boolean nodes = false;
-    String problem = null;
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
-      JsonToken v = p.nextToken();
-      switch (name) {
-        case "id" -> id = scalarText(v);
-        case "rank" -> rank = integer(p, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
-        case "n_ranks" -> ranks = integer(p, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
-        case "nnodes" -> nodes = integer(p, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
-        default -> { }
-      }
-      p.skipChildren();
-    }
-    if (!id) {
-      problem = "header.id missing";
-    } else if (!rank) {
-      problem = "header.rank missing or not an integer";
-    } else if (!ranks) {
-      problem = "header.n_ranks missing or not an integer";
-    } else if (!nodes) {
-      problem = "header.nnodes missing or not an integer";
-    }
-    return problem == null ? Part.COMPLETE : Part.problem(problem);
+    return required(p, RecordKind.COLL, RecordSchema.REQUIRED_HEADER);
   }
 
-  private static Part perf(JsonParser p, String prefix) throws IOException {
-    boolean op = false;
-    boolean sn = false;
-    boolean size = false;
-    boolean time = false;
-    boolean source = false;
+  private static Part perf(JsonParser p, RecordKind kind) throws IOException {
+    return required(p, kind, RecordSchema.REQUIRED_PERF);
+  }
+
+  /** Reads an object's fields; the first required one missing or of the wrong type is the problem. */
+  private static Part required(JsonParser p, RecordKind kind, List<? extends RecordField> fields)
+      throws IOException {
+    Map<String, RecordField> wanted = new HashMap<>();
+    for (RecordField f : fields) {
+      wanted.put(f.jsonName(kind), f);
+    }
+    Set<RecordField> found = new HashSet<>();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
+      RecordField f = wanted.get(p.currentName());
       JsonToken v = p.nextToken();
-      if (name.equals(prefix)) {
-        op = scalarText(v);
-      } else if (name.equals(prefix + "_sn")) {
-        sn = integer(p, v, Long.MIN_VALUE, Long.MAX_VALUE);
-      } else if (name.equals(prefix + "_msg_size_bytes")) {
-        size = hugeInteger(p, v);
-      } else if (name.equals(prefix + "_exec_time_us")) {
-        time = integer(p, v, Long.MIN_VALUE, Long.MAX_VALUE);
-      } else if (name.equals(prefix + "_timing_source")) {
-        source = scalarText(v);
+      if (f != null && readable(p, v, f.type())) {
+        found.add(f);
       }
       p.skipChildren();
     }
-    String where = prefix + "_perf.";
-    if (!op) {
-      return Part.problem(where + prefix + " (operation name) missing");
-    }
-    if (!sn) {
-      return Part.problem(where + prefix + "_sn missing or not an integer");
-    }
-    if (!size) {
-      return Part.problem(where + prefix + "_msg_size_bytes missing or not an integer");
-    }
-    if (!time) {
-      return Part.problem(where + prefix + "_exec_time_us missing or not an integer");
-    }
-    if (!source) {
-      return Part.problem(where + prefix + "_timing_source missing");
+    for (RecordField f : fields) {
+      if (!found.contains(f)) {
+        String name = f.objectName(kind) + "." + f.jsonName(kind);
+        return Part.problem(name + (f == PerfField.OPERATION ? " (operation name) missing"
+            : f.type() == FieldType.STRING ? " missing" : " missing or not an integer"));
+      }
     }
     return Part.COMPLETE;
+  }
+
+  /** Whether the reader would read the value as a field of this type. */
+  private static boolean readable(JsonParser p, JsonToken v, FieldType type) throws IOException {
+    return switch (type) {
+      case STRING -> scalarText(v);
+      case INT -> integer(p, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
+      case LONG -> integer(p, v, Long.MIN_VALUE, Long.MAX_VALUE);
+      case UNSIGNED_LONG -> hugeInteger(p, v);
+      default -> throw new IllegalArgumentException("not a required field's type: " + type);
+    };
   }
 
   private static boolean scalarText(JsonToken v) {

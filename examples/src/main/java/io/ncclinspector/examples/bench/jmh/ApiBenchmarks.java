@@ -5,7 +5,7 @@ import io.ncclinspector.InspectorListener;
 import io.ncclinspector.InspectorSnapshot;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import java.io.IOException;
@@ -58,7 +58,7 @@ public class ApiBenchmarks {
       TraceEvents trace = new TraceReader().read(Path.of(System.getProperty("bench.trace",
           "examples/traces/h3_mix-trace-pid1061.jsonl.gz")));
       for (int i = 0; i < 4; i++) {
-        ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString());
+        ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString());
         ProfilerTableDriver.prepare(trace.maxHandleId(), trace.maxContextId());
         ProfilerTableDriver.run(trace.events(), trace.count(), 0, null);
         ProfilerTableDriver.close();
@@ -97,12 +97,12 @@ public class ApiBenchmarks {
 
     @Setup(Level.Invocation)
     public void moreRecords() throws InterruptedException {
-      ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString());
+      ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString());
       ProfilerTableDriver.prepare(trace.maxHandleId(), trace.maxContextId());
       ProfilerTableDriver.run(trace.events(), trace.count(), 0, null);
       ProfilerTableDriver.close();
       expected += 262;
-      while (inspector.recordsReceived() < expected) {
+      while (inspector.status().records().received() < expected) {
         Thread.sleep(1);
       }
       Thread.sleep(5); /* let the analysis thread fold them in */
@@ -151,10 +151,10 @@ public class ApiBenchmarks {
       Path file = dir.resolve("trace-pid1.jsonl");
       Files.write(file, lines, StandardCharsets.UTF_8);
       TraceEvents t = new TraceReader().read(file);
-      ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString());
+      ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString());
       ProfilerTableDriver.prepare(t.maxHandleId(), t.maxContextId());
-      ProfilerTableDriver.run(t.events().slice(0, ProfilerTableDriver.EVENT_BYTES), 1, 0, null);
-      collective = t.events().slice(ProfilerTableDriver.EVENT_BYTES, 5 * ProfilerTableDriver.EVENT_BYTES);
+      ProfilerTableDriver.run(t.events().slice(0, TraceEvents.eventBytes()), 1, 0, null);
+      collective = t.events().slice(TraceEvents.eventBytes(), 5 * TraceEvents.eventBytes());
       calls = 5;
     }
 

@@ -34,7 +34,7 @@ final class BaselineMadDetector {
     OperationClass cls = OperationClass.of(r);
     RobustBaseline b = baselines.computeIfAbsent(new Key(r.communicator().serial(), cls),
         k -> new RobustBaseline(WINDOW));
-    long x = r.executionNanos();
+    long x = r.timing().executionNanos();
     boolean slow = false;
     if (b.size() >= WARMUP) {
       long median = b.median();
@@ -48,8 +48,8 @@ final class BaselineMadDetector {
   }
 
   private static boolean judgeable(OperationRecord r) {
-    return r.quarantine() == Quarantine.NONE && !r.flags().contains(RecordFlag.INCOMPLETE)
-        && r.timingSource() != TimingSource.COLLECTIVE_CPU && r.executionNanos() > 0;
+    return r.timing().quarantine() == Quarantine.NONE && !r.flags().contains(RecordFlag.INCOMPLETE)
+        && r.timing().source() != TimingSource.COLLECTIVE_CPU && r.timing().executionNanos() > 0;
   }
 
   /** Rolling window with its median and MAD, re-sorted every 8 samples. */

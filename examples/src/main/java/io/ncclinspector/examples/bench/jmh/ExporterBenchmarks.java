@@ -8,10 +8,11 @@ import io.ncclinspector.NcclInspector;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.internal.JsonLinesWriter;
-import io.ncclinspector.internal.prometheus.PrometheusTextfileSink;
 import io.ncclinspector.jfr.JfrEvents;
+import io.ncclinspector.jfr.internal.JfrExporter;
+import io.ncclinspector.prometheus.internal.PrometheusTextfileSink;
 import io.ncclinspector.micrometer.NcclInspectorMetrics;
-import io.ncclinspector.nativecore.ProfilerTableDriver;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import java.io.IOException;
@@ -62,7 +63,7 @@ public class ExporterBenchmarks {
     JsonLinesWriter json;
     PrometheusTextfileSink prometheus;
     NcclInspectorMetrics micrometer;
-    JfrEvents jfr;
+    JfrExporter jfr;
     Recording recording;
     NcclInspector inspector;
 
@@ -70,7 +71,7 @@ public class ExporterBenchmarks {
     public void setUp() throws IOException, InterruptedException {
       dir = Files.createTempDirectory("nccl-inspector-exporters");
       inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).jsonOutput(false)
-          .jfrEvents(false).minMessageBytes(0).requireKernelTiming(false).build());
+          .withoutExporter(JfrEvents.NAME).minMessageBytes(0).requireKernelTiming(false).build());
       List<OperationRecord> seen = new CopyOnWriteArrayList<>();
       inspector.addListener(new InspectorListener() {
         @Override
@@ -80,7 +81,7 @@ public class ExporterBenchmarks {
       });
       TraceEvents trace = new TraceReader().read(Path.of(System.getProperty("bench.trace",
           "examples/traces/h3_mix-trace-pid1061.jsonl.gz")));
-      ProfilerTableDriver.open(inspector.libraryPath().orElseThrow().toString());
+      ProfilerTableDriver.open(inspector.status().libraryPath().orElseThrow().toString());
       ProfilerTableDriver.prepare(trace.maxHandleId(), trace.maxContextId());
       ProfilerTableDriver.run(trace.events(), trace.count(), 0, null);
       ProfilerTableDriver.close();
@@ -94,7 +95,7 @@ public class ExporterBenchmarks {
           "unknown", EventCounters::empty, () -> 0);
       micrometer = NcclInspectorMetrics.builder(inspector).build();
       micrometer.bindTo(new SimpleMeterRegistry());
-      jfr = new JfrEvents(inspector::snapshot);
+      jfr = new JfrExporter(inspector::snapshot);
     }
 
     @TearDown(Level.Trial)
@@ -123,7 +124,7 @@ public class ExporterBenchmarks {
   @OperationsPerInvocation(RECORDS)
   public void prometheusRecord(Records s) {
     for (OperationRecord r : s.records) {
-      s.prometheus.record(r);
+      s.prometheus.operationCompleted(r);
     }
   }
 
@@ -131,8 +132,8 @@ public class ExporterBenchmarks {
   @Benchmark
   @OutputTimeUnit(TimeUnit.MICROSECONDS)
   public void prometheusWrite(Records s) {
-    s.prometheus.record(s.records[0]); /* so that the GPU file is rewritten */
-    s.prometheus.flushRequested();
+    s.prometheus.operationCompleted(s.records[0]); /* so that the GPU file is rewritten */
+    s.prometheus.flushNow();
   }
 
   /** Micrometer: a timer and a distribution summary per record (SimpleMeterRegistry). */
@@ -149,7 +150,7 @@ public class ExporterBenchmarks {
   @OperationsPerInvocation(RECORDS)
   public void jfrOperationDisabled(Records s) {
     for (OperationRecord r : s.records) {
-      s.jfr.operation(r);
+      s.jfr.operationCompleted(r);
     }
   }
 
@@ -175,7 +176,7 @@ public class ExporterBenchmarks {
   @OperationsPerInvocation(RECORDS)
   public void jfrOperationRecorded(Records s, Recorded on, Blackhole bh) {
     for (OperationRecord r : s.records) {
-      s.jfr.operation(r);
+      s.jfr.operationCompleted(r);
     }
     bh.consume(on);
   }

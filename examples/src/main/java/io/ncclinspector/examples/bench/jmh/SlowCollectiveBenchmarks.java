@@ -3,12 +3,9 @@ package io.ncclinspector.examples.bench.jmh;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.P2pRecord;
-import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveDetection;
-import io.ncclinspector.TimingSource;
 import io.ncclinspector.internal.SlowCollectiveDetector;
-import java.util.List;
+import io.ncclinspector.testkit.RecordBuilder;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -62,9 +59,9 @@ public class SlowCollectiveBenchmarks {
           case 2 -> collective(c, "AllReduce", "SIMPLE", 16 << 20, seq, jitter(rnd, 200_000));
           case 3 -> collective(c, "ReduceScatter", "SIMPLE", 4 << 20, seq, jitter(rnd, 60_000));
           case 4 -> collective(c, "AllGather", "SIMPLE", 4 << 20, seq, jitter(rnd, 55_000));
-          default -> new P2pRecord(c, rnd.nextBoolean() ? "Send" : "Recv", seq, 1, 2 << 20, "ncclInt8", 2 << 20, 1, 1,
-              jitter(rnd, 12_000), TimingSource.KERNEL_GPU, 1, 1, 1_000_000L + seq, 12_000, 0, Quarantine.NONE, seq,
-              0, Set.of(), List.of(), 1, 2, -1, null);
+          default -> RecordBuilder.p2p(c, rnd.nextBoolean() ? "Send" : "Recv").sequence(seq).messageBytes(2 << 20)
+              .channels(1, 1).executionNanos(jitter(rnd, 12_000)).algorithmBandwidthGbs(1).busBandwidthGbs(1)
+              .gpu(1_000_000L + seq, 12_000, 0).startWallNanos(seq).build();
         };
       }
     }
@@ -75,9 +72,9 @@ public class SlowCollectiveBenchmarks {
 
     private static CollectiveRecord collective(CommunicatorInfo c, String op, String proto, long bytes, long seq,
         long exec) {
-      return new CollectiveRecord(c, op, seq, bytes / 4, "ncclFloat32", bytes, 0, "RING", proto, 8, 8, 16, exec,
-          TimingSource.KERNEL_GPU, 1, 1, 1_000_000L + seq * 1000, exec + 300, 300, Quarantine.NONE, seq * 1000, 0,
-          Set.of(), List.of(), 1, 2, -1, null);
+      return RecordBuilder.collective(c, op).sequence(seq).messageBytes(bytes).algorithm("RING", proto)
+          .executionNanos(exec).algorithmBandwidthGbs(1).busBandwidthGbs(1).gpu(1_000_000L + seq * 1000, exec + 300, 300)
+          .startWallNanos(seq * 1000).buildCollective();
     }
   }
 

@@ -1,0 +1,337 @@
+package io.ncclinspector.micrometer;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.CommunicatorSelector;
+import io.ncclinspector.EventCounters;
+import io.ncclinspector.HangEvent;
+import io.ncclinspector.InspectorListener;
+import io.ncclinspector.ListenerRegistration;
+import io.ncclinspector.NcclInspector;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.Quarantine;
+import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.SlowCollectiveSummary;
+import io.ncclinspector.spi.MessageSizeLabel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Micrometer meters for an inspector: per communicator and operation class, a {@link Timer} of
+ * execution time and a {@link DistributionSummary} of bus bandwidth (GB/s), for collectives and
+ * Send/Recv apart; counters of records, drops (by reason), quarantined records, slow collectives
+ * and suspected hangs; a gauge of live communicators.
+ *
+ * <pre>{@code
+ * try (NcclInspector inspector = NcclInspector.enable();
+ *      NcclInspectorMetrics metrics = NcclInspectorMetrics.builder(inspector).build()) {
+ *   metrics.bindTo(registry);   // or register it as a MeterBinder bean
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Tag cardinality is bounded: tags are the communicator (name and id), the operation, algorithm,
+ * protocol and the reference's message-size bucket ({@code 8-9KB}), never sequence numbers or
+ * ranks' timestamps; and past {@link Builder#maxOperationClasses} distinct tag sets, operations
+ * are counted in {@code nccl.inspector.meters.overflow} instead of creating meters.
+ *
+ * <p>Records reach the meters through a listener of the inspector, on its own thread; a registry
+ * that is slow to record only delays that thread (and, past its queue, drops are counted by the
+ * registration). Quarantined records (untrusted GPU timing) are counted, not timed.
+ *
+ * <p>Micrometer is an optional dependency of this library: only applications that use this class
+ * need it on the class path.
+ */
+public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
+  private final NcclInspector inspector;
+  private final Tags commonTags;
+  private final int maxClasses;
+  private final boolean percentileHistogram;
+  private final CommunicatorSelector selector;
+  private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+  private final Set<Meter.Id> registered = ConcurrentHashMap.newKeySet();
+  private final Map<ClassKey, Meters> meters = new ConcurrentHashMap<>();
+  private final AtomicLong overflow = new AtomicLong();
+  private final CachedCounters counters;
+  private final MessageSizeLabel sizes = new MessageSizeLabel();
+  private volatile ListenerRegistration registration;
+
+  private NcclInspectorMetrics(Builder b) {
+    this.inspector = b.inspector;
+    this.commonTags = b.tags;
+    this.maxClasses = b.maxClasses;
+    this.percentileHistogram = b.percentileHistogram;
+    this.selector = b.selector;
+    this.counters = new CachedCounters(inspector, b.countersRefreshNanos);
+  }
+
+  public static Builder builder(NcclInspector inspector) {
+    return new Builder(inspector);
+  }
+
+  /** Operations not metered because {@link Builder#maxOperationClasses} tag sets existed already. */
+  public long overflow() {
+    return overflow.get();
+  }
+
+  @Override
+  public synchronized void bindTo(MeterRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
+    if (registries.contains(registry)) {
+      return;
+    }
+    registries.add(registry);
+    meters.clear(); /* rebuilt lazily for every bound registry */
+    remember(FunctionCounter.builder("nccl.inspector.records", inspector, i -> i.status().records().received())
+        .description("Operation records received from NCCL").tags(commonTags).register(registry));
+    EventCounters now = inspector.counters();
+    for (String reason : now.drops().keySet()) {
+      remember(FunctionCounter.builder("nccl.inspector.dropped", counters, c -> c.get().drops().getOrDefault(reason, 0L))
+          .description("Events or records dropped, by reason").tags(commonTags).tag("reason", reason).register(registry));
+    }
+    for (Quarantine reason : now.quarantined().keySet()) {
+      remember(FunctionCounter.builder("nccl.inspector.quarantined", counters, c -> c.get().get(reason))
+          .description("Records whose GPU timing was not trusted, by reason").tags(commonTags)
+          .tag("reason", reason.jsonName()).register(registry));
+    }
+    remember(FunctionCounter.builder("nccl.inspector.meters.overflow", overflow, AtomicLong::get)
+        .description("Operations not metered because the operation-class limit was reached")
+        .tags(commonTags).register(registry));
+    remember(Gauge.builder("nccl.inspector.communicators", inspector, i -> i.communicators().size())
+        .description("Live NCCL communicators").tags(commonTags).register(registry));
+    if (registration == null && inspector.isActive()) {
+      registration = inspector.addListener(selector, new Recorder());
+    }
+  }
+
+  private void remember(Meter m) {
+    registered.add(m.getId());
+  }
+
+  /** Stops metering and removes this binder's meters from the registries it was bound to. */
+  @Override
+  public synchronized void close() {
+    ListenerRegistration r = registration;
+    registration = null;
+    if (r != null) {
+      r.close();
+    }
+    for (MeterRegistry registry : registries) {
+      for (Meter.Id id : registered) {
+        registry.remove(id);
+      }
+    }
+    registries.clear();
+    meters.clear();
+  }
+
+  /** The tag set of one operation class of one communicator. */
+  private record ClassKey(long commSerial, String operation, String algorithm, String protocol, String size) {}
+
+  /** The meters of one class, in every bound registry. */
+  private record Meters(Timer[] time, DistributionSummary[] bandwidth) {}
+
+  private Meters metersFor(OperationRecord r) {
+    CommunicatorInfo c = r.communicator();
+    CollectiveRecord coll = r instanceof CollectiveRecord cr ? cr : null;
+    String algorithm = coll != null ? coll.algorithm().name() : null;
+    String protocol = coll != null ? coll.algorithm().protocol() : null;
+    String size = sizes.of(r.transfer().messageBytes());
+    ClassKey key = new ClassKey(c.serial(), r.operation(), algorithm, protocol, size);
+    Meters m = meters.get(key);
+    if (m != null) {
+      return m;
+    }
+    if (meters.size() >= maxClasses) {
+      return null;
+    }
+    Tags tags = commonTags.and("communicator", c.name(), "comm_id", c.idHex(), "operation", r.operation(),
+        "message_size", size);
+    if (coll != null) {
+      tags = tags.and("algorithm", algorithm, "protocol", protocol);
+    }
+    String prefix = coll != null ? "nccl.collective" : "nccl.p2p";
+    List<MeterRegistry> regs = new ArrayList<>(registries);
+    Timer[] timers = new Timer[regs.size()];
+    DistributionSummary[] summaries = new DistributionSummary[regs.size()];
+    for (int i = 0; i < regs.size(); i++) {
+      Timer t = Timer.builder(prefix + ".exec.time").description("Execution time on the GPU")
+          .tags(tags).publishPercentileHistogram(percentileHistogram).register(regs.get(i));
+      DistributionSummary s = DistributionSummary.builder(prefix + ".bus.bandwidth")
+          .description("Bus bandwidth (nccl-tests convention)").baseUnit("GB/s")
+          .tags(tags).publishPercentileHistogram(percentileHistogram).register(regs.get(i));
+      remember(t);
+      remember(s);
+      timers[i] = t;
+      summaries[i] = s;
+    }
+    m = new Meters(timers, summaries);
+    meters.put(key, m);
+    return m;
+  }
+
+  /**
+   * Meters one completed operation, as the binder's listener does for every record of the
+   * inspector. Also usable to meter records from elsewhere (a replay, an exported file). Call it
+   * from one thread at a time.
+   */
+  public void record(OperationRecord r) {
+    if (r.timing().quarantine() != Quarantine.NONE) {
+      return; /* counted by nccl.inspector.quarantined */
+    }
+    Meters m = metersFor(r);
+    if (m == null) {
+      overflow.incrementAndGet();
+      return;
+    }
+    for (Timer t : m.time()) {
+      t.record(r.timing().executionNanos(), TimeUnit.NANOSECONDS);
+    }
+    for (DistributionSummary s : m.bandwidth()) {
+      s.record(r.transfer().busBandwidthGbs());
+    }
+  }
+
+  /** Records on the listener thread of the registration. */
+  private final class Recorder implements InspectorListener {
+    @Override
+    public void operationCompleted(OperationRecord r) {
+      record(r);
+    }
+
+    @Override
+    public void slowCollective(SlowCollectiveEvent e) {
+      countSlow(e.record().communicator(), e.record().operation(), e.kind(), 1);
+    }
+
+    /** Those the rate limit held back from listeners are slow collectives too. */
+    @Override
+    public void slowCollectivesSuppressed(SlowCollectiveSummary s) {
+      for (Map.Entry<SlowCollectiveEvent.Kind, Long> k : s.kinds().entrySet()) {
+        countSlow(s.communicator(), s.operationClass().operation(), k.getKey(), k.getValue());
+      }
+    }
+
+    private void countSlow(CommunicatorInfo c, String operation, SlowCollectiveEvent.Kind kind, long n) {
+      for (MeterRegistry registry : registries) {
+        Counter counter = Counter.builder("nccl.inspector.slow.collectives")
+            .description("Collectives that ran slow against what is normal for their class, rate-limited ones included")
+            .tags(commonTags).tags("communicator", c.name(), "comm_id", c.idHex(), "operation", operation,
+                "kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+            .register(registry);
+        remember(counter);
+        counter.increment(n);
+      }
+    }
+
+    @Override
+    public void hangSuspected(HangEvent e) {
+      CommunicatorInfo c = e.communicator();
+      for (MeterRegistry registry : registries) {
+        Counter counter = Counter.builder("nccl.inspector.hangs.suspected")
+            .description("Operations in flight longer than the hang timeout")
+            .tags(commonTags).tags("communicator", c.name(), "comm_id", c.idHex(), "operation", e.operation())
+            .register(registry);
+        remember(counter);
+        counter.increment();
+      }
+    }
+  }
+
+  /**
+   * The inspector's counters, read at most once per refresh period: a registry reads every drop
+   * counter at each scrape, and reading them all from the native core once serves them all.
+   */
+  private static final class CachedCounters {
+    private final NcclInspector inspector;
+    private final long refreshNanos;
+    private volatile EventCounters value;
+    private volatile long readAt;
+
+    CachedCounters(NcclInspector inspector, long refreshNanos) {
+      this.inspector = inspector;
+      this.refreshNanos = refreshNanos;
+    }
+
+    EventCounters get() {
+      long now = System.nanoTime();
+      EventCounters v = value;
+      if (v == null || now - readAt >= refreshNanos) {
+        v = inspector.counters();
+        value = v;
+        readAt = now;
+      }
+      return v;
+    }
+  }
+
+  /** Configures {@link NcclInspectorMetrics}. */
+  public static final class Builder {
+    private final NcclInspector inspector;
+    private Tags tags = Tags.empty();
+    private int maxClasses = 512;
+    private boolean percentileHistogram;
+    private CommunicatorSelector selector = CommunicatorSelector.all();
+    private long countersRefreshNanos = TimeUnit.SECONDS.toNanos(1);
+
+    private Builder(NcclInspector inspector) {
+      this.inspector = Objects.requireNonNull(inspector, "inspector");
+    }
+
+    /** Tags added to every meter (for example the job or the model). */
+    public Builder tags(Iterable<Tag> extra) {
+      tags = tags.and(extra);
+      return this;
+    }
+
+    public Builder tags(String... keyValues) {
+      tags = tags.and(keyValues);
+      return this;
+    }
+
+    /**
+     * Distinct (communicator, operation, algorithm, protocol, size bucket) tag sets that get
+     * meters (512); operations of further ones are counted in {@code nccl.inspector.meters.overflow}.
+     */
+    public Builder maxOperationClasses(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxOperationClasses must be positive: " + max);
+      }
+      maxClasses = max;
+      return this;
+    }
+
+    /** Publish histogram buckets for percentile queries (Prometheus {@code histogram_quantile}). */
+    public Builder publishPercentileHistogram(boolean publish) {
+      percentileHistogram = publish;
+      return this;
+    }
+
+    /** Only these communicators get operation meters (all by default). */
+    public Builder communicators(CommunicatorSelector s) {
+      selector = Objects.requireNonNull(s, "selector");
+      return this;
+    }
+
+    public NcclInspectorMetrics build() {
+      return new NcclInspectorMetrics(this);
+    }
+  }
+}

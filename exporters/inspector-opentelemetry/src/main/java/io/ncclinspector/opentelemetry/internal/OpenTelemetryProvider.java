@@ -1,0 +1,37 @@
+package io.ncclinspector.opentelemetry.internal;
+
+import io.ncclinspector.opentelemetry.OpenTelemetryMetrics;
+import io.ncclinspector.spi.ExporterFactory;
+import io.ncclinspector.spi.ExporterProvider;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code NCCL_INSPECTOR_OTEL=1}: metrics into {@code GlobalOpenTelemetry} (the OpenTelemetry Java
+ * agent's, or SDK autoconfiguration's), without code. Off by default: without a configured SDK the
+ * global instance records nothing.
+ */
+public final class OpenTelemetryProvider implements ExporterProvider {
+  static final String VARIABLE = "NCCL_INSPECTOR_OTEL";
+
+  @Override
+  public String name() {
+    return OpenTelemetryMetrics.NAME;
+  }
+
+  @Override
+  public Optional<ExporterFactory> fromEnvironment(Map<String, String> environment) {
+    String v = environment.get(VARIABLE);
+    if (v == null || v.isBlank()) {
+      return Optional.empty();
+    }
+    long on;
+    try {
+      on = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(VARIABLE + " must be an integer, got '" + v + "'", e);
+    }
+    return on == 0 ? Optional.empty() : Optional.of(OpenTelemetryMetrics.builder(GlobalOpenTelemetry.get()).build());
+  }
+}

@@ -1,0 +1,43 @@
+package io.ncclinspector;
+
+import java.util.Objects;
+
+/**
+ * When an operation ran and how long it took.
+ *
+ * @param executionNanos execution time: the longest single kernel channel (see {@code source})
+ * @param source which clock the execution time comes from
+ * @param quarantine why the GPU timing is not trusted ({@link Quarantine#NONE} normally)
+ * @param gpuStartNanos earliest GPU start among the channels (global-timer ns), 0 without GPU timing
+ * @param gpuSpanNanos latest GPU stop minus earliest GPU start over the channels, 0 without GPU timing
+ * @param gpuSkewNanos latest channel GPU start minus the earliest: how far apart the channels began
+ * @param startWallNanos wall-clock nanoseconds of the operation's start event (NCCL begins enqueueing it)
+ * @param stopWallNanos wall-clock nanoseconds of its stop event (enqueue done; not completion). Taken
+ *     in verbose mode and for operations without kernel channels; 0 otherwise (the hot path reads
+ *     the clock only where a figure depends on it)
+ * @param launchWallNanos wall-clock nanoseconds of the kernel launch that ran it (interface v5 and
+ *     later, when NCCL started the operation on the launching thread), 0 when unknown
+ */
+public record Timing(long executionNanos, TimingSource source, Quarantine quarantine, long gpuStartNanos,
+    long gpuSpanNanos, long gpuSkewNanos, long startWallNanos, long stopWallNanos, long launchWallNanos) {
+
+  public Timing {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(quarantine, "quarantine");
+  }
+
+  /** Whether the execution time is a measurement ({@code false}: {@link TimingSource#NONE}). */
+  public boolean timed() {
+    return source.timed();
+  }
+
+  /** Whether the time can go into figures: measured and not quarantined. */
+  public boolean trusted() {
+    return quarantine == Quarantine.NONE && source.timed();
+  }
+
+  /** Execution time in whole microseconds, as the reference Inspector reports it. */
+  public long executionMicros() {
+    return executionNanos / 1000;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * NCCL Inspector for the JVM: {@code NcclInspector.enable()}, its configuration, records,
+ * listeners, snapshots and status ({@code io.ncclinspector}), and the interface exporters plug
+ * into ({@code io.ncclinspector.spi}). Everything else (the dump thread, the decoder, the
+ * statistics, the native binding) is internal and not exported.
+ */
+module io.ncclinspector {
+  requires io.ncclinspector.nativecore;
+  requires io.ncclinspector.format;
+  requires com.fasterxml.jackson.core;
+  requires com.fasterxml.jackson.databind;
+  requires com.fasterxml.jackson.datatype.jsr310;
+  requires org.slf4j;
+  requires HdrHistogram; /* an automatic module: the jar names none */
+
+  exports io.ncclinspector;
+  exports io.ncclinspector.spi;
+
+  /* Snapshots are written as JSON by Jackson, which reads the records reflectively. */
+  opens io.ncclinspector to com.fasterxml.jackson.databind;
+
+  uses io.ncclinspector.spi.ExporterProvider;
+}

@@ -1,0 +1,94 @@
+package io.ncclinspector.format;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The fields of the perf object ({@code coll_perf} or {@code p2p_perf}), in the order the core's
+ * writer writes them. Most are named with the kind's prefix ({@code coll_sn}, {@code p2p_sn});
+ * the verbose event traces are not ({@code event_trace_sn}). Fields the writer leaves out when they
+ * have no value: the GPU times (no GPU timing), step and phase (no tag), the quarantine reason,
+ * the desynchronized channel count, the upper-bound mark and the flags (when there are none), the
+ * event traces (unless verbose).
+ */
+public enum PerfField implements RecordField {
+  /** The operation's name: {@code coll} or {@code p2p} ({@code AllReduce}, {@code Send}, ...). */
+  OPERATION("", FieldType.STRING, Origin.REFERENCE, null),
+  SEQUENCE("_sn", FieldType.LONG, Origin.REFERENCE, null),
+  PEER("_peer", FieldType.INT, Origin.REFERENCE, RecordKind.P2P),
+  MESSAGE_BYTES("_msg_size_bytes", FieldType.UNSIGNED_LONG, Origin.REFERENCE, null),
+  EXEC_TIME_US("_exec_time_us", FieldType.LONG, Origin.REFERENCE, null),
+  /** {@code kernel_gpu}, {@code kernel_cpu}, {@code collective_cpu}, ... */
+  TIMING_SOURCE("_timing_source", FieldType.STRING, Origin.REFERENCE, null),
+  ALGORITHM_BANDWIDTH("_algobw_gbs", FieldType.DOUBLE, Origin.REFERENCE, null),
+  BUS_BANDWIDTH("_busbw_gbs", FieldType.DOUBLE, Origin.REFERENCE, null),
+  EXEC_TIME_NS("_exec_time_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  ALGORITHM("_algo", FieldType.STRING, Origin.INSPECTOR_JVM, RecordKind.COLL),
+  PROTOCOL("_proto", FieldType.STRING, Origin.INSPECTOR_JVM, RecordKind.COLL),
+  DATATYPE("_datatype", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  COUNT("_count", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  ROOT("_root", FieldType.INT, Origin.INSPECTOR_JVM, RecordKind.COLL),
+  NCHANNELS("_nchannels", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  CHANNELS_SEEN("_channels_seen", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  NWARPS("_nwarps", FieldType.INT, Origin.INSPECTOR_JVM, RecordKind.COLL),
+  /** The earliest kernel channel's GPU start (GPU global timer, ns). */
+  GPU_START_NS("_gpu_start_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  GPU_SPAN_NS("_gpu_span_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  GPU_SKEW_NS("_gpu_skew_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  STEP("_step", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  PHASE("_phase", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  QUARANTINE_REASON("_quarantine_reason", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  CHANNELS_DESYNCED("_channels_desynced", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** True when the bandwidth is an upper bound (a P2P time that ends at the send side). */
+  BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, RecordKind.P2P),
+  FLAGS("_flags", FieldType.STRING_LIST, Origin.INSPECTOR_JVM, null),
+  /** Verbose: the event sequence numbers ({@link TraceField}, {@link KernelEventField}). */
+  EVENT_TRACE_SN(null, FieldType.OBJECT, Origin.REFERENCE, null),
+  /** Verbose: the event timestamps ({@link TraceField}, {@link KernelEventField}). */
+  EVENT_TRACE_TS(null, FieldType.OBJECT, Origin.REFERENCE, null);
+
+  private final String suffix; /* null: not prefixed, the lower-case constant name */
+  private final FieldType type;
+  private final Origin origin;
+  private final RecordKind only; /* null: both kinds */
+
+  PerfField(String suffix, FieldType type, Origin origin, RecordKind only) {
+    this.suffix = suffix;
+    this.type = type;
+    this.origin = origin;
+    this.only = only;
+  }
+
+  /** The perf fields a record of this kind has, in the writer's order. */
+  public static List<PerfField> of(RecordKind kind) {
+    return Arrays.stream(values()).filter(f -> f.appliesTo(kind)).toList();
+  }
+
+  @Override
+  public String jsonName(RecordKind kind) {
+    if (!appliesTo(kind)) {
+      throw new IllegalArgumentException(name() + " is not a field of " + kind.perfObject());
+    }
+    return suffix == null ? name().toLowerCase(java.util.Locale.ROOT) : kind.prefix() + suffix;
+  }
+
+  @Override
+  public String objectName(RecordKind kind) {
+    return kind.perfObject();
+  }
+
+  @Override
+  public FieldType type() {
+    return type;
+  }
+
+  @Override
+  public Origin origin() {
+    return origin;
+  }
+
+  @Override
+  public boolean appliesTo(RecordKind kind) {
+    return only == null || only == kind;
+  }
+}

@@ -1,0 +1,39 @@
+package io.ncclinspector.replay;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A recorded trace, packed for the profiler-table driver: one 128-byte {@code driver_event} per
+ * callback (layout in driver/profiler_table_driver.h), in the order NCCL made them.
+ *
+ * @param events direct buffer holding {@code count} packed events
+ * @param maxHandleId largest handle id used by the trace
+ * @param maxContextId largest context id used by the trace
+ * @param recordedPid process id of the recorded process, from the trace file name, if present
+ * @param problems lines that could not be used, each with its file and line number
+ * @param endsWithFinalize whether the last event finalizes a communicator (a complete run)
+ * @param cutShort where and why reading stopped before the end of the file (a gzip stream that
+ *     ends early, damage, a file that is not a trace), if it did; the events before are kept
+ */
+public record TraceEvents(
+    ByteBuffer events,
+    int count,
+    int maxHandleId,
+    int maxContextId,
+    OptionalLong recordedPid,
+    List<String> problems,
+    boolean endsWithFinalize,
+    Optional<String> cutShort) {
+
+  public TraceEvents {
+    problems = List.copyOf(problems);
+  }
+
+  /** Bytes of one packed event in {@link #events()}: event {@code i} starts at {@code i * eventBytes()}. */
+  public static int eventBytes() {
+    return DriverEventLayout.EVENT_BYTES;
+  }
+}

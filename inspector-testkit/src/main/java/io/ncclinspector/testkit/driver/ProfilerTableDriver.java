@@ -1,0 +1,79 @@
+package io.ncclinspector.testkit.driver;
+
+import java.nio.ByteBuffer;
+import org.bytedeco.javacpp.Loader;
+import org.bytedeco.javacpp.annotation.Cast;
+import org.bytedeco.javacpp.annotation.Name;
+import org.bytedeco.javacpp.annotation.Platform;
+
+/**
+ * The JavaCPP mapping of the profiler-table driver ({@code driver/profiler_table_driver.h}): a
+ * stand-in for NCCL that {@code dlopen}s a profiler plugin by path, looks up its
+ * {@code ncclProfiler_v5} table and makes the calls of a recorded trace. Used by trace replay and
+ * the benchmarks. It lives in its own shared object, separate from the core it drives. The layout
+ * of its packed events is exported by name ({@code layout*}) and read by {@code DriverEventLayout}.
+ */
+@Platform(
+    include = "driver/profiler_table_driver.h",
+    link = {"nccl_inspector_driver", "dl"},
+    library = "nccl-inspector-driver")
+public final class ProfilerTableDriver {
+  static {
+    Loader.load();
+  }
+
+  private ProfilerTableDriver() {}
+
+  @Name("profiler_driver_open")
+  public static native int open(String libraryPath);
+
+  @Name("profiler_driver_open_null")
+  public static native int openNull();
+
+  @Name("profiler_driver_error")
+  public static native String error();
+
+  @Name("profiler_driver_loaded_path")
+  public static native String loadedPath();
+
+  @Name("profiler_driver_prepare")
+  public static native int prepare(int maxHandleId, int maxContextId);
+
+  @Name("profiler_driver_intern")
+  public static native int intern(String s);
+
+  @Name("profiler_driver_run")
+  public static native long run(
+      @Cast("const void*") ByteBuffer events, long count, int virtualClock, @Cast("long long*") long[] callNanos);
+
+  @Name("profiler_driver_close")
+  public static native void close();
+
+  /** Sets or (enabled 0) releases the opened plugin's virtual clock; -1 if it has none. */
+  @Name("profiler_driver_set_virtual_clock")
+  public static native int setVirtualClock(int enabled, long monoNanos, long wallNanos);
+
+  /** The process environment through libc, as NCCL reads it (null when unset). */
+  @Name("profiler_driver_getenv")
+  public static native String getenv(String name);
+
+  /** Sets (null: unsets) a variable of the process environment through libc; 0 on success. */
+  @Name("profiler_driver_setenv")
+  public static native int setenv(String name, String value);
+
+  /** Bytes malloc'ed and not freed in the process (glibc mallinfo2); -1 where unavailable. */
+  @Name("profiler_driver_malloc_in_use")
+  public static native long mallocInUse();
+
+  @Name("profiler_driver_layout_count")
+  public static native int layoutCount();
+
+  @Name("profiler_driver_layout_name")
+  public static native String layoutName(int i);
+
+  @Name("profiler_driver_layout_offset")
+  public static native int layoutOffset(int i);
+
+  @Name("profiler_driver_layout_size")
+  public static native int layoutSize(int i);
+}

@@ -1,0 +1,86 @@
+package io.ncclinspector.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.NcclInspector;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+import io.ncclinspector.testsupport.LogCapture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Traces no recorder writes: ids that are negative, past 32 or 64 bits, or past the maps the
+ * driver prepared. Each such line is reported and skipped by the reader, and the driver never
+ * indexes outside its maps whatever it is handed (these crashed the JVM in the driver before).
+ */
+class HostileTraceTest {
+  @TempDir Path dir;
+  @RegisterExtension final LogCapture logs = new LogCapture();
+
+  private InspectorConfig config() {
+    return InspectorConfig.builder().dumpDirectory(dir.resolve("out")).minMessageBytes(0)
+        .requireKernelTiming(false).build();
+  }
+
+  @Test
+  void aStopOfHandleMinusOneIsReportedNotPlayed() throws Exception {
+    logs.expect("WARN", "\"h\" -1 out of range").expect("WARN", "no NCCL communicator reached the inspector");
+    Path trace = Files.writeString(dir.resolve("trace-pid1.jsonl"), "{\"t\":1,\"wall\":1,\"ev\":\"stop\",\"h\":-1}\n");
+    ReplayResult r = TraceReplayer.replay(trace, config(), "host");
+    assertEquals(0, r.callsMade());
+    assertEquals(1, r.problems().size(), r.problems()::toString);
+    assertTrue(r.problems().get(0).contains(":1: \"h\" -1 out of range"), r.problems().get(0));
+  }
+
+  @Test
+  void hugeAndWrappingIdsAreReportedWithTheirLine() throws Exception {
+    logs.expect("WARN", "out of range").expect("WARN", "does not fit in 64 bits");
+    List<String> lines = List.of(
+        "{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":1,\"commId\":\"0x5\",\"commName\":\"c\",\"nNodes\":1,\"nranks\":2,\"rank\":0}",
+        "{\"t\":2,\"wall\":2,\"ev\":\"stop\",\"h\":4294967297}",                 /* 2^32 + 1: 1 as an int */
+        "{\"t\":3,\"wall\":3,\"ev\":\"stop\",\"h\":18446744073709551615}",       /* 2^64 - 1: -1 as a long */
+        "{\"t\":4,\"wall\":4,\"ev\":\"state\",\"h\":36893488147419103233,\"state\":22}", /* 2^65 + 1 */
+        "{\"t\":5,\"wall\":5,\"ev\":\"start\",\"ctx\":1,\"h\":2,\"type\":\"KernelCh\",\"parent\":-7,\"channelId\":0}",
+        "{\"t\":6,\"wall\":6,\"ev\":\"start\",\"ctx\":2147483648,\"h\":3,\"type\":\"Coll\",\"func\":\"AllReduce\"}",
+        "{\"t\":7,\"wall\":7,\"ev\":\"start\",\"ctx\":1,\"h\":16777217,\"type\":\"Coll\",\"func\":\"AllReduce\"}",
+        "{\"t\":8,\"wall\":8,\"ev\":\"fini\",\"ctx\":-1}",
+        "{\"t\":9,\"wall\":9,\"ev\":\"fini\",\"ctx\":1}");
+    Path trace = Files.write(dir.resolve("trace-pid2.jsonl"), lines, StandardCharsets.UTF_8);
+    ReplayResult r = TraceReplayer.replay(trace, config(), "host");
+    assertEquals(2, r.traceEvents(), "only the init and the finalize are usable");
+    assertEquals(2, r.callsMade());
+    assertEquals(7, r.problems().size(), r.problems()::toString);
+    for (int line = 2; line <= 8; line++) {
+      String p = r.problems().get(line - 2);
+      assertTrue(p.startsWith(trace + ":" + line + ": "), p);
+      assertTrue(p.contains("out of range") || p.contains("does not fit in 64 bits"), p);
+    }
+  }
+
+  @Test
+  void packedEventsWithIdsPastThePreparedMapsAreNotSent() throws Exception {
+    logs.expect("WARN", "no NCCL communicator reached the inspector");
+    /* A TraceEvents built by hand, claiming ids up to 1 while its events use -1 and 2^31. */
+    ByteBuffer events = ByteBuffer.allocateDirect(3 * DriverEventLayout.EVENT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    int stop = 2, state = 3, handle = 12;
+    events.put(0, (byte) stop).putInt(handle, -1);
+    events.put(128, (byte) state).putInt(128 + handle, Integer.MIN_VALUE);
+    events.put(256, (byte) stop).putInt(256 + handle, 2);
+    TraceEvents hostile = new TraceEvents(events, 3, 1, 1, OptionalLong.empty(), List.of(), false, java.util.Optional.empty());
+    try (NcclInspector inspector = NcclInspector.enable(config());
+        TracePlayer player = TracePlayer.open(inspector, hostile)) {
+      assertEquals(3, player.play(3));
+      assertEquals(0, player.remaining());
+    }
+  }
+}

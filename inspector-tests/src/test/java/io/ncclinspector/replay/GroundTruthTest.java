@@ -1,0 +1,196 @@
+package io.ncclinspector.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.testsupport.TestData;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Execution times against an independent clock: the {@code n2_truth} recording (2 x H200 over
+ * NVLink, AllReduce, ReduceScatter, a Send/Recv ring, and an AlltoAll every 10th step) comes with
+ * rank 0's NCCL kernel durations measured by CUPTI. Each of our records names its kernel launch
+ * (interface v5's KernelLaunch time), which finds its kernel among CUPTI's, launch order for launch
+ * order.
+ *
+ * <p>What must hold: every collective we time is within launch overhead of its kernel (in step,
+ * a channel's time is the kernel's duration less 2.8-3.6 µs); no collective is timed by another
+ * work item's timestamps (those are left out or untimed); a P2P time, which ends at the send side,
+ * never exceeds its kernel. NVIDIA's reference Inspector, in the same run, reports the times that
+ * our rule leaves out: the test counts how many of its collective times are off their kernels.
+ */
+class GroundTruthTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** In step, a channel runs 2.8-3.6 µs shorter than its kernel (kernel launch and teardown). */
+  private static final long SHORTER_AT_MOST_NS = 6_000;
+  private static final long LONGER_AT_MOST_NS = 1_000;
+
+  @TempDir Path out;
+
+  private record Kernel(String name, long durationNanos) {}
+
+  @Test
+  void everyCollectiveWeTimeMatchesItsKernelAndNoneIsAnotherWorksTime() throws IOException {
+    Path scenario = TestData.traces().resolve("n2_truth");
+    Path trace = scenario.resolve("trace/trace-pid585.jsonl.gz");
+
+    /* The trace's kernel launches in order, with the operations each launched. */
+    List<Long> launchWalls = new ArrayList<>();
+    List<String> launchOps = new ArrayList<>();
+    Map<String, Integer> launchOfCollective = new HashMap<>();
+    Map<Long, Integer> lastLaunchOfThread = new HashMap<>();
+    for (JsonNode e : ReferenceConformanceTest.readLines(trace)) {
+      if (!"start".equals(e.path("ev").asText())) {
+        continue;
+      }
+      String type = e.path("type").asText();
+      long tid = e.path("tid").asLong();
+      if (type.equals("KernelLaunch")) {
+        lastLaunchOfThread.put(tid, launchWalls.size());
+        launchWalls.add(e.get("wall").asLong());
+        launchOps.add("");
+      } else if ((type.equals("Coll") || type.equals("P2p")) && lastLaunchOfThread.containsKey(tid)) {
+        int launch = lastLaunchOfThread.get(tid);
+        launchOps.set(launch, launchOps.get(launch) + " " + e.get("func").asText());
+        if (type.equals("Coll")) {
+          launchOfCollective.put(e.get("func").asText() + "#" + e.get("seq").asLong(), launch);
+        }
+      }
+    }
+    List<Kernel> kernels = new ArrayList<>();
+    for (String line : Files.readAllLines(scenario.resolve("cupti-rank0.ndjson"))) {
+      JsonNode k = JSON.readTree(line);
+      kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("dur_us").asDouble() * 1000)));
+    }
+    int shift = alignment(launchOps, kernels);
+
+    ReplayResult result = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(out)
+        .verbose(true).minMessageBytes(0).requireKernelTiming(false).build(), "vm");
+    List<JsonNode> ours = new ArrayList<>(ReferenceConformanceTest.readLines(result.outputFile().orElseThrow()));
+    Path quarantine = out.resolve("vm-pid585.quarantine.log");
+    ours.addAll(ReferenceConformanceTest.readLines(quarantine));
+
+    int timedCollectives = 0;
+    int untimedCollectives = 0;
+    int partialCollectives = 0;
+    int p2pTimed = 0;
+    List<String> wrong = new ArrayList<>();
+    for (JsonNode r : ours) {
+      String kind = r.has("coll_perf") ? "coll" : "p2p";
+      JsonNode p = r.get(kind + "_perf");
+      long launchUs = p.at("/event_trace_ts/" + kind + "_launch_ts").asLong();
+      int launch = indexOfLaunch(launchWalls, launchUs);
+      int k = launch - shift;
+      if (launch < 0 || k < 0 || k >= kernels.size()) {
+        continue; /* the warm-up before CUPTI recorded, or an operation launched elsewhere */
+      }
+      Kernel kernel = kernels.get(k);
+      String source = p.get(kind + "_timing_source").asText();
+      long exec = p.get(kind + "_exec_time_ns").asLong();
+      if (kind.equals("coll")) {
+        if (source.equals("none")) {
+          untimedCollectives++;
+          assertEquals("kernel_channel_desync", p.get("coll_quarantine_reason").asText());
+          continue;
+        }
+        assertEquals("kernel_gpu", source, p.toString());
+        timedCollectives++;
+        if (p.path("coll_channels_desynced").asInt() > 0) {
+          partialCollectives++;
+        }
+        long diff = exec - kernel.durationNanos();
+        if (diff < -SHORTER_AT_MOST_NS || diff > LONGER_AT_MOST_NS) {
+          wrong.add(p.get("coll").asText() + "#" + p.get("coll_sn") + ": ours " + exec + " ns, kernel "
+              + kernel.durationNanos() + " ns (" + kernel.name() + ")");
+        }
+      } else if (source.equals("kernel_gpu")) {
+        p2pTimed++;
+        assertTrue(exec <= kernel.durationNanos() + LONGER_AT_MOST_NS, p.toString());
+        assertTrue(p.path("p2p_flags").toString().contains("send_side_stop"), p.toString());
+        assertTrue(p.path("p2p_bw_is_upper_bound").asBoolean(), p.toString());
+      }
+    }
+    assertEquals(List.of(), wrong, "collective times off their kernels");
+    assertTrue(timedCollectives >= 100, "timed collectives: " + timedCollectives);
+    assertTrue(partialCollectives >= 50, "collectives timed from their in-step channels: " + partialCollectives);
+    assertTrue(untimedCollectives > 0, "collectives left untimed");
+    assertTrue(p2pTimed > 0);
+
+    /* NVIDIA's Inspector in the same run: its collective times against the same kernels. */
+    int referenceTimed = 0;
+    int referenceWrong = 0;
+    for (JsonNode ref : ReferenceConformanceTest.readLines(scenario.resolve("inspector/vm-pid585.log.gz"))) {
+      JsonNode c = ref.get("coll_perf");
+      if (c == null || !"kernel_gpu".equals(c.get("coll_timing_source").asText())) {
+        continue;
+      }
+      Integer launch = launchOfCollective.get(c.get("coll").asText() + "#" + c.get("coll_sn").asLong());
+      if (launch == null || launch - shift < 0 || launch - shift >= kernels.size()) {
+        continue;
+      }
+      referenceTimed++;
+      long diff = c.get("coll_exec_time_us").asLong() * 1000 - kernels.get(launch - shift).durationNanos();
+      if (diff < -SHORTER_AT_MOST_NS - 1000 || diff > LONGER_AT_MOST_NS) {
+        referenceWrong++;
+      }
+    }
+    System.out.printf("n2_truth rank 0 against CUPTI: ours %d collectives timed (%d from in-step channels"
+        + " only), %d untimed, 0 off their kernel, %d P2P timed (send side); NVIDIA's Inspector: %d of %d"
+        + " collective times off their kernel by more than launch overhead%n", timedCollectives,
+        partialCollectives, untimedCollectives, p2pTimed, referenceWrong, referenceTimed);
+    assertTrue(referenceWrong > 0, "the reference's lagging-channel times are wrong in this run");
+  }
+
+  /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
+  private static int alignment(List<String> launchOps, List<Kernel> kernels) {
+    for (int shift = 0; shift < 4; shift++) {
+      boolean all = true;
+      for (int i = 0; i < kernels.size() && all; i++) {
+        int launch = i + shift;
+        all = launch < launchOps.size() && namesAgree(kernels.get(i).name(), launchOps.get(launch));
+      }
+      if (all) {
+        return shift;
+      }
+    }
+    throw new AssertionError("CUPTI's kernels do not line up with the trace's launches");
+  }
+
+  private static boolean namesAgree(String kernel, String ops) {
+    if (kernel.contains("SendRecv")) {
+      return ops.contains("Send") || ops.contains("Recv");
+    }
+    String op = kernel.replaceFirst("^ncclDevKernel_", "").replaceFirst("_.*", "");
+    return !ops.isBlank() && ops.trim().split(" ")[0].equals(op);
+  }
+
+  /**
+   * The launch whose wall time (ns) is the record's launch time (µs), or -1. The replay's clock
+   * converts monotonic to wall time with the offset of the latest event, which can differ from the
+   * launch's own by a few µs of the recording's clock drift.
+   */
+  private static int indexOfLaunch(List<Long> launchWalls, long launchUs) {
+    if (launchUs == 0) {
+      return -1;
+    }
+    for (int i = 0; i < launchWalls.size(); i++) {
+      if (Math.abs(launchWalls.get(i) / 1000 - launchUs) <= 5) {
+        return i;
+      }
+    }
+    assertFalse(true, "no launch at " + launchUs + " us");
+    return -1;
+  }
+}
