@@ -6,6 +6,8 @@ import io.ncclinspector.report.analysis.CommunicatorSummary;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankSummary;
+import io.ncclinspector.report.analysis.P2pCompletion;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.StragglerAnalysis;
 import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.analysis.SummaryQueries;
@@ -137,6 +139,11 @@ public final class ReportRunner {
         .run(out.resolve(OutputFiles.COLLECTIVES));
     end();
 
+    begin("point-to-point completion");
+    P2pCompletionResult p2p = new P2pCompletion(sql, options.analysis())
+        .run(out.resolve(OutputFiles.P2P_RECEIVES));
+    end();
+
     begin("communicators");
     Map<String, CommunicatorSkew> skews = stragglers.communicators().stream()
         .collect(Collectors.toMap(CommunicatorSkew::commId, Function.identity()));
@@ -147,7 +154,7 @@ public final class ReportRunner {
     skipped.addAll(imported.skipped());
     return new ReportData(Instant.now(), options.inputs(), engine.info(), options.analysis(),
         imported, skipped, overview, classes, comms, ranks, histograms, stragglers,
-        stageSeconds);
+        p2p, stageSeconds);
   }
 
   private void writeManifest(Path out, ReportData d) throws IOException {
@@ -168,6 +175,7 @@ public final class ReportRunner {
         new ReportManifest.Stragglers(s.clockSync().name().toLowerCase(java.util.Locale.ROOT),
             s.lateThresholdUs(), s.alignedCollectives(), s.lateCollectives(),
             s.incompleteCollectives(), s.duplicateRecords(), s.suspects(), s.notes()),
+        d.p2pCompletion(),
         stageSeconds, outputs);
     TableFiles.json().writeValue(out.resolve(OutputFiles.MANIFEST).toFile(), m);
   }

@@ -15,6 +15,7 @@ import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommunicatorSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
@@ -107,6 +108,8 @@ class SparkEngineTest {
     assertEquals(d.stragglers().delayHistograms(), s.stragglers().delayHistograms());
     assertFalse(d.stragglers().suspects().isEmpty(), "the late rank is found");
     sameImport(d, s);
+    assertTrue(d.p2pCompletion().measured() > 0, "pipeline sends and receives paired");
+    sameP2p(d.p2pCompletion(), s.p2pCompletion(), Set.of());
 
     assertEquals("DuckDB", d.engine().name());
     assertEquals("Apache Spark", s.engine().name());
@@ -134,6 +137,14 @@ class SparkEngineTest {
       assertEquals(ca.size(), cb.size());
       ca.forEach((k, x) -> assertTrue(java.util.Arrays.equals(x, cb.get(k)), k));
     }
+  }
+
+  private static void sameP2p(P2pCompletionResult d, P2pCompletionResult s, Set<String> skip) {
+    assertEquals(List.of(d.receives(), d.measured(), d.noPeerRecord(), d.sizeMismatch(),
+        d.untimed(), d.noClockOffset()), List.of(s.receives(), s.measured(), s.noPeerRecord(),
+        s.sizeMismatch(), s.untimed(), s.noClockOffset()));
+    Same.lists("p2p", d.transfers(), s.transfers(), t -> t.commId() + "/" + t.rank() + "/"
+        + t.peer() + "/" + t.msgSizeBytes(), skip);
   }
 
   private static String classKey(ClassSummary c) {
@@ -253,8 +264,9 @@ class SparkEngineTest {
     String traces = Path.of(System.getProperty("nccl.inspector.testdata.dir"), "traces")
         .toString();
     String h3 = Path.of("../inspector-report/src/test/resources/replayed/h3_mix").toString();
-    ReportData d = report(options(tmp.resolve("duck"), "duckdb", traces, h3)).data();
-    ReportData s = report(options(tmp.resolve("spark"), "spark", traces, h3)).data();
+    String n2 = Path.of("../inspector-report/src/test/resources/replayed/n2_truth").toString();
+    ReportData d = report(options(tmp.resolve("duck"), "duckdb", traces, h3, n2)).data();
+    ReportData s = report(options(tmp.resolve("spark"), "spark", traces, h3, n2)).data();
     assertEquals(d.overview(), s.overview());
     assertTrue(d.overview().excluded().get("invalid_size") > 0, "the reference's uint8 sizes");
     assertEquals(2, d.overview().producers().size());
@@ -264,6 +276,9 @@ class SparkEngineTest {
     Same.lists("communicator", d.communicators(), s.communicators(),
         CommunicatorSummary::commId, COMM_PERCENTILES);
     sameStragglers(d.stragglers(), s.stragglers(), Set.of("delayP50Us", "skew"));
+    assertTrue(d.p2pCompletion().measured() >= 132, "n2_truth: both ranks' receives");
+    sameP2p(d.p2pCompletion(), s.p2pCompletion(), Set.of("reportedP50Us", "completionP50Us",
+        "completionP99Us", "extensionP50Us"));
   }
 
   @Test

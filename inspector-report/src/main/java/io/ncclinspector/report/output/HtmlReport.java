@@ -13,6 +13,8 @@ import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
+import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.RejectedLine;
@@ -79,6 +81,7 @@ public final class HtmlReport {
     histograms();
     boxPlots();
     stragglers();
+    p2pCompletion();
     summaryTable();
     communicatorTable();
     rankTable();
@@ -124,7 +127,7 @@ public final class HtmlReport {
             + d.engine().version()))
         .append("</p><nav>");
     String[][] links = {{"findings", "Findings"}, {"bandwidth", "Bandwidth by size"},
-        {"histograms", "Histograms"}, {"boxplots", "Box plots"}, {"stragglers", "Stragglers"},
+        {"histograms", "Histograms"}, {"boxplots", "Box plots"}, {"stragglers", "Stragglers"}, {"p2p", "P2P completion"},
         {"summary", "Summary"}, {"communicators", "Communicators"}, {"ranks", "Ranks"},
         {"inputs", "Inputs"}, {"method", "Method"}};
     for (String[] l : links) {
@@ -463,6 +466,50 @@ public final class HtmlReport {
           Format.micros(orNaN(c.meanExecUs())));
     }
     out.append(wt.render());
+    endSection();
+  }
+
+  private void p2pCompletion() {
+    P2pCompletionResult c = d.p2pCompletion();
+    if (c.receives() == 0) {
+      return;
+    }
+    section("p2p", "Point-to-point completion");
+    p("A P2P record's GPU time ends at its kernel's send-side stop (NCCL writes the stop from the"
+        + " thread that sends), so a receive's logged time can end before its data arrived. With"
+        + " both ranks' logs, the k-th receive at B from A is paired with the k-th send from A to"
+        + " B; the data has arrived when both the receive's own stop and the sender's stop have"
+        + " passed, the sender's stop taken onto the receiver's GPU clock"
+        + ("auto".equals(c.clockSync()) ? " by removing both ranks' estimated clock offsets."
+            : " as it is (--clock-sync none)."));
+    p(Format.count(c.receives()) + " receives; completion worked out for "
+        + Format.count(c.measured()) + ". Not measured: no matching send in the logs "
+        + Format.count(c.noPeerRecord()) + ", sizes differ (a record missing on one side) "
+        + Format.count(c.sizeMismatch()) + ", no GPU time on either side "
+        + Format.count(c.untimed()) + ", no clock offset " + Format.count(c.noClockOffset())
+        + ".");
+    for (String n : c.notes()) {
+      note(n);
+    }
+    if (!c.transfers().isEmpty()) {
+      Html.Table t = new Html.Table("communicator", "name", "#rank", "#from", "#size", "#pairs",
+          "#peer later", "#logged p50", "#completion p50", "#completion p99",
+          "#extension p50", "#extension max");
+      for (P2pTransfer x : c.transfers().stream().limit(MAX_TABLE_ROWS).toList()) {
+        t.row(x.commId(), nameOr(x.commName()), x.rank(), x.peer(),
+            SizeBucketing.label(x.msgSizeBytes()),
+            Format.count(x.pairs()), Format.count(x.peerLater()),
+            Format.micros(orNaN(x.reportedP50Us())), Format.micros(orNaN(x.completionP50Us())),
+            Format.micros(orNaN(x.completionP99Us())), Format.micros(orNaN(x.extensionP50Us())),
+            Format.micros(orNaN(x.extensionMaxUs())));
+      }
+      p("Logged: the receive's own GPU time. Completion: from its start to the data's arrival."
+          + " Extension: how much later the data arrived than the logged time ends, over the"
+          + " receives where it did. All rows: p2p_completion.csv / .json; every receive:"
+          + " p2p_receives.parquet.");
+      truncated(c.transfers().size());
+      out.append(t.render());
+    }
     endSection();
   }
 

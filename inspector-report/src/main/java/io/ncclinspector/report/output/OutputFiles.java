@@ -3,6 +3,7 @@ package io.ncclinspector.report.output;
 import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
@@ -25,14 +26,17 @@ public final class OutputFiles {
   public static final String RANK_LATENESS = "stragglers_by_rank";
   public static final String PROCESS_LATENESS = "stragglers_by_process";
   public static final String WORST = "worst_collectives";
+  public static final String P2P_COMPLETION = "p2p_completion";
+  public static final String P2P_RECEIVES = "p2p_receives.parquet";
   public static final String INPUTS = "inputs.csv";
   public static final String REJECTED = "rejected_lines.csv";
 
   /** Files (relative to the output directory) a report writes, for cleaning a previous run. */
-  public static final List<String> ALL = List.of(HTML, MANIFEST, COLLECTIVES, CLASSES + ".csv",
-      CLASSES + ".json", COMMUNICATORS + ".csv", COMMUNICATORS + ".json", RANKS + ".csv",
-      RANKS + ".json", RANK_LATENESS + ".csv", RANK_LATENESS + ".json", PROCESS_LATENESS + ".csv",
-      PROCESS_LATENESS + ".json", WORST + ".csv", WORST + ".json", INPUTS, REJECTED);
+  public static final List<String> ALL = List.of(HTML, MANIFEST, COLLECTIVES, P2P_RECEIVES,
+      CLASSES + ".csv", CLASSES + ".json", COMMUNICATORS + ".csv", COMMUNICATORS + ".json",
+      RANKS + ".csv", RANKS + ".json", RANK_LATENESS + ".csv", RANK_LATENESS + ".json",
+      PROCESS_LATENESS + ".csv", PROCESS_LATENESS + ".json", WORST + ".csv", WORST + ".json",
+      P2P_COMPLETION + ".csv", P2P_COMPLETION + ".json", INPUTS, REJECTED);
 
   private OutputFiles() {}
 
@@ -44,6 +48,7 @@ public final class OutputFiles {
     TableFiles.write(dir, RANK_LATENESS, RankLateness.class, d.stragglers().ranks());
     TableFiles.write(dir, PROCESS_LATENESS, ProcessLateness.class, d.stragglers().processes());
     TableFiles.write(dir, WORST, CollectiveSkew.class, d.stragglers().worst());
+    TableFiles.write(dir, P2P_COMPLETION, P2pTransfer.class, d.p2pCompletion().transfers());
     TableFiles.writeCsv(dir.resolve(INPUTS), FileImport.class, d.imported().files());
     TableFiles.writeCsv(dir.resolve(REJECTED), RejectedLine.class,
         d.imported().rejectedLines());

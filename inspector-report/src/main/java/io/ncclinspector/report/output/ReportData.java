@@ -5,6 +5,7 @@ import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.engine.EngineInfo;
@@ -44,6 +45,7 @@ public record ReportData(
     List<RankSummary> ranks,
     List<Histogram> execHistograms,
     StragglerResult stragglers,
+    P2pCompletionResult p2pCompletion,
     Map<String, Double> stageSeconds) {
   public ReportData {
     inputs = List.copyOf(inputs);

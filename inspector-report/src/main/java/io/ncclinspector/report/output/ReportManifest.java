@@ -2,6 +2,7 @@ package io.ncclinspector.report.output;
 
 import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.Overview;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.engine.EngineInfo;
 import io.ncclinspector.report.input.SkippedInput;
@@ -21,6 +22,7 @@ public record ReportManifest(
     Import imports,
     Overview overview,
     Stragglers stragglers,
+    P2pCompletionResult p2pCompletion,
     Map<String, Double> stageSeconds,
     List<String> outputs) {
 
