@@ -81,6 +81,8 @@ class SyntheticLogsTest {
     assertEquals(2, rcFiles(tmp));
     assertEquals(2, SyntheticLogs.run(new String[] {"--out", tmp.toString(),
         "--clock-offset-us", "nonsense"}, ps, ps));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("--clock-offset-us expects NODE=MICROSECONDS"),
+        "the error and the usage go to the command's own stream");
   }
 
   private static long rcFiles(Path dir) {

@@ -13,11 +13,14 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Generates synthetic Inspector logs of a multi-node job: for tests, benchmarks, and trying the
- * report without a GPU cluster. A straggler and unsynchronised node clocks can be planted.
+ * report without a GPU cluster. A straggler and unsynchronised node clocks can be planted. A test
+ * fixture: it is in the report's test-jar ({@code inspector-report-*-tests.jar}), not in the report.
  *
  * <pre>
  * java -cp ... io.ncclinspector.report.SyntheticLogs --out DIR [--records N | --iterations N]
@@ -57,6 +60,7 @@ public final class SyntheticLogs implements Callable<Integer> {
   Integer threads;
   @Option(names = "--seed", defaultValue = "1") long seed;
 
+  @Spec CommandSpec commandSpec; /* errors go to the command line's own streams */
   private PrintStream report = System.out;
   private PrintStream progressOut = System.err;
 
@@ -109,7 +113,7 @@ public final class SyntheticLogs implements Callable<Integer> {
     for (String spec : clockOffsets) {
       String[] kv = spec.split("=", 2);
       if (kv.length != 2) {
-        throw new CommandLine.ParameterException(new CommandLine(this),
+        throw new CommandLine.ParameterException(commandSpec.commandLine(),
             "--clock-offset-us expects NODE=MICROSECONDS, got '" + spec + "'");
       }
       int node = Integer.parseInt(kv[0].trim());

@@ -3,21 +3,33 @@ package io.ncclinspector.report.synthetic;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.io.SerializedString;
+import io.ncclinspector.format.HeaderField;
+import io.ncclinspector.format.MetadataField;
+import io.ncclinspector.format.Origin;
+import io.ncclinspector.format.PerfField;
+import io.ncclinspector.format.RecordField;
+import io.ncclinspector.format.RecordKind;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
 /**
  * Writes the log file of one simulated process (one global rank): one JSON object per line, in
- * the field order of the chosen producer. Used by one thread at a time.
+ * the field order of the chosen producer, with the names of the shared record format
+ * ({@code io.ncclinspector.format}); the reference format writes only the fields of
+ * {@link Origin#REFERENCE}. Used by one thread at a time.
  */
 final class RankLogWriter implements AutoCloseable {
   private static final JsonFactory JSON = JsonFactory.builder()
@@ -26,6 +38,18 @@ final class RankLogWriter implements AutoCloseable {
   /** 2^64: the reference computes uint8 sizes as a small negative number printed unsigned. */
   private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
   private static final String JVM_GIT_REV = "nccl-inspector-jvm-0.1.0-SNAPSHOT";
+  /** The perf fields' names of each kind, encoded once. */
+  private static final Map<RecordKind, Map<PerfField, SerializableString>> PERF = new EnumMap<>(RecordKind.class);
+
+  static {
+    for (RecordKind k : RecordKind.values()) {
+      Map<PerfField, SerializableString> names = new EnumMap<>(PerfField.class);
+      for (PerfField f : PerfField.of(k)) {
+        names.put(f, new SerializedString(f.jsonName(k)));
+      }
+      PERF.put(k, names);
+    }
+  }
 
   private final SyntheticConfig config;
   private final List<SimCommunicator> comms;
@@ -95,6 +119,11 @@ final class RankLogWriter implements AutoCloseable {
     }
   }
 
+  /** Whether the chosen producer writes this field. */
+  private boolean writes(RecordField f) {
+    return config.format() == LogFormat.JVM || f.origin() == Origin.REFERENCE;
+  }
+
   private void writeRecord(SimOperation op, int i, int me) throws IOException {
     SimCommunicator c = comms.get(op.comm());
     boolean reference = config.format() == LogFormat.REFERENCE;
@@ -103,37 +132,41 @@ final class RankLogWriter implements AutoCloseable {
     long dumpMicros = (startTrue + exec + 300_000 + clockOffset) / 1000;
     json.writeStartObject();
 
-    json.writeObjectFieldStart("header");
-    json.writeStringField("id", ids[op.comm()]);
-    json.writeStringField("comm_name", reference ? "unknown" : c.name());
-    json.writeNumberField("rank", me);
-    json.writeNumberField("n_ranks", c.size());
-    json.writeNumberField("nnodes", c.nodes());
+    json.writeObjectFieldStart(HeaderField.OBJECT);
+    json.writeStringField(HeaderField.ID.jsonName(), ids[op.comm()]);
+    json.writeStringField(HeaderField.COMM_NAME.jsonName(), reference ? "unknown" : c.name());
+    json.writeNumberField(HeaderField.RANK.jsonName(), me);
+    json.writeNumberField(HeaderField.N_RANKS.jsonName(), c.size());
+    json.writeNumberField(HeaderField.NNODES.jsonName(), c.nodes());
     json.writeEndObject();
 
-    json.writeObjectFieldStart("metadata");
-    json.writeStringField("inspector_output_format_version", "v4.0");
-    json.writeStringField("git_rev", reference ? "unknown" : JVM_GIT_REV);
-    json.writeStringField("rec_mechanism", "nccl_profiler_interface");
-    json.writeNumberField("dump_timestamp_us", dumpMicros);
-    json.writeStringField("hostname", hostname);
-    json.writeNumberField("pid", pid);
-    if (!reference) {
-      json.writeNumberField("profiler_interface_version", 5);
+    json.writeObjectFieldStart(MetadataField.OBJECT);
+    json.writeStringField(MetadataField.FORMAT_VERSION.jsonName(), MetadataField.FORMAT_VERSION_VALUE);
+    json.writeStringField(MetadataField.GIT_REV.jsonName(), reference ? "unknown" : JVM_GIT_REV);
+    json.writeStringField(MetadataField.REC_MECHANISM.jsonName(), MetadataField.REC_MECHANISM_VALUE);
+    json.writeNumberField(MetadataField.DUMP_TIMESTAMP_US.jsonName(), dumpMicros);
+    json.writeStringField(MetadataField.HOSTNAME.jsonName(), hostname);
+    json.writeNumberField(MetadataField.PID.jsonName(), pid);
+    if (writes(MetadataField.PROFILER_INTERFACE_VERSION)) {
+      json.writeNumberField(MetadataField.PROFILER_INTERFACE_VERSION.jsonName(), 5);
     }
     json.writeEndObject();
 
-    String p = op.p2p() ? "p2p" : "coll";
+    RecordKind kind = op.p2p() ? RecordKind.P2P : RecordKind.COLL;
+    Map<PerfField, SerializableString> f = PERF.get(kind);
     boolean uint8 = op.elementBytes() == 1;
     long micros = exec / 1000;
     double factor = BusBandwidth.factor(op.name(), op.p2p() ? 2 : c.size());
-    json.writeObjectFieldStart(p + "_perf");
-    json.writeStringField(p, op.name());
-    json.writeNumberField(p + "_sn", op.sequence());
+    json.writeObjectFieldStart(kind.perfObject());
+    json.writeFieldName(f.get(PerfField.OPERATION));
+    json.writeString(op.name());
+    json.writeFieldName(f.get(PerfField.SEQUENCE));
+    json.writeNumber(op.sequence());
     if (op.p2p()) {
-      json.writeNumberField("p2p_peer", op.peer());
+      json.writeFieldName(f.get(PerfField.PEER));
+      json.writeNumber(op.peer());
     }
-    json.writeFieldName(p + "_msg_size_bytes");
+    json.writeFieldName(f.get(PerfField.MESSAGE_BYTES));
     double sizeForBandwidth = op.messageBytes();
     if (reference && uint8) {
       // What the reference prints for ncclUint8 (named "Unknown" by NCCL 2.28): the element
@@ -144,36 +177,53 @@ final class RankLogWriter implements AutoCloseable {
     } else {
       json.writeNumber(op.messageBytes());
     }
-    json.writeNumberField(p + "_exec_time_us", micros);
-    json.writeStringField(p + "_timing_source", "kernel_gpu");
+    json.writeFieldName(f.get(PerfField.EXEC_TIME_US));
+    json.writeNumber(micros);
+    json.writeFieldName(f.get(PerfField.TIMING_SOURCE));
+    json.writeString("kernel_gpu");
     double algbw = micros > 0 ? sizeForBandwidth / micros / 1000.0 : 0;
-    writeFixed6(p + "_algobw_gbs", algbw);
-    writeFixed6(p + "_busbw_gbs", algbw * factor);
-    if (!reference) {
-      json.writeNumberField(p + "_exec_time_ns", exec);
+    writeFixed6(f.get(PerfField.ALGORITHM_BANDWIDTH), algbw);
+    writeFixed6(f.get(PerfField.BUS_BANDWIDTH), algbw * factor);
+    if (writes(PerfField.EXEC_TIME_NS)) { /* this project's fields, in its writer's order */
+      json.writeFieldName(f.get(PerfField.EXEC_TIME_NS));
+      json.writeNumber(exec);
       if (!op.p2p()) {
-        json.writeStringField("coll_algo", op.algorithm());
-        json.writeStringField("coll_proto", op.protocol());
+        json.writeFieldName(f.get(PerfField.ALGORITHM));
+        json.writeString(op.algorithm());
+        json.writeFieldName(f.get(PerfField.PROTOCOL));
+        json.writeString(op.protocol());
       }
-      json.writeStringField(p + "_datatype", uint8 ? "Unknown" : op.datatype());
-      json.writeNumberField(p + "_count", op.messageBytes() / op.elementBytes());
+      json.writeFieldName(f.get(PerfField.DATATYPE));
+      json.writeString(uint8 ? "Unknown" : op.datatype());
+      json.writeFieldName(f.get(PerfField.COUNT));
+      json.writeNumber(op.messageBytes() / op.elementBytes());
       if (!op.p2p()) {
-        json.writeNumberField("coll_root", op.root());
+        json.writeFieldName(f.get(PerfField.ROOT));
+        json.writeNumber(op.root());
       }
-      json.writeNumberField(p + "_nchannels", op.channels());
-      json.writeNumberField(p + "_channels_seen", op.channels());
+      json.writeFieldName(f.get(PerfField.NCHANNELS));
+      json.writeNumber(op.channels());
+      json.writeFieldName(f.get(PerfField.CHANNELS_SEEN));
+      json.writeNumber(op.channels());
       if (!op.p2p()) {
-        json.writeNumberField("coll_nwarps", 16);
+        json.writeFieldName(f.get(PerfField.NWARPS));
+        json.writeNumber(16);
       }
-      json.writeNumberField(p + "_gpu_start_ns", startTrue + clockOffset);
-      json.writeNumberField(p + "_gpu_span_ns", exec);
-      json.writeNumberField(p + "_gpu_skew_ns", op.skewNanos()[i]);
-      json.writeNumberField(p + "_step", op.step());
+      json.writeFieldName(f.get(PerfField.GPU_START_NS));
+      json.writeNumber(startTrue + clockOffset);
+      json.writeFieldName(f.get(PerfField.GPU_SPAN_NS));
+      json.writeNumber(exec);
+      json.writeFieldName(f.get(PerfField.GPU_SKEW_NS));
+      json.writeNumber(op.skewNanos()[i]);
+      json.writeFieldName(f.get(PerfField.STEP));
+      json.writeNumber(op.step());
       if (op.phase() != null) {
-        json.writeStringField(p + "_phase", op.phase());
+        json.writeFieldName(f.get(PerfField.PHASE));
+        json.writeString(op.phase());
       }
       if (uint8) {
-        json.writeArrayFieldStart(p + "_flags");
+        json.writeFieldName(f.get(PerfField.FLAGS));
+        json.writeStartArray();
         json.writeString("uint8_named_unknown");
         json.writeEndArray();
       }
@@ -189,7 +239,7 @@ final class RankLogWriter implements AutoCloseable {
    * Six decimals, as both producers print bandwidths ({@code %lf}); formatted by hand because
    * {@code String.format} would dominate the generator's run time.
    */
-  private void writeFixed6(String field, double v) throws IOException {
+  private void writeFixed6(SerializableString field, double v) throws IOException {
     json.writeFieldName(field);
     if (!(Math.abs(v) < 9.0e12)) {
       json.writeNumber(String.format(Locale.ROOT, "%.6f", v));
