@@ -104,15 +104,15 @@ public final class P2pCompletion {
         + " count(*) FILTER (WHERE unmeasured = 'no_clock_offset') AS no_offset FROM p2p_pairs",
         r -> new long[] {r.getLong("n"), r.getLong("measured"), r.getLong("no_peer"),
             r.getLong("mismatch"), r.getLong("untimed"), r.getLong("no_offset")}).get(0);
-    if (c[0] == 0) {
-      return P2pCompletionResult.none(clock);
-    }
     String ext = "completion_ns - own_ns";
-    if (receivesParquet != null && c[1] > 0) {
+    if (receivesParquet != null) { // written even when empty: every report has the same files
       engine.writeParquet("SELECT comm_id, comm_name, rank, peer, sn, msg AS msg_size_bytes,"
           + " start_ns AS gpu_start_ns, " + micros("own_ns") + " AS logged_us, "
           + micros("completion_ns") + " AS completion_us, " + ext + " > 0 AS peer_later"
           + " FROM p2p_pairs WHERE unmeasured IS NULL", receivesParquet);
+    }
+    if (c[0] == 0) {
+      return P2pCompletionResult.none(clock);
     }
     List<P2pTransfer> rows = engine.query("SELECT comm_id, min(comm_name) AS comm_name, rank,"
         + " peer, msg,"
