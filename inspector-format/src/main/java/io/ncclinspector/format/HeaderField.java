@@ -44,9 +44,4 @@ public enum HeaderField implements RecordField {
   public Origin origin() {
     return Origin.REFERENCE;
   }
-
-  @Override
-  public boolean appliesTo(RecordKind kind) {
-    return true;
-  }
 }

@@ -53,9 +53,4 @@ public enum MetadataField implements RecordField {
   public Origin origin() {
     return origin;
   }
-
-  @Override
-  public boolean appliesTo(RecordKind kind) {
-    return true;
-  }
 }

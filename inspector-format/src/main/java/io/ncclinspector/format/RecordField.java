@@ -12,7 +12,9 @@ public sealed interface RecordField permits HeaderField, MetadataField, PerfFiel
   Origin origin();
 
   /** Whether a record of this kind has the field (header and metadata fields: both kinds). */
-  boolean appliesTo(RecordKind kind);
+  default boolean appliesTo(RecordKind kind) {
+    return true;
+  }
 
   /** The field's name in a record of this kind. */
   String jsonName(RecordKind kind);

@@ -107,8 +107,8 @@ public final class P2pCompletion {
     String ext = "completion_ns - own_ns";
     if (receivesParquet != null) { // written even when empty: every report has the same files
       engine.writeParquet("SELECT comm_id, comm_name, rank, peer, sn, msg AS msg_size_bytes,"
-          + " start_ns AS gpu_start_ns, " + micros("own_ns") + " AS logged_us, "
-          + micros("completion_ns") + " AS completion_us, " + ext + " > 0 AS peer_later"
+          + " start_ns AS gpu_start_ns, " + StragglerAnalysis.micros("own_ns") + " AS logged_us, "
+          + StragglerAnalysis.micros("completion_ns") + " AS completion_us, " + ext + " > 0 AS peer_later"
           + " FROM p2p_pairs WHERE unmeasured IS NULL", receivesParquet);
     }
     if (c[0] == 0) {
@@ -117,11 +117,11 @@ public final class P2pCompletion {
     List<P2pTransfer> rows = engine.query("SELECT comm_id, min(comm_name) AS comm_name, rank,"
         + " peer, msg,"
         + " count(*) AS pairs, count(*) FILTER (WHERE " + ext + " > 0) AS later,"
-        + " " + d.quantile(micros("own_ns"), 0.5) + " AS own_p50,"
-        + " " + d.quantile(micros("completion_ns"), 0.5) + " AS done_p50,"
-        + " " + d.quantile(micros("completion_ns"), 0.99) + " AS done_p99,"
-        + " " + d.quantile(micros(ext), 0.5) + " FILTER (WHERE " + ext + " > 0) AS ext_p50,"
-        + " max(" + micros(ext) + ") AS ext_max"
+        + " " + d.quantile(StragglerAnalysis.micros("own_ns"), 0.5) + " AS own_p50,"
+        + " " + d.quantile(StragglerAnalysis.micros("completion_ns"), 0.5) + " AS done_p50,"
+        + " " + d.quantile(StragglerAnalysis.micros("completion_ns"), 0.99) + " AS done_p99,"
+        + " " + d.quantile(StragglerAnalysis.micros(ext), 0.5) + " FILTER (WHERE " + ext + " > 0) AS ext_p50,"
+        + " max(" + StragglerAnalysis.micros(ext) + ") AS ext_max"
         + " FROM p2p_pairs WHERE unmeasured IS NULL GROUP BY comm_id, rank, peer, msg"
         + " ORDER BY comm_id, rank, peer, msg",
         r -> new P2pTransfer(r.getString("comm_id"), r.getString("comm_name"), r.getInt("rank"),
@@ -202,9 +202,5 @@ public final class P2pCompletion {
           + " the clocks as they are.";
     }
     return "Sends and receives did not pair up (records missing on one side).";
-  }
-
-  private static String micros(String nanos) {
-    return "CAST(" + nanos + " AS DOUBLE) / 1000";
   }
 }

@@ -132,8 +132,8 @@ public final class StragglerAnalysis {
         counts[1], counts[2], duplicates, ranks, processes, comms, worst, histograms, notes);
   }
 
-  /** A nanosecond BIGINT expression in microseconds, as DOUBLE. */
-  private static String micros(String nanos) {
+  /** A nanosecond BIGINT expression in microseconds, as DOUBLE (also for the other analyses). */
+  static String micros(String nanos) {
     return "CAST(" + nanos + " AS DOUBLE) / 1000";
   }
 
