@@ -91,7 +91,14 @@ void nccl_inspector_set_thread_tag(long long step, int phase) {
 int nccl_inspector_sweep(void) {
   clock_refresh_wall_offset();
   pthread_mutex_lock(&g_core.lifecycle_lock);
-  int n = g_core.allocated ? (int)reclaim_sweep(clock_mono_ns()) : 0;
+  int n = 0;
+  if (g_core.allocated) {
+    uint64_t now = clock_mono_ns();
+    n = (int)reclaim_sweep(now);
+    /* A collective call unlinked for as long as an operation may stay in flight gets no event. */
+    uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);
+    if (expiry != 0) api_ledger_sweep(&g_core.ledger, now, expiry);
+  }
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   return n;
 }
