@@ -48,6 +48,7 @@
   X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
   X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \
   X(KERNEL_CHANNEL_DESYNC, "kernel_channel_desync", QUARANTINE) /* every channel carried another work item's timestamps: untimed */ \
+  X(KERNEL_EVENTS_MISSING, "kernel_events_missing", QUARANTINE) /* announced channels never came although the communicator got them before: untimed */ \
 
 typedef enum {
 #define INSPECTOR_COUNTER_ENUM(id, name, kind) CTR_##id,

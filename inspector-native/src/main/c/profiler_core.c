@@ -55,6 +55,7 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   c->rank = rank;
   c->abi_version = abi_version;
   c->nccl_version = nccl_version;
+  atomic_store_explicit(&c->got_kernel_events, 0, memory_order_relaxed); /* published with the slot */
   atomic_store_explicit(&c->api_seq, 0, memory_order_relaxed); /* published with the slot */
   for (int f = 0; f < COMM_API_FUNCS; f++) atomic_store_explicit(&c->api_func_seq[f], 0, memory_order_relaxed);
   c->created_ns = clock_mono_ns();
@@ -212,6 +213,9 @@ void* core_op_start(void* context, const core_op_event* ev) {
   s->count = ev->count;
   s->bytes = bytes;
   s->api_sn = api_sn;
+  /* Relaxed: a flag with nothing to publish; an operation racing the first kernel events of its
+   * communicator at most misses that they came. */
+  s->comm_got_kernel_events = atomic_load_explicit(&c->got_kernel_events, memory_order_relaxed);
   s->step = tag.step;
   s->phase = tag.phase;
   s->clock_device = gpu_clock_device_slot(c->gpu.ordinal);

@@ -61,7 +61,9 @@ enum {
   QUARANTINE_GPU_TIMESTAMP_ZERO = 1,
   QUARANTINE_GPU_TIMESTAMP_REVERSED = 2,
   QUARANTINE_GPU_TIMESTAMP_ABSURD = 3,
-  QUARANTINE_KERNEL_CHANNEL_DESYNC = 4   /* every channel carried another work item's timestamps */
+  QUARANTINE_KERNEL_CHANNEL_DESYNC = 4,  /* every channel carried another work item's timestamps */
+  QUARANTINE_KERNEL_EVENTS_MISSING = 5   /* announced channels never came, on a communicator whose
+                                            operations got them before: NCCL stopped delivering */
 };
 
 typedef struct op_record {

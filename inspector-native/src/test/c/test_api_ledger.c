@@ -5,14 +5,11 @@
 
 #include "harness.h"
 
-/* The NCCL release the core asks for (nccl_release.h): this executable stands in for NCCL, and
- * is linked with -rdynamic so the core finds this function. */
-static int nccl_version_code;
-__attribute__((visibility("default"))) int ncclGetVersion(int* version) {
-  if (version == NULL) return 4; /* ncclInvalidArgument */
-  *version = nccl_version_code;
-  return 0;
-}
+#include "driver/profiler_table_driver.h"
+
+/* The NCCL release the core asks for (nccl_release.h): the table driver linked into this
+ * executable stands in for NCCL and exports ncclGetVersion (the test is linked with -rdynamic). */
+static void nccl_release(int code) { profiler_driver_set_nccl_version(code); }
 
 static const uint64_t SEC = 1000000000ull;
 static uint64_t now_mono = SEC;
@@ -60,7 +57,7 @@ static test_config with_expiry(void) {
 }
 
 static void linked_calls_give_one_record_each(void) {
-  nccl_version_code = 22809;
+  nccl_release(22809);
   at(SEC);
   test_enable(with_expiry());
   void* ctx = test_comm(0x11, 0, 2);
@@ -89,7 +86,7 @@ static void linked_calls_give_one_record_each(void) {
 /* NCCL 2.29+ Broadcast: CollApi only. Recorded at the expiry, untimed, with the known reason;
  * numbered per operation like NCCL's seqNumber. */
 static void broadcast_without_events_is_recorded_at_expiry(void) {
-  nccl_version_code = 23007;
+  nccl_release(23007);
   at(SEC);
   test_enable(with_expiry());
   void* ctx = test_comm(0x22, 1, 2);
@@ -136,7 +133,7 @@ static void broadcast_without_events_is_recorded_at_expiry(void) {
 /* Calls still unlinked when the communicator ends are recorded before its end; on a release
  * without the Broadcast defect the reason is the generic one. At close, every communicator's. */
 static void finalize_and_close_record_unlinked_calls(void) {
-  nccl_version_code = 22809;
+  nccl_release(22809);
   at(SEC);
   test_enable(with_expiry());
   void* a = test_comm(0x33, 0, 2);
@@ -164,7 +161,7 @@ static void finalize_and_close_record_unlinked_calls(void) {
 /* Graph captures are not entered (their Coll events come at every replay); calls below the
  * minimum size are counted as their operation would be; paused calls are not entered. */
 static void captures_small_calls_and_pauses(void) {
-  nccl_version_code = 23007;
+  nccl_release(23007);
   at(SEC);
   test_config c = with_expiry();
   c.min_size = 4096;
@@ -193,7 +190,7 @@ static void captures_small_calls_and_pauses(void) {
  * operation event that comes after its call was recorded is counted late; stale or foreign
  * handles never link. */
 static void a_full_ledger_is_counted(void) {
-  nccl_version_code = 23007;
+  nccl_release(23007);
   at(SEC);
   test_config c = with_expiry();
   c.op_slots = 16; /* the ledger's minimum is 1024 entries */

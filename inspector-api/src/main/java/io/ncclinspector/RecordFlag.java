@@ -40,7 +40,13 @@ public enum RecordFlag {
    * ends, so the time ends at the send side. For a receive the data may arrive later: the time is a
    * lower bound and its bandwidths upper bounds.
    */
-  SEND_SIDE_STOP;
+  SEND_SIDE_STOP,
+  /**
+   * NCCL gave the application's call no operation event (NCCL 2.29 and later route ncclBroadcast
+   * through a path without events; symmetric-kernel collectives): the record comes from the call
+   * itself, untimed; {@link Timing#untimedReason()} says why.
+   */
+  NOT_PROFILED_BY_NCCL;
 
   /** The flag's name in JSON output. */
   public String jsonName() {

@@ -100,7 +100,7 @@ final class CallReport {
       if (reference == null) {
         j2 = new Judged("off", null, null, List.of());
       } else if (op.collective && op != Operation.ALL_TO_ALL) {
-        ReferenceOutput.RefRecord r = reference.collective(op.name, id.collSequence());
+        ReferenceOutput.RefRecord r = reference.collective(op.recordName(), id.collSequence());
         j2 = judgeReferenceCollective(r, truth, cuptiTruth, tol);
       } else {
         List<ReferenceOutput.RefRecord> rs = reference.p2p(id.p2pFirstSn(), id.p2pCount(), t.wallStartNanos(),
@@ -117,7 +117,7 @@ final class CallReport {
   static Judged judgeOurs(Operation op, int rank, List<RecordView> recs, double truth, boolean cuptiTruth,
       Tolerance tol) {
     if (op.collective && op != Operation.ALL_TO_ALL) {
-      RecordView r = recs.stream().filter(x -> x.operation().equals(op.name)).findFirst().orElse(null);
+      RecordView r = recs.stream().filter(x -> x.operation().equals(op.recordName())).findFirst().orElse(null);
       if (r == null) {
         return new Judged("missing", null, null, recs);
       }
