@@ -43,6 +43,7 @@ PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
 work=/tmp/matrix-$release
 rm -rf "$work" && mkdir -p "$work"
 budget=${BUDGET_S:-540}
+STEP_LIMIT=60
 start=$SECONDS
 summary="$out/summary-$release.txt"
 echo "release $release ($([[ -n $preload ]] && echo "$preload" || echo "$NCCL_LIB")), $(date -u +%FT%TZ)" > "$summary"
@@ -63,9 +64,14 @@ step() {
   if ((left < 25)); then printf '%-22s %5s %5s %s\n' "$name" skip 0 "budget spent" >> "$summary"; return 0; fi
   ((limit > left - 10)) && limit=$((left - 10))
   mkdir -p "$work/$name"
-  local t0=$SECONDS
-  timeout -k 5 "$limit" "$@" > "$work/$name/console.txt" 2>&1
-  local rc=$?
+  local t0=$SECONDS rc
+  STEP_LIMIT=$limit
+  if declare -F "$1" > /dev/null; then
+    "$@" > "$work/$name/console.txt" 2>&1 # a function: its commands carry the limit themselves
+  else
+    timeout -k 5 "$limit" "$@" > "$work/$name/console.txt" 2>&1
+  fi
+  rc=$?
   local note=""
   ((rc == 124 || rc == 137)) && note="TIMED OUT at $limit s (hang)"
   printf '%-22s %5s %5s %s %s\n' "$name" "$rc" "$((SECONDS - t0))" "$note" "$(notes "$name")" >> "$summary"
@@ -98,7 +104,7 @@ torch_run() {
       NCCL_INSPECTOR_ENABLE=1 NCCL_INSPECTOR_DUMP_DIR="$d/reference" NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000 \
       NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES=0 NCCL_INSPECTOR_DUMP_VERBOSE=1 NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=0 \
       ${preload:+LD_PRELOAD=$preload} "$@" \
-      "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port "$mode" "$d" > "$d/rank$r.txt" 2>&1 &
+      timeout -k 5 "$STEP_LIMIT" "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port "$mode" "$d" > "$d/rank$r.txt" 2>&1 &
     pids+=($!)
   done
   local rc=0
@@ -116,7 +122,7 @@ torch_slow_proxy() {
     ((r == 1)) && sleep=${PROXY_SLEEP_US:-200}
     env NCCL_HOSTID=host$r NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_PROFILER_PLUGIN="$rec" \
       NCCL_RECORDER_DIR="$d/trace" NCCL_RECORDER_PROXY_SLEEP_US=$sleep ${preload:+LD_PRELOAD=$preload} \
-      "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port plain "$d" > "$d/rank$r.txt" 2>&1 &
+      timeout -k 5 "$STEP_LIMIT" "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port plain "$d" > "$d/rank$r.txt" 2>&1 &
     pids+=($!)
   done
   local rc=0
@@ -128,15 +134,15 @@ torch_slow_proxy() {
 ops="AllReduce,Broadcast,BroadcastGroup2,AllReduce"
 bench=(--cupti --min-bytes 64K --max-bytes 4M --factor 4 --warmup 2 --iters 5 --per-call)
 step java-on 120 env NCCL_INSPECTOR_TRACE_DIR="$work/java-on/trace" examples/nccl-benchmark.sh 2 on "$work/java-on" --ops "$ops" "${bench[@]}"
-step java-raw 100 env NCCL_INSPECTOR_NCCL_WORKAROUNDS=0 NCCL_INSPECTOR_TRACE_DIR="$work/java-raw/trace" examples/nccl-benchmark.sh 2 on "$work/java-raw" --ops "$ops" "${bench[@]}"
+step java-raw 60 env NCCL_INSPECTOR_NCCL_WORKAROUNDS=0 NCCL_INSPECTOR_TRACE_DIR="$work/java-raw/trace" examples/nccl-benchmark.sh 2 on "$work/java-raw" --ops "$ops" "${bench[@]}"
+step torch-bcast-raw 60 torch_run torch-bcast-raw bcast
+step torch-bcast 90 torch_run torch-bcast bcast NCCL_ALLGATHERV_ENABLE=0
+step torch-moe 90 torch_run torch-moe moe NCCL_ALLGATHERV_ENABLE=0
 step java-ref 90 examples/nccl-benchmark.sh 2 reference "$work/java-ref" --ops AllReduce,Broadcast,AllReduce "${bench[@]}"
-step java-ref-grouped 75 examples/nccl-benchmark.sh 2 reference "$work/java-ref-grouped" --ops BroadcastGroup2,AllReduce "${bench[@]}"
+step java-ref-grouped 50 examples/nccl-benchmark.sh 2 reference "$work/java-ref-grouped" --ops BroadcastGroup2,AllReduce "${bench[@]}"
+step torch-pp 90 torch_run torch-pp pp NCCL_ALLGATHERV_ENABLE=0
 step bcast-cost-off0 60 env NCCL_ALLGATHERV_ENABLE=0 RUN_TAG=agv0 examples/nccl-benchmark.sh 2 off "$work/bcast-cost-off0" --ops Broadcast --min-bytes 64K --max-bytes 16M --factor 4 --warmup 5 --iters 30
 step bcast-cost-off1 60 env RUN_TAG=agv1 examples/nccl-benchmark.sh 2 off "$work/bcast-cost-off1" --ops Broadcast --min-bytes 64K --max-bytes 16M --factor 4 --warmup 5 --iters 30
-step torch-moe 90 torch_run torch-moe moe NCCL_ALLGATHERV_ENABLE=0
-step torch-bcast 90 torch_run torch-bcast bcast NCCL_ALLGATHERV_ENABLE=0
-step torch-pp 90 torch_run torch-pp pp NCCL_ALLGATHERV_ENABLE=0
-step torch-bcast-raw 75 torch_run torch-bcast-raw bcast
 if [[ ${PLANTS:-0} == 1 ]]; then
   step plant-late 75 torch_run plant-late late PLANT_MS=5
   step plant-gpuslow 75 torch_run plant-gpuslow gpuslow PLANT_MS=5
