@@ -212,6 +212,7 @@ void emit_comm_record(const comm_slot* c, uint16_t kind) {
   r.kind = kind;
   r.cells = COMM_RECORD_CELLS;
   r.abi_version = c->abi_version;
+  r.nccl_version = c->nccl_version;
   r.comm_serial = c->serial;
   r.comm_id = c->comm_id;
   r.rank = c->rank;

@@ -56,11 +56,25 @@ static test_config with_expiry(void) {
   return c;
 }
 
+/* The communicator's record says which NCCL release runs it (nccl_release.h). */
+static int32_t created_release(void) {
+  static uint8_t buf[1 << 16];
+  int32_t release = -1;
+  long long n = nccl_inspector_drain(buf, sizeof(buf));
+  for (long long off = 0; off < n;) {
+    const comm_record* r = (const comm_record*)(buf + off);
+    if (r->kind == RECORD_KIND_COMM_CREATED) release = r->nccl_version;
+    off += (long long)r->cells * INSPECTOR_CELL_BYTES;
+  }
+  return release;
+}
+
 static void linked_calls_give_one_record_each(void) {
   nccl_release(22809);
   at(SEC);
   test_enable(with_expiry());
   void* ctx = test_comm(0x11, 0, 2);
+  CHECK_EQ(created_release(), 22809);
   for (int i = 0; i < 3; i++) {
     void* api = call(ctx, "AllReduce", 1024, "ncclFloat32", 0, 0);
     CHECK(api != NULL);
@@ -90,6 +104,7 @@ static void broadcast_without_events_is_recorded_at_expiry(void) {
   at(SEC);
   test_enable(with_expiry());
   void* ctx = test_comm(0x22, 1, 2);
+  CHECK_EQ(created_release(), 23007);
   void* ar = call(ctx, "AllReduce", 256, "ncclFloat32", 0, 0);
   test_stop(coll_of(ctx, ar, "AllReduce", 0, 256));
   (void)test_drain();
