@@ -19,6 +19,7 @@ static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
                                d->ceColl.seqNumber, d->ceColl.count, d->ceColl.root, 0, 0);
       ev.op.channel_mode = CHANNELS_NONE;
       ev.op.copy_engine = 1;
+      ev.op.parent = d->parentObj; /* its CollApi call: the thread's tag and the call's number */
       break;
     default:
       break;

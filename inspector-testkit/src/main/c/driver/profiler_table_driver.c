@@ -272,7 +272,7 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
       case DRIVER_OP_INIT: {
         if (!ctx_in_range(e->ctx)) break;
         void* ctx = NULL;
-        if (e->i0 != 0) nccl_version = e->i0;
+        nccl_version = e->i0; /* the release the trace recorded for this init, 0 when it did not */
         context_v6[e->ctx] = (uint8_t)(e->i1 == 6 && table_v6 != NULL);
         if (call_ns) t0 = now_ns();
         table_of(e->ctx)->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
