@@ -15,21 +15,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.HistogramIterationValue;
-import org.HdrHistogram.SingleWriterRecorder;
 
 /**
  * Statistics for snapshots, per communicator and class of operation. One writer (the analysis
- * thread) records with HdrHistogram's wait-free {@link SingleWriterRecorder}; a snapshot, from any
- * thread, folds the recorders' interval histograms into cumulative ones under a per-class lock that
- * only snapshots take. Destroyed communicators are kept for snapshots, the oldest forgotten beyond
- * {@value #MAX_DESTROYED_KEPT}.
+ * thread) records into single-writer histograms ({@link LogLinearHistogram}: 1% resolution,
+ * wait-free); a snapshot, from any thread, reads them directly. Destroyed communicators are kept
+ * for snapshots, the oldest forgotten beyond {@value #MAX_DESTROYED_KEPT}.
  */
 public final class StatisticsStore {
   private static final int MAX_DESTROYED_KEPT = 256;
-  /** 1% resolution: plenty for monitoring, and an eighth of the buckets of 3 digits to fold. */
-  private static final int SIGNIFICANT_DIGITS = 2;
 
   private final int lastRecordsKept;
   private final Map<Long, CommStats> communicators = new ConcurrentHashMap<>();
@@ -143,13 +137,9 @@ public final class StatisticsStore {
     final OperationClass key;
     final LongAdder count = new LongAdder();
     final LongAdder bytes = new LongAdder();
-    final SingleWriterRecorder exec = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
-    final SingleWriterRecorder busMbps = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
-    /* Guarded by this: folded by snapshots only. */
-    final Histogram execTotal = new Histogram(SIGNIFICANT_DIGITS);
-    final Histogram busTotal = new Histogram(SIGNIFICANT_DIGITS);
-    Histogram execInterval;
-    Histogram busInterval;
+    final LogLinearHistogram exec = new LogLinearHistogram();
+    final LogLinearHistogram busMbps = new LogLinearHistogram();
+    /* Guarded by this: the last snapshot, kept while nothing new was recorded. */
     long countAtLastSnapshot = -1;
     ClassStatistics lastSnapshot;
 
@@ -161,8 +151,8 @@ public final class StatisticsStore {
       /* A quarantined record's GPU timing is not trusted (and an untimed one has none): it counts
          as an operation, not in the distributions. */
       if (r.timing().trusted()) {
-        exec.recordValue(Math.max(r.timing().executionNanos(), 0));
-        busMbps.recordValue(Math.max(Math.round(r.transfer().busBandwidthGbs() * 1000.0), 0));
+        exec.record(r.timing().executionNanos());
+        busMbps.record(Math.round(r.transfer().busBandwidthGbs() * 1000.0));
       }
       bytes.add(r.transfer().messageBytes());
       /* Counted last: a snapshot that sees the count also finds the values (see snapshot()). */
@@ -172,49 +162,12 @@ public final class StatisticsStore {
     synchronized ClassStatistics snapshot() {
       long n = count.sum();
       if (n == countAtLastSnapshot) {
-        return lastSnapshot; /* nothing new: folding empty intervals would only cost time */
+        return lastSnapshot; /* nothing new: summing the buckets again would only cost time */
       }
-      execInterval = exec.getIntervalHistogram(execInterval);
-      execTotal.add(execInterval);
-      busInterval = busMbps.getIntervalHistogram(busInterval);
-      busTotal.add(busInterval);
-      ClassStatistics snapshot = new ClassStatistics(key, n, bytes.sum(),
-          summary(execTotal, 1.0), summary(busTotal, 1000.0));
+      ClassStatistics snapshot = new ClassStatistics(key, n, bytes.sum(), exec.summary(1.0), busMbps.summary(1000.0));
       countAtLastSnapshot = n;
       lastSnapshot = snapshot;
       return snapshot;
-    }
-
-    /** Min, mean, p50, p90, p99 and max in one pass over the recorded values. */
-    private static Distribution summary(Histogram h, double unit) {
-      long total = h.getTotalCount();
-      if (total == 0) {
-        return Distribution.EMPTY;
-      }
-      long at50 = (long) Math.ceil(total * 0.50);
-      long at90 = (long) Math.ceil(total * 0.90);
-      long at99 = (long) Math.ceil(total * 0.99);
-      long seen = 0;
-      double sum = 0;
-      long p50 = 0, p90 = 0, p99 = 0;
-      for (HistogramIterationValue v : h.recordedValues()) {
-        long count = v.getCountAtValueIteratedTo();
-        long value = h.highestEquivalentValue(v.getValueIteratedTo());
-        sum += (double) h.medianEquivalentValue(v.getValueIteratedTo()) * count;
-        long before = seen;
-        seen += count;
-        if (before < at50 && seen >= at50) {
-          p50 = value;
-        }
-        if (before < at90 && seen >= at90) {
-          p90 = value;
-        }
-        if (before < at99 && seen >= at99) {
-          p99 = value;
-        }
-      }
-      return new Distribution(total, h.getMinValue() / unit, sum / total / unit, p50 / unit, p90 / unit,
-          p99 / unit, h.getMaxValue() / unit);
     }
   }
 }
