@@ -85,7 +85,7 @@ public final class NcclInspector implements AutoCloseable {
    * disk stalls and bursts) before records are dropped and counted.
    */
   private static final int BACKLOG = 1 << 18;
-  /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
+  /** Guards enabling and closing: one active inspector per process. */
   private static final Object LOCK = new Object();
   /* Written under LOCK; read without it, so that current() never waits for a close in progress
      (a listener asking for the inspector from its callback while close waits for it). */

@@ -22,7 +22,7 @@ public enum RecordFlag {
   CHANNELS_TRUNCATED,
   /** A copy-engine collective (profiler interface v6). */
   COPY_ENGINE,
-  /** Its GPU timestamps were unusable; see {@link OperationRecord#quarantine()}. */
+  /** Its GPU timestamps were unusable; see {@link Timing#quarantine()}. */
   QUARANTINED,
   /**
    * Launched by a replay of a CUDA graph that captured it (interface v5 and later): NCCL reports
@@ -31,7 +31,7 @@ public enum RecordFlag {
   GRAPH_LAUNCHED,
   /**
    * Some kernel channels carried other work items' timestamps and were left out; the time comes
-   * from the channels that ran in step ({@link OperationRecord#desyncedChannels()} says how many
+   * from the channels that ran in step ({@link Channels#desynced()} says how many
    * were left out).
    */
   DESYNC_CHANNELS_EXCLUDED,
