@@ -17,12 +17,7 @@
 #include "inflight_query.h"
 #include "thread_tags.h"
 
-extern ncclProfiler_v6_t ncclProfiler_v6;
-extern ncclProfiler_v5_t ncclProfiler_v5;
-extern ncclProfiler_v4_t ncclProfiler_v4;
-extern ncclProfiler_v3_t ncclProfiler_v3;
-extern ncclProfiler_v2_t ncclProfiler_v2;
-extern ncclProfiler_v1_t ncclProfiler_v1;
+extern ncclProfiler_v5_t ncclProfiler_v5; /* its address names this library (library_path) */
 
 int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
                           int enable_p2p, int verbose, int require_kernel_timing,
@@ -135,18 +130,6 @@ const char* nccl_inspector_library_path(void) {
   if (dladdr((void*)&ncclProfiler_v5, &info) == 0 || info.dli_fname == NULL) return NULL;
   if (realpath(info.dli_fname, path) == NULL) return NULL;
   return path;
-}
-
-long long nccl_inspector_profiler_table(int version) {
-  switch (version) {
-    case 6: return (long long)(uintptr_t)&ncclProfiler_v6;
-    case 5: return (long long)(uintptr_t)&ncclProfiler_v5;
-    case 4: return (long long)(uintptr_t)&ncclProfiler_v4;
-    case 3: return (long long)(uintptr_t)&ncclProfiler_v3;
-    case 2: return (long long)(uintptr_t)&ncclProfiler_v2;
-    case 1: return (long long)(uintptr_t)&ncclProfiler_v1;
-    default: return 0;
-  }
 }
 
 static int find_nccl(struct dl_phdr_info* info, size_t size, void* data) {
