@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "core_state.h"
 #include "event_counters.h"
-#include "clock.h"
 #include "handles.h"
 #include "names.h"
 #include "record_emit.h"
@@ -65,7 +65,6 @@ void* api_ledger_enter(api_ledger* l, comm_slot* c, const void* context, uint8_t
   /* Relaxed: published by the release store of PENDING below. */
   atomic_store_explicit(&e->comm_serial, c->serial, memory_order_relaxed);
   e->count = count;
-  e->start_ns = 0;
   e->step = tag.step;
   e->root = root;
   e->comm_index = handle_index(context);
@@ -122,8 +121,9 @@ bool api_ledger_link(api_ledger* l, const void* handle, uint64_t comm_serial, th
 
 /* Emits the record of a BUSY entry and frees it. */
 static void close_unlinked(api_entry* e, uint64_t st, const comm_slot* comm) {
-  emit_api_record(comm, e->comm_index, e->comm_gen, atomic_load_explicit(&e->comm_serial, memory_order_relaxed), e->func, e->datatype, e->count, e->root,
-                  e->step, e->phase, e->api_sn, e->func_sn, e->start_ns);
+  uint64_t serial = atomic_load_explicit(&e->comm_serial, memory_order_relaxed); /* owned: BUSY */
+  emit_api_record(comm, e->comm_index, e->comm_gen, serial, e->func, e->datatype, e->count, e->root, e->step,
+                  e->phase, e->api_sn, e->func_sn, e->start_ns);
   /* Release: the next writer (acquire) sees this owner done with the fields. */
   atomic_store_explicit(&e->state, st_make(st_seq(st), API_FREE), memory_order_release);
 }
@@ -140,7 +140,7 @@ uint32_t api_ledger_sweep(api_ledger* l, uint64_t now_ns, uint64_t max_age_ns) {
     if (seq < l->tail) {
       /* Its writer has not taken it yet, or gave up (the entry was busy): skip it once a second
        * sweep finds it so, rather than wait for ever. */
-      if (l->unwritten_tail == l->tail && ++l->unwritten_sweeps >= 2) {
+      if (l->unwritten_tail == l->tail && ++l->unwritten_sweeps >= 1) {
         l->tail++;
         continue;
       }

@@ -17,7 +17,19 @@
 #include "inflight_query.h"
 #include "thread_tags.h"
 
-extern ncclProfiler_v5_t ncclProfiler_v5; /* its address names this library (library_path) */
+extern ncclProfiler_v6_t ncclProfiler_v6;
+extern ncclProfiler_v5_t ncclProfiler_v5;
+extern ncclProfiler_v4_t ncclProfiler_v4;
+extern ncclProfiler_v3_t ncclProfiler_v3;
+extern ncclProfiler_v2_t ncclProfiler_v2;
+extern ncclProfiler_v1_t ncclProfiler_v1;
+
+/* Every interface version's table, which NCCL looks up by name. The shared object is linked from the
+ * core's static archive, whose members are only pulled in when something references them: this
+ * list is that reference for abi_v1.o ... abi_v6.o (without it only the versions this file happens
+ * to use would be exported). Kept by `used` although nothing reads it. */
+__attribute__((used)) static const void* const exported_tables[] = {
+    &ncclProfiler_v6, &ncclProfiler_v5, &ncclProfiler_v4, &ncclProfiler_v3, &ncclProfiler_v2, &ncclProfiler_v1};
 
 int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
                           int enable_p2p, int verbose, int require_kernel_timing,

@@ -148,8 +148,8 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   ring_publish(&g_core.ring, pos);
 }
 
-void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_gen, uint64_t comm_serial, uint8_t func,
-                     uint8_t datatype, uint64_t count, int32_t root, int64_t step, uint16_t phase,
+void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_gen, uint64_t comm_serial,
+                     uint8_t func, uint8_t datatype, uint64_t count, int32_t root, int64_t step, uint16_t phase,
                      uint32_t api_sn, uint64_t func_sn, uint64_t start_ns) {
   const comm_slot* c = comm != NULL ? comm
                                      : comm_table_lookup(&g_core.comms, handle_make(HANDLE_TAG_COMM, comm_index, 0, comm_gen));

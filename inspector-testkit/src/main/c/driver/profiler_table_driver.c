@@ -92,6 +92,17 @@ int profiler_driver_open(const char* library_path) {
   return 0;
 }
 
+int profiler_driver_exported_versions(void) {
+  if (lib == NULL) return 0;
+  int bits = 0;
+  char name[32];
+  for (int v = 1; v <= 9; v++) {
+    snprintf(name, sizeof(name), "ncclProfiler_v%d", v);
+    if (dlsym(lib, name) != NULL) bits |= 1 << v;
+  }
+  return bits;
+}
+
 int profiler_driver_open_null(void) {
   profiler_driver_close();
   table = &null_table;

@@ -60,6 +60,9 @@ typedef struct driver_event {
  * which also carries copy-engine events; every other through v5. Returns 0, or -1 with
  * profiler_driver_error(). */
 int profiler_driver_open(const char* library_path);
+/* The profiler interface versions the opened plugin exports a table of (bit N: ncclProfiler_vN), as
+ * NCCL looks them up by name. */
+int profiler_driver_exported_versions(void);
 /* Uses a built-in plugin whose functions return at once (the benchmark's baseline). */
 int profiler_driver_open_null(void);
 const char* profiler_driver_error(void);

@@ -266,6 +266,23 @@ class NcclReleasesTest {
     }
   }
 
+  /**
+   * The shared object exports the table of every interface version NCCL may ask for (v1 to v6),
+   * whatever the core's own code happens to reference: NCCL 2.29+ looks for v6 first, older releases
+   * for theirs.
+   */
+  @Test
+  void everyInterfaceTableIsExported() {
+    try (NcclInspector i = NcclInspector.enable(config(out).build())) {
+      assertEquals(0, ProfilerTableDriver.open(i.status().libraryPath().orElseThrow().toString()));
+      try {
+        assertEquals(0b1111110, ProfilerTableDriver.exportedVersions(), "bits 1..6: ncclProfiler_v1 ... v6");
+      } finally {
+        ProfilerTableDriver.close();
+      }
+    }
+  }
+
   /** A replay of a recording without the release (older traces) says "unknown", and nothing breaks. */
   @Test
   void olderRecordingsHaveNoRelease() throws IOException {
