@@ -52,6 +52,7 @@ class NcclInspectorCommandTest {
     assertTrue(stdout().contains("--min-size") && stdout().contains("Exit status"), stdout());
     assertEquals(0, run("report", "--help"));
     assertTrue(stdout().contains("--out"), stdout());
+    assertTrue(stdout().startsWith("Usage: nccl-inspector report [-hqV]"), "the program named once: " + stdout());
     assertEquals(0, run("--version"));
     assertTrue(stdout().startsWith("nccl-inspector "), stdout());
     assertEquals(0, run("replay", "--version"));
@@ -71,6 +72,11 @@ class NcclInspectorCommandTest {
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--min-size", "-1"));
     assertTrue(stderr().contains("--min-size must be 0 or more bytes, got -1"), stderr());
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--min-size", "lots"));
+    assertEquals(2, run("report", dir.toString(), "--out", dir.resolve("r").toString(), "--memory-limit", "garbage"));
+    assertTrue(stderr().startsWith("nccl-inspector report: memory limit must look like 512MB or 8GB, got 'garbage'"),
+        "exit 2 and the program named once: " + stderr());
+    assertEquals(2, run("report", dir.toString(), "--out", dir.resolve("r").toString(), "--threads", "99999"));
+    assertTrue(stderr().contains("threads must be 1 to "), stderr());
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--tracee", "x"));
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--hostname", "../etc"));
     assertEquals(2, run("replay", "--dump-dir", dir.toString()));

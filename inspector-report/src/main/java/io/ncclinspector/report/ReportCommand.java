@@ -23,11 +23,13 @@ import picocli.CommandLine.Parameters;
  * the reference Inspector's) into a Parquet export, CSV/JSON summaries, a cross-rank straggler
  * analysis and a self-contained HTML report.
  *
- * <p>{@link #main} receives the arguments after the word {@code report}. Exit status: 0 report
+ * <p>{@link #main} receives the arguments after the word {@code report}; the command is named
+ * {@code report}, as a subcommand of {@code nccl-inspector} names it, and {@link #run} (the
+ * command on its own) names it {@code nccl-inspector report}. Exit status: 0 report
  * written; 1 the report could not be made (no logs, no usable record, I/O or engine error);
  * 2 the command line is wrong.
  */
-@Command(name = "nccl-inspector report", mixinStandardHelpOptions = true,
+@Command(name = "report", mixinStandardHelpOptions = true,
     version = "nccl-inspector report",
     sortOptions = false,
     usageHelpWidth = 100,
@@ -44,6 +46,8 @@ import picocli.CommandLine.Parameters;
         "2:invalid command line"})
 public final class ReportCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportCommand.class);
+  /** The command's name when it runs on its own rather than under {@code nccl-inspector}. */
+  static final String STANDALONE_NAME = "nccl-inspector report";
 
   @Parameters(arity = "1..*", paramLabel = "LOG_DIR",
       description = "Directories (searched recursively) or log files.")
@@ -84,12 +88,13 @@ public final class ReportCommand implements Callable<Integer> {
   String engine;
 
   @Option(names = "--threads", paramLabel = "N",
-      description = "DuckDB threads, or the cores of Spark's local mode. Default: the number of"
-          + " processors.")
+      description = "DuckDB threads, or the cores of Spark's local mode: 1 to the number of"
+          + " processors. Default: the number of processors.")
   Integer threads;
 
   @Option(names = "--memory-limit", paramLabel = "SIZE",
-      description = "DuckDB memory limit, e.g. 8GB. Default: DuckDB's (80%% of RAM).")
+      description = "DuckDB memory limit, e.g. 512MB, 8GB, 1.5TiB. Default: DuckDB's (80%% of"
+          + " RAM).")
   String memoryLimit;
 
   @Option(names = "--percentile-accuracy", paramLabel = "N", defaultValue = "10000",
@@ -125,13 +130,14 @@ public final class ReportCommand implements Callable<Integer> {
     command.stdout = out;
     command.stderr = err;
     CommandLine cli = new CommandLine(command)
+        .setCommandName(STANDALONE_NAME)
         .setCaseInsensitiveEnumValuesAllowed(true)
         .setUnmatchedOptionsAllowedAsOptionParameters(false) /* --out --outt: a typo, not a path */
         .setOut(new PrintWriter(out, true))
         .setErr(new PrintWriter(err, true))
         .setExecutionExceptionHandler((e, cmd, parsed) -> {
           LOG.debug("report failed", e);
-          err.println("nccl-inspector report: " + e);
+          err.println(STANDALONE_NAME + ": " + e);
           return 1;
         });
     return cli.execute(args);
@@ -151,7 +157,7 @@ public final class ReportCommand implements Callable<Integer> {
       }
       options = b.build();
     } catch (IllegalArgumentException e) {
-      stderr.println("nccl-inspector report: " + e.getMessage());
+      stderr.println(STANDALONE_NAME + ": " + e.getMessage());
       return 2;
     }
     ReportResult result;
@@ -159,7 +165,7 @@ public final class ReportCommand implements Callable<Integer> {
       result = new ReportRunner(options, progress).run();
     } catch (ReportException e) {
       LOG.debug("report failed", e);
-      stderr.println("nccl-inspector report: " + e.getMessage());
+      stderr.println(STANDALONE_NAME + ": " + e.getMessage());
       return 1;
     }
     printSummary(result);
@@ -191,7 +197,7 @@ public final class ReportCommand implements Callable<Integer> {
           r.outputDirectory().resolve(io.ncclinspector.report.output.OutputFiles.REJECTED));
     }
     if (o.records() == 0) {
-      stderr.println("nccl-inspector report: no usable record in the input");
+      stderr.println(STANDALONE_NAME + ": no usable record in the input");
     }
     stdout.println("report: " + r.html());
     stdout.println("records: " + r.recordsDirectory() + " (" + r.data().imported().parts().size()

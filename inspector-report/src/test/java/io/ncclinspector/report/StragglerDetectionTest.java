@@ -42,7 +42,7 @@ class StragglerDetectionTest {
 
   private ReportResult report(ClockSync sync) throws Exception {
     return TestSupport.report(ReportOptions.builder(tmp.resolve("out-" + sync))
-        .inputs(tmp.resolve("logs").toString()).threads(2).progress(false).clockSync(sync)
+        .inputs(tmp.resolve("logs").toString()).threads(TestSupport.THREADS).progress(false).clockSync(sync)
         .build());
   }
 

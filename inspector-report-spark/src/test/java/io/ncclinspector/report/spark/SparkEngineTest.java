@@ -74,7 +74,7 @@ class SparkEngineTest {
   }
 
   static ReportResult report(ReportOptions.Builder b) throws Exception {
-    return new ReportRunner(b.threads(2).progress(false).build(), Progress.silent()).run();
+    return new ReportRunner(b.threads(Math.min(2, ReportOptions.maxThreads())).progress(false).build(), Progress.silent()).run();
   }
 
   static ReportOptions.Builder options(Path out, String engine, String... inputs) {
