@@ -90,4 +90,28 @@ class HostileInputTest {
     String ranks = Files.readString(r.outputDirectory().resolve(OutputFiles.RANKS + ".csv"));
     assertTrue(ranks.contains(",'@SUM(1+1),") && ranks.contains(",'+node1,"), ranks);
   }
+
+  @Test
+  void aPlantedLinkInTheOutputTreeIsRefusedAndNothingBehindItIsTouched() throws Exception {
+    TestSupport.writeLines(logs.resolve("a.log"), rank0);
+    Path victim = Files.createDirectories(tmp.resolve("elsewhere"));
+    Files.writeString(victim.resolve("part-0.parquet"), "precious");
+    Files.writeString(victim.resolve("report.html"), "precious too");
+    Path out = Files.createDirectories(tmp.resolve("out"));
+    Files.createSymbolicLink(out.resolve(OutputFiles.RECORDS_DIR), victim);
+    Files.createSymbolicLink(out.resolve(OutputFiles.HTML), victim.resolve("report.html"));
+
+    ReportException e = org.junit.jupiter.api.Assertions.assertThrows(ReportException.class,
+        this::run);
+    assertTrue(e.getMessage().contains(out.resolve(OutputFiles.HTML) + ", "
+        + out.resolve(OutputFiles.RECORDS_DIR) + " are symbolic links"), e.getMessage());
+    assertEquals("precious", Files.readString(victim.resolve("part-0.parquet")));
+    assertEquals("precious too", Files.readString(victim.resolve("report.html")));
+    try (var s = Files.list(victim)) {
+      assertEquals(2, s.count(), "nothing written there");
+    }
+    try (var s = Files.list(out)) {
+      assertEquals(2, s.count(), "nothing written beside the links either: no staging left");
+    }
+  }
 }
