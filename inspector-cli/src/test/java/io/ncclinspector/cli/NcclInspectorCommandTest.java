@@ -135,4 +135,50 @@ class NcclInspectorCommandTest {
       assertEquals(1, files.filter(f -> f.toString().endsWith(".log")).count());
     }
   }
+
+  private static List<String> traceLines() throws Exception {
+    try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(trace()))) {
+      return List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
+    }
+  }
+
+  private static byte[] gzip(List<String> lines) throws Exception {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream g = new java.util.zip.GZIPOutputStream(b)) {
+      g.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    return b.toByteArray();
+  }
+
+  @Test
+  void aDamagedGzipMemberFailsTheReplayAndSaysWhereAndWhatWasLost() throws Exception {
+    logs.expect("WARN", "the compressed stream is damaged after line").allow("WARN", "no NCCL communicator");
+    List<String> lines = traceLines();
+    int half = lines.size() / 2;
+    byte[] second = gzip(lines.subList(half, lines.size()));
+    second[0] = 0; /* issue 21: replayed half the trace with exit 0, "a crashed run" */
+    Path damaged = dir.resolve("trace-pid1061.jsonl.gz");
+    Files.write(damaged, gzip(lines.subList(0, half)));
+    Files.write(damaged, second, java.nio.file.StandardOpenOption.APPEND);
+    assertEquals(1, run("replay", "--trace", damaged.toString(), "--dump-dir", dir.resolve("out").toString(),
+        "--min-size", "0"));
+    assertTrue(stdout().contains(half + " events") && stdout().contains("(trace damaged: replayed up to the damage)"),
+        stdout());
+    assertTrue(stderr().contains(damaged + ": the trace is damaged, the events after the damage were not replayed"),
+        stderr());
+    assertTrue(stderr().contains("compressed bytes not read"), stderr());
+  }
+
+  @Test
+  void everySkippedTraceLineIsCounted() throws Exception {
+    logs.expect("WARN", "not a JSON object").expect("WARN", "more unusable line(s) skipped (500 in all)");
+    List<String> lines = new java.util.ArrayList<>(traceLines());
+    for (int i = 0; i < 500; i++) {
+      lines.add(10 + i * 3, "garbage " + i);
+    }
+    Path trace = Files.write(dir.resolve("trace-pid1061.jsonl.gz"), gzip(lines));
+    assertEquals(0, run("replay", "--trace", trace.toString(), "--dump-dir", dir.resolve("out").toString(),
+        "--min-size", "0"), stderr());
+    assertTrue(stdout().contains("500 trace line(s) skipped (the first 100 listed above)"), stdout());
+  }
 }

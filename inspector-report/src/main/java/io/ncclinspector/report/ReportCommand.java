@@ -4,6 +4,8 @@ import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.ingest.FileImport;
+import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.chart.Format;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -42,7 +44,9 @@ import picocli.CommandLine.Parameters;
         "  report.json     overview and settings for pipelines",
         "Unusable lines are reported with file and line number and skipped."},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:report written", "1:no usable input, or an I/O or engine error",
+    exitCodeList = {"0:report written",
+        "1:no usable input, an input file that could not be read in full (corrupt gzip data,"
+            + " a read error: the report is written from the rest), or an I/O or engine error",
         "2:invalid command line"})
 public final class ReportCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportCommand.class);
@@ -169,7 +173,26 @@ public final class ReportCommand implements Callable<Integer> {
       return 1;
     }
     printSummary(result);
-    return result.data().overview().records() > 0 ? 0 : 1;
+    boolean incomplete = sayIncompleteInputs(result);
+    return result.data().overview().records() > 0 && !incomplete ? 0 : 1;
+  }
+
+  /**
+   * Says on stderr which input files hold data that could not be read (corrupt gzip data, read
+   * errors); returns whether there were any. A file that merely ends early (a killed writer's) is
+   * in the report's inputs table only.
+   */
+  private boolean sayIncompleteInputs(ReportResult r) {
+    List<FileImport> corrupt = r.data().imported().files().stream().filter(FileImport::corrupt)
+        .toList();
+    if (corrupt.isEmpty()) {
+      return false;
+    }
+    stderr.printf(Locale.ROOT, "%s: %d input file%s could not be read in full (the report covers"
+        + " what could be read; see %s):%n", STANDALONE_NAME, corrupt.size(),
+        corrupt.size() == 1 ? "" : "s", r.outputDirectory().resolve(OutputFiles.INPUTS));
+    corrupt.forEach(f -> stderr.printf(Locale.ROOT, "  %s: %s%n", f.file(), f.damage()));
+    return true;
   }
 
   private void printSummary(ReportResult r) {
@@ -194,7 +217,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     if (rejected > 0) {
       stdout.printf(Locale.ROOT, "unusable lines: see %s%n",
-          r.outputDirectory().resolve(io.ncclinspector.report.output.OutputFiles.REJECTED));
+          r.outputDirectory().resolve(OutputFiles.REJECTED));
     }
     if (o.records() == 0) {
       stderr.println(STANDALONE_NAME + ": no usable record in the input");

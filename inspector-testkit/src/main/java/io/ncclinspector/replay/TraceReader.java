@@ -21,7 +21,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPInputStream;
+import io.ncclinspector.format.CheckedGzipInputStream;
+import io.ncclinspector.format.GzipDamageException;
 
 /**
  * Reads a recorded NCCL profiler trace (testdata/traces/FORMAT.md; plain or gzip JSON Lines) into
@@ -47,13 +48,15 @@ public final class TraceReader {
   /** The longest line read: recorded lines are a few hundred bytes; a longer one is not a trace. */
   static final int MAX_LINE_BYTES = 1 << 20;
   /** Problems listed one by one; past this many they are only counted. */
-  static final int MAX_PROBLEMS_LISTED = 100;
+  public static final int MAX_PROBLEMS_LISTED = 100;
   /** Lines in a row that are not trace events, from the start, before the file is given up on. */
   static final int MAX_LEADING_BAD_LINES = 1000;
 
   /**
    * Reads a whole trace file. A gzip stream that ends early (a killed process's recording) or is
-   * damaged is read up to the damage, and the events before it are kept ({@link TraceEvents#cutShort()}).
+   * damaged is read up to the damage, and the events before it are kept ({@link TraceEvents#cutShort()});
+   * every member of a gzip file is read and checked ({@link CheckedGzipInputStream}), so a damaged
+   * member is damage ({@link TraceEvents#damaged()}), never a quiet end of the file.
    *
    * @throws IOException naming the file, if it cannot be opened or read at all: a directory, an
    *     empty file, a {@code .gz} that is not gzip
@@ -65,6 +68,8 @@ public final class TraceReader {
     int count = 0, maxHandle = 0, maxCtx = 0;
     boolean lastIsFini = false;
     String cutShort = null;
+    boolean damaged = false;
+    long skipped = 0;
     int unlisted = 0;
     try (LineSource in = open(trace)) {
       String line;
@@ -73,9 +78,15 @@ public final class TraceReader {
       while (true) {
         try {
           line = in.next();
-        } catch (java.util.zip.ZipException | java.io.EOFException e) {
-          cutShort = trace + ": the compressed stream is damaged or ends early after line " + lineNo + " ("
-              + e.getMessage() + "); the events before it are kept";
+        } catch (GzipDamageException e) {
+          String why = e.getMessage().substring(e.getMessage().indexOf(": ") + 2);
+          damaged = !e.truncated();
+          cutShort = trace + ": the compressed stream " + (damaged ? "is damaged" : "ends early") + " after line "
+              + lineNo + " (" + why + "); the events before it are kept";
+          break;
+        } catch (IOException e) {
+          damaged = true;
+          cutShort = trace + ": reading failed after line " + lineNo + " (" + e + "); the events before it are kept";
           break;
         } catch (LineTooLong e) {
           cutShort = trace + ":" + (lineNo + 1) + ": a line longer than " + (MAX_LINE_BYTES >> 20)
@@ -114,6 +125,7 @@ public final class TraceReader {
           }
         }
         if (problem != null) {
+          skipped++;
           if (problems.size() < MAX_PROBLEMS_LISTED) {
             problems.add(problem);
           } else {
@@ -127,14 +139,14 @@ public final class TraceReader {
       }
     }
     if (unlisted > 0) {
-      problems.add(trace + ": " + unlisted + " more unusable line(s) skipped");
+      problems.add(trace + ": " + unlisted + " more unusable line(s) skipped (" + skipped + " in all)");
     }
     if (cutShort != null) {
       problems.add(cutShort);
     }
     out.flip();
     return new TraceEvents(out, count, maxHandle, maxCtx, pidOf(trace), problems, lastIsFini,
-        java.util.Optional.ofNullable(cutShort));
+        java.util.Optional.ofNullable(cutShort), skipped, damaged);
   }
 
   private static LineSource open(Path trace) throws IOException {
@@ -150,14 +162,24 @@ public final class TraceReader {
     if (!trace.getFileName().toString().endsWith(".gz")) {
       return new LineSource(raw);
     }
+    CheckedGzipInputStream gzip = new CheckedGzipInputStream(raw, sizeOf(trace));
     try {
-      return new LineSource(new GZIPInputStream(raw, 1 << 16));
-    } catch (java.io.EOFException e) {
-      raw.close();
-      throw new IOException(trace + ": empty or cut off before its first byte of data: not a gzip trace", e);
+      gzip.checkHeader();
+      return new LineSource(gzip);
+    } catch (GzipDamageException e) {
+      gzip.close();
+      throw new IOException(trace + (e.truncated()
+          ? ": empty or cut off before its first byte of data: not a gzip trace"
+          : ": not a gzip file (" + e.getMessage() + ")"), e);
+    }
+  }
+
+  /** The file's size, or -1 for a file that has none (a device, a pipe). */
+  private static long sizeOf(Path trace) {
+    try {
+      return Files.isRegularFile(trace) ? Files.size(trace) : -1;
     } catch (IOException e) {
-      raw.close();
-      throw new IOException(trace + ": not a gzip file (" + e.getMessage() + ")", e);
+      return -1;
     }
   }
 

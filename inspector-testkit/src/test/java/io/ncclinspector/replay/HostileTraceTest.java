@@ -76,11 +76,68 @@ class HostileTraceTest {
     events.put(0, (byte) stop).putInt(handle, -1);
     events.put(128, (byte) state).putInt(128 + handle, Integer.MIN_VALUE);
     events.put(256, (byte) stop).putInt(256 + handle, 2);
-    TraceEvents hostile = new TraceEvents(events, 3, 1, 1, OptionalLong.empty(), List.of(), false, java.util.Optional.empty());
+    TraceEvents hostile = new TraceEvents(events, 3, 1, 1, OptionalLong.empty(), List.of(), false, java.util.Optional.empty(), 0, false);
     try (NcclInspector inspector = NcclInspector.enable(config());
         TracePlayer player = TracePlayer.open(inspector, hostile)) {
       assertEquals(3, player.play(3));
       assertEquals(0, player.remaining());
     }
+  }
+
+  /** The lines of the bundled 3-rank trace's first process. */
+  private static List<String> traceLines() throws Exception {
+    try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(
+        io.ncclinspector.testsupport.TestData.traceFiles("h3_mix").get(0)))) {
+      return List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
+    }
+  }
+
+  private static byte[] gzip(List<String> lines) throws Exception {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream g = new java.util.zip.GZIPOutputStream(b)) {
+      g.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    return b.toByteArray();
+  }
+
+  @Test
+  void aDamagedGzipMemberIsDamageNotTheEndOfTheTrace() throws Exception {
+    logs.expect("WARN", "the compressed stream is damaged after line");
+    List<String> lines = traceLines();
+    int half = lines.size() / 2;
+    byte[] first = gzip(lines.subList(0, half));
+    byte[] second = gzip(lines.subList(half, lines.size()));
+    second[0] = 0; /* the first byte of member 2 zeroed (issue 21): the JDK reader's quiet end */
+    Path trace = dir.resolve("trace-pid1061.jsonl.gz");
+    Files.write(trace, first);
+    Files.write(trace, second, java.nio.file.StandardOpenOption.APPEND);
+
+    TraceEvents e = new TraceReader().read(trace);
+    assertEquals(half, e.count(), "the events of member 1");
+    assertTrue(e.damaged());
+    assertEquals(trace + ": the compressed stream is damaged after line " + half + " (the bytes after member 1"
+        + " (from byte " + first.length + ") are not a gzip member; reading stopped at byte " + first.length + ": "
+        + second.length + " of " + (first.length + second.length) + " compressed bytes not read); the events before"
+        + " it are kept", e.cutShort().orElseThrow());
+
+    ReplayResult r = TraceReplayer.replay(trace, config(), "host");
+    assertTrue(r.damaged());
+    assertEquals(half, r.traceEvents());
+    assertEquals(0, r.linesSkipped());
+  }
+
+  @Test
+  void everySkippedLineIsCountedNotOnlyTheListedOnes() throws Exception {
+    List<String> lines = new java.util.ArrayList<>(traceLines());
+    for (int i = 0; i < 500; i++) {
+      lines.add(10 + i * 3, "garbage " + i);
+    }
+    Path trace = Files.write(dir.resolve("trace-pid1061.jsonl.gz"), gzip(lines));
+    TraceEvents e = new TraceReader().read(trace);
+    assertEquals(500, e.linesSkipped());
+    assertEquals(TraceReader.MAX_PROBLEMS_LISTED + 1, e.problems().size(), "100 listed, then one line for the rest");
+    assertEquals(trace + ": 400 more unusable line(s) skipped (500 in all)", e.problems().get(100));
+    assertEquals(lines.size() - 500, e.count());
+    assertTrue(e.cutShort().isEmpty());
   }
 }

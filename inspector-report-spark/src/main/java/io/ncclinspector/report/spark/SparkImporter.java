@@ -212,14 +212,14 @@ final class SparkImporter {
           long n = parquet.perFile().getOrDefault(localPath(InputFile.of(f).uri()), 0L);
           records += n;
           files.add(new FileImport(f.displayName(), f.location(), f.compression(), f.sizeBytes(),
-              n, 0, 0, null, false));
+              n, 0, 0, null, false, false));
         }
         continue;
       }
       FileDiagnosis d = byFile.get(f.displayName());
       if (d == null) {
         d = new FileDiagnosis(f.displayName(), 0, 0, List.of(),
-            "not read: no executor reported on this file");
+            "not read: no executor reported on this file", true);
       }
       long kept = perFile.getOrDefault(f.displayName(), 0L);
       long unconvertible = Math.max(0, d.records() - kept);
@@ -233,7 +233,7 @@ final class SparkImporter {
       rejected += d.rejected() + unconvertible;
       listed.addAll(d.listed());
       files.add(new FileImport(f.displayName(), f.location(), f.compression(), f.sizeBytes(),
-          kept, d.rejected() + unconvertible, d.listed().size(), d.damage(), false));
+          kept, d.rejected() + unconvertible, d.listed().size(), d.damage(), d.corrupt(), false));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
     return new ImportResult(records, rejected, files, listed, parts, notices, parquet.skipped());

@@ -187,7 +187,7 @@ public final class LogDiscovery {
    * its first non-blank line; empty if it is to be imported. Closes the stream.
    */
   public static Optional<String> sniffContent(InputStream in, Compression compression) {
-    try (LineReader lines = LineReader.open(in, compression, SNIFF_BYTES)) {
+    try (LineReader lines = LineReader.open(in, -1, compression, SNIFF_BYTES)) {
       LineReader.Line line;
       while ((line = lines.next()) != null) {
         if (line.blank()) {
