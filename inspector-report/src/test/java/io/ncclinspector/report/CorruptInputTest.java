@@ -77,7 +77,7 @@ class CorruptInputTest {
     assertEquals(List.of("packed.log.gz:3", "packed.log.gz:7", "plain.log:3", "plain.log:7",
         "plain.log:12"), where);
     assertTrue(rejected.get(0).reason().startsWith("not valid JSON"));
-    assertEquals("header.rank missing or not an integer", rejected.get(1).reason());
+    assertEquals("header.rank is not an integer", rejected.get(1).reason());
     assertEquals("truncated last line (JSON ends early)", rejected.get(4).reason());
     assertTrue(rejected.get(0).excerpt().startsWith("garbage"));
 

@@ -114,4 +114,158 @@ class HostileInputTest {
       assertEquals(2, s.count(), "nothing written beside the links either: no staging left");
     }
   }
+
+  private static ObjectNode perf(ObjectNode r) {
+    return (ObjectNode) r.get("coll_perf");
+  }
+
+  /** (source file name, sn, excluded_reason) of the export's records, for the given condition. */
+  private List<String> exported(ReportResult r, String where) throws Exception {
+    try (io.ncclinspector.report.engine.DuckDbEngine e = io.ncclinspector.report.engine.DuckDbEngine
+        .open(new io.ncclinspector.report.engine.EngineSettings(1, null, tmp.resolve("reader")))) {
+      return e.query("SELECT regexp_extract(source_file, '[^/]*$') || ':' || sn || ':' ||"
+          + " coalesce(excluded_reason, 'used') FROM read_parquet(" + io.ncclinspector.report
+          .engine.DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet").toString())
+          + ") WHERE " + where + " ORDER BY 1", q -> q.getString(1));
+    }
+  }
+
+  /** Issue 21: one of these aborted the whole report (INT32 or INT64 overflow in DuckDB). */
+  @Test
+  void absurdNumbersCostTheirRecordNeverTheReport() throws Exception {
+    List<String> a = new ArrayList<>(rank0);
+    List<String> b = new ArrayList<>(rank1);
+    a.set(5, edit(a.get(5), r -> perf(r).put("coll_exec_time_ns", 1_000_000_000_000_000L)));
+    b.set(6, edit(b.get(6), r -> {          // NVIDIA's format: microseconds only
+      perf(r).remove("coll_exec_time_ns");
+      perf(r).put("coll_exec_time_us", 1_000_000_000_000L);
+    }));
+    a.set(7, edit(a.get(7), r -> perf(r).put("coll_gpu_span_ns", Long.MAX_VALUE)));
+    a.set(8, edit(a.get(8), r -> perf(r).put("coll_gpu_start_ns", Long.MAX_VALUE)));
+    b.set(8, edit(b.get(8), r -> perf(r).put("coll_gpu_start_ns", -Long.MAX_VALUE)));
+    TestSupport.writeLines(logs.resolve("a.log"), a);
+    TestSupport.writeLines(logs.resolve("b.log"), b);
+
+    ReportResult r = run();
+    assertEquals(80, r.data().overview().records());
+    assertEquals(5, r.data().overview().excluded().get("invalid_time"));
+    assertEquals(75, r.data().overview().used());
+    assertEquals(List.of("a.log:5:invalid_time", "a.log:7:invalid_time", "a.log:8:invalid_time",
+        "b.log:6:invalid_time", "b.log:8:invalid_time"), exported(r, "excluded_reason IS NOT NULL"));
+    assertEquals(36, r.data().stragglers().alignedCollectives(), "the 4 collectives with an"
+        + " absurd time have at most one rank left to line up");
+    assertTrue(Files.exists(r.html()));
+  }
+
+  /**
+   * Timestamps in range but far apart, on every rank of a 4-rank collective: their sum is past 64
+   * bits (the straggler analysis sums arrivals over the ranks).
+   */
+  @Test
+  void theArrivalSumOfFourRanksAtTheEdgeOfTheRangeDoesNotOverflow() throws Exception {
+    Path gen = tmp.resolve("gen4");
+    TestSupport.generate(SyntheticConfig.builder(gen).nodes(1).gpusPerNode(4)
+        .workload(Workload.WORLD_ALLREDUCE).iterations(20).build());
+    for (int rank = 0; rank < 4; rank++) {
+      List<String> lines = TestSupport.lines(gen.resolve("node00-pid1000" + rank + ".log"));
+      lines.set(3, edit(lines.get(3), r -> perf(r).put("coll_gpu_start_ns",
+          1L << 62))); /* Exclusion.MAX_PLAUSIBLE_TIMESTAMP_NS: the year 2116 */
+      TestSupport.writeLines(logs.resolve("r" + rank + ".log"), lines);
+    }
+    ReportResult r = run();
+    assertEquals(80, r.data().overview().used());
+    assertEquals(20, r.data().stragglers().alignedCollectives());
+  }
+
+  /** Issue 21: these entered the figures with no excluded_reason. */
+  @Test
+  void valuesOutOfRangeAreExcludedWithTheirReason() throws Exception {
+    List<String> a = new ArrayList<>(rank0);
+    a.set(1, edit(a.get(1), r -> ((ObjectNode) r.get("header")).put("rank", -1)));
+    a.set(2, edit(a.get(2), r -> perf(r).put("coll_sn", -1)));
+    a.set(3, edit(a.get(3), r -> ((ObjectNode) r.get("header")).put("nnodes", -5)));
+    a.set(4, edit(a.get(4), r -> ((ObjectNode) r.get("metadata")).put("pid", -1)));
+    a.set(5, edit(a.get(5), r -> perf(r).put("coll_algobw_gbs", 1e308)));
+    a.set(6, edit(a.get(6), r -> perf(r).put("coll_gpu_start_ns", Long.MIN_VALUE)));
+    a.set(7, edit(a.get(7), r -> ((ObjectNode) r.get("header")).put("rank", 2)));
+    a.set(8, edit(a.get(8), r -> ((ObjectNode) r.get("header")).put("nnodes", 3)));
+    a.set(9, edit(a.get(9), r -> perf(r).put("coll_busbw_gbs", -0.5)));
+    a.set(10, edit(a.get(10), r -> ((ObjectNode) r.get("metadata")).put("dump_timestamp_us",
+        Long.MAX_VALUE)));
+    TestSupport.writeLines(logs.resolve("a.log"), a);
+    TestSupport.writeLines(logs.resolve("b.log"), rank1);
+
+    ReportResult r = run();
+    assertEquals(List.of("a.log:-1:invalid_identity", "a.log:10:invalid_time",
+        "a.log:1:invalid_identity", "a.log:3:invalid_identity", "a.log:4:invalid_identity",
+        "a.log:5:invalid_bandwidth", "a.log:6:invalid_time", "a.log:7:invalid_identity",
+        "a.log:8:invalid_identity", "a.log:9:invalid_bandwidth"),
+        exported(r, "excluded_reason IS NOT NULL"));
+    assertEquals(70, r.data().overview().used());
+    // Records of no rank of the communicator are in no rank's or communicator's row.
+    assertEquals(List.of(0, 1), r.data().ranks().stream().map(x -> x.rank()).toList());
+    assertEquals(1, r.data().communicators().size());
+    assertEquals(2, r.data().communicators().get(0).nRanks());
+    assertEquals(1, r.data().communicators().get(0).nnodes());
+    assertTrue(r.data().overview().lastDumpMicros() < 2_000_000_000_000_000L,
+        "the absurd dump time is not the last one");
+  }
+
+  /**
+   * Issue 21: NaN was imported (empty statistics, "NaN" in the HTML); {@code true} was read as 1,
+   * {@code "0"} as 0; and a line with a bad value was imported and listed as rejected at once.
+   * Every line is now either a record or a rejected line, by the same rules in the engine and the
+   * line check.
+   */
+  @Test
+  void fieldsOfTheWrongJsonTypeRejectTheirLineInTheEngineAndTheLineCheckAlike() throws Exception {
+    List<String> a = new ArrayList<>(rank0);
+    String ok = a.get(0);
+    String[][] cases = {
+        {"\"coll_busbw_gbs\":", "NaN", "coll_perf.coll_busbw_gbs is not a finite number"},
+        {"\"coll_algobw_gbs\":", "Infinity", "coll_perf.coll_algobw_gbs is not a finite number"},
+        {"\"coll_exec_time_us\":", "true", "coll_perf.coll_exec_time_us is not an integer"},
+        {"\"rank\":", "\"0\"", "header.rank is not an integer"},
+        {"\"coll\":", "5", "coll_perf.coll is not a string"},
+        {"\"id\":", "12345", "header.id is not a string"},
+        {"\"coll_exec_time_ns\":", "1.5", "coll_perf.coll_exec_time_ns is not an integer"},
+        {"\"coll_gpu_start_ns\":", "\"1\"", "coll_perf.coll_gpu_start_ns is not an integer"},
+        {"\"pid\":", "false", "metadata.pid is not an integer"},
+        {"\"hostname\":", "7", "metadata.hostname is not a string"},
+        {"\"coll_busbw_gbs\":", "\"1.5\"", "coll_perf.coll_busbw_gbs is not a finite number"},
+    };
+    for (int i = 0; i < cases.length; i++) {
+      String field = cases[i][0];
+      int at = ok.indexOf(field) + field.length();
+      int end = at;
+      while (ok.charAt(end) != ',' && ok.charAt(end) != '}') {
+        end++;
+      }
+      a.set(i, ok.substring(0, at) + cases[i][1] + ok.substring(end));
+    }
+    TestSupport.writeLines(logs.resolve("a.log"), a);
+    // The same lines gzip-compressed, and in a file whose only problem they are (no other line
+    // makes the engine look at it closely).
+    TestSupport.gzip(logs.resolve("a2.log.gz"), (String.join("\n", a) + "\n").getBytes(
+        java.nio.charset.StandardCharsets.UTF_8));
+
+    ReportResult r = run();
+    for (String file : List.of("a.log", "a2.log.gz")) {
+      var f = r.data().imported().files().stream().filter(x -> x.file().endsWith(file))
+          .findFirst().orElseThrow();
+      assertEquals(40 - cases.length, f.records(), file);
+      assertEquals(cases.length, f.rejected(), file);
+      List<io.ncclinspector.report.input.RejectedLine> listed = r.data().imported()
+          .rejectedLines().stream().filter(l -> l.file().endsWith(file)).toList();
+      for (int i = 0; i < cases.length; i++) {
+        assertEquals(i + 1, listed.get(i).line(), file);
+        assertEquals(cases[i][2], listed.get(i).reason(), file);
+      }
+    }
+    assertTrue(r.data().imported().notices().isEmpty(), "the engine and the line check agree: "
+        + r.data().imported().notices());
+    assertEquals(List.of(), exported(r, "sn < " + cases.length), "none of them is a record");
+    String html = Files.readString(r.html());
+    assertFalse(html.contains("NaN"), "no NaN in the report");
+  }
 }

@@ -41,10 +41,10 @@ import org.apache.spark.util.CollectionAccumulator;
  * report's {@link JsonLayout}, and the same SQL as DuckDB's import ({@link RecordSchema}) turns
  * them into export rows, written as zstd Parquet into the records directory.
  *
- * <p>A line the line check accepts but Spark's JSON parser cannot convert (a number written as a
- * string, for instance, which DuckDB converts) fails the export's validity rule; such lines are
- * counted as unusable, with a notice, but not listed (their numbers are not known after the
- * parse).
+ * <p>The line check refuses every field whose JSON value is of another type than the field's, as
+ * DuckDB's import does ({@link JsonLayout.Reading}), so Spark's parser is only given lines it
+ * converts. Should one still fail the export's validity rule, it is counted as unusable, with a
+ * notice, but not listed (its number is not known after the parse).
  */
 final class SparkImporter {
   private final SparkSession spark;
@@ -81,7 +81,8 @@ final class SparkImporter {
     String columns = RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
         .collect(Collectors.joining(", "));
     String parsed = "SELECT " + RecordSchema.finalColumns("r_file") + ",\n  "
-        + RecordSchema.VALIDITY + " AS valid\nFROM (SELECT " + RecordSchema.raw("source_file")
+        + RecordSchema.VALIDITY + " AS valid\nFROM (SELECT "
+        + RecordSchema.raw("source_file", JsonLayout.Reading.TYPED)
         + "\nFROM (SELECT source_file, j.header, j.metadata, j.coll_perf, j.p2p_perf FROM"
         + " (SELECT source_file, from_json(CAST(line AS STRING), '" + JsonLayout.sparkSchema()
         + "') AS j FROM import_lines) p) f) r";
@@ -225,8 +226,8 @@ final class SparkImporter {
       long unconvertible = Math.max(0, d.records() - kept);
       if (unconvertible > 0) {
         notices.add(String.format(Locale.ROOT, "%s: %d lines passed the line check but Spark's"
-            + " JSON reader could not convert a required field (a number written as a string,"
-            + " or with a fraction); they are counted as unusable", f.displayName(),
+            + " JSON reader could not convert a required field; they are counted as unusable",
+            f.displayName(),
             unconvertible));
       }
       records += kept;

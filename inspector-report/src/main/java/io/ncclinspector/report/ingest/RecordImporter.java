@@ -288,7 +288,8 @@ public final class RecordImporter {
         .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
-        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename") + "\nFROM (" + source + "))";
+        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT)
+        + "\nFROM (" + source + "))";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
           + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
