@@ -268,4 +268,24 @@ class HostileInputTest {
     String html = Files.readString(r.html());
     assertFalse(html.contains("NaN"), "no NaN in the report");
   }
+
+  /**
+   * Issue 21: the same log under two names counted every record twice in the summary, ranks and
+   * communicators, while the finding said duplicates were counted once.
+   */
+  @Test
+  void aLogUnderTwoNamesIsReadOnce() throws Exception {
+    TestSupport.writeLines(logs.resolve("a.log"), rank0);
+    TestSupport.writeLines(logs.resolve("b.log"), rank1);
+    Files.createDirectories(logs.resolve("backup"));
+    TestSupport.writeLines(logs.resolve("backup/a-copy.log"), rank0);
+    ReportResult r = run();
+    assertEquals(80, r.data().overview().records());
+    assertEquals(List.of(40L, 40L), r.data().ranks().stream().map(x -> x.records()).toList());
+    assertEquals(80, r.data().communicators().get(0).records());
+    assertEquals(0, r.data().stragglers().duplicateRecords());
+    assertEquals(List.of(new io.ncclinspector.report.input.SkippedInput(logs + "/backup/a-copy.log",
+        "the same content as " + logs + "/a.log, which is read (a log read twice would count every"
+        + " record twice)")), r.data().skipped());
+  }
 }

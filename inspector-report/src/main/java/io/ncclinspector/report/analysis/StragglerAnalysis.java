@@ -84,7 +84,9 @@ public final class StragglerAnalysis {
     long duplicates = defineSource();
     if (duplicates > 0) {
       notes.add(String.format(Locale.ROOT, "%,d duplicate records (the same collective and rank"
-          + " more than once, e.g. a log read twice) were counted once.", duplicates));
+          + " in two files, e.g. a log copied and then written on) were counted once in the"
+          + " straggler analysis; the summaries and the communicator and rank tables count every"
+          + " record read (files of identical content are read once).", duplicates));
     }
     estimateClockOffsets(notes);
 

@@ -28,7 +28,8 @@ import java.util.Set;
  * directly is taken whatever its name. Each file's first bytes decide whether it is gzip or
  * Parquet; the first line of a text file tells this project's raw event traces (which are not
  * records) apart from Inspector logs. Whether a Parquet file holds the export's columns is
- * checked by the engine that reads it.
+ * checked by the engine that reads it. Files of identical content are read once ({@link
+ * DuplicateFiles}).
  */
 public final class LogDiscovery {
   private static final String[] SUFFIXES = {".log", ".jsonl", ".log.gz", ".jsonl.gz"};
@@ -62,7 +63,7 @@ public final class LogDiscovery {
       }
     }
     logs.sort(Comparator.comparing(LogFile::displayName));
-    return new InputSet(logs, skipped);
+    return DuplicateFiles.readOnce(new InputSet(logs, skipped), f -> Files.newInputStream(f.path()));
   }
 
   /** Whether a file name is one the directory search takes. */
