@@ -5,11 +5,13 @@ import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.SizeBucketing;
 import io.ncclinspector.report.ingest.FileImport;
+import io.ncclinspector.report.input.SkippedInput;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.chart.Format;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -46,7 +48,8 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:report written",
         "1:no usable input, an input file that could not be read in full (corrupt gzip data,"
-            + " a read error: the report is written from the rest), or an I/O or engine error",
+            + " no permission, a read error: the report is written from the rest), or an I/O or"
+            + " engine error",
         "2:invalid command line"})
 public final class ReportCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportCommand.class);
@@ -179,19 +182,22 @@ public final class ReportCommand implements Callable<Integer> {
 
   /**
    * Says on stderr which input files hold data that could not be read (corrupt gzip data, read
-   * errors); returns whether there were any. A file that merely ends early (a killed writer's) is
-   * in the report's inputs table only.
+   * errors, files that cannot be opened); returns whether there were any. A file that merely ends
+   * early (a killed writer's) is in the report's inputs table only.
    */
   private boolean sayIncompleteInputs(ReportResult r) {
-    List<FileImport> corrupt = r.data().imported().files().stream().filter(FileImport::corrupt)
-        .toList();
-    if (corrupt.isEmpty()) {
+    List<String> problems = new ArrayList<>();
+    r.data().imported().files().stream().filter(FileImport::corrupt)
+        .forEach(f -> problems.add(f.file() + ": " + f.damage()));
+    r.data().skipped().stream().filter(SkippedInput::unreadable)
+        .forEach(s -> problems.add(s.displayName() + ": " + s.reason()));
+    if (problems.isEmpty()) {
       return false;
     }
     stderr.printf(Locale.ROOT, "%s: %d input file%s could not be read in full (the report covers"
-        + " what could be read; see %s):%n", STANDALONE_NAME, corrupt.size(),
-        corrupt.size() == 1 ? "" : "s", r.outputDirectory().resolve(OutputFiles.INPUTS));
-    corrupt.forEach(f -> stderr.printf(Locale.ROOT, "  %s: %s%n", f.file(), f.damage()));
+        + " what could be read; see %s):%n", STANDALONE_NAME, problems.size(),
+        problems.size() == 1 ? "" : "s", r.outputDirectory().resolve(OutputFiles.INPUTS));
+    problems.forEach(p -> stderr.printf(Locale.ROOT, "  %s%n", p));
     return true;
   }
 

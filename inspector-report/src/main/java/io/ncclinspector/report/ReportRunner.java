@@ -173,7 +173,8 @@ public final class ReportRunner {
   private void writeManifest(Path out, ReportData d) throws IOException {
     StragglerResult s = d.stragglers();
     long problems = d.imported().files().stream()
-        .filter(f -> f.rejected() > 0 || f.damage() != null).count();
+        .filter(f -> f.rejected() > 0 || f.damage() != null).count()
+        + d.skipped().stream().filter(SkippedInput::unreadable).count();
     List<String> outputs = new ArrayList<>();
     outputs.add(OutputFiles.HTML);
     outputs.add(OutputFiles.MANIFEST);

@@ -288,4 +288,60 @@ class HostileInputTest {
         "the same content as " + logs + "/a.log, which is read (a log read twice would count every"
         + " record twice)")), r.data().skipped());
   }
+
+  private static void mkfifo(Path p) throws Exception {
+    assertEquals(0, new ProcessBuilder("mkfifo", p.toString()).inheritIO().start().waitFor());
+  }
+
+  /**
+   * Issue 21: a log file that could not be read was passed over with exit 0, nothing on stderr and
+   * nothing in inputs.csv; a FIFO was skipped without a word.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void aFileThatCannotBeReadFailsTheRunAndEveryFilePassedOverIsListed() throws Exception {
+    TestSupport.writeLines(logs.resolve("a.log"), rank0);
+    Path b = logs.resolve("b.log");
+    TestSupport.writeLines(b, rank1);
+    Files.setPosixFilePermissions(b, java.util.Set.of());
+    boolean rootReadsAnyway = Files.isReadable(b);
+    Files.createSymbolicLink(logs.resolve("gone.log"), tmp.resolve("deleted-log"));
+    mkfifo(logs.resolve("pipe.log"));
+
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc = ReportCommand.run(new String[] {logs.toString(), "--out",
+        tmp.resolve("out").toString(), "--quiet"}, new java.io.PrintStream(
+            new java.io.ByteArrayOutputStream(), true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    Files.setPosixFilePermissions(b, java.util.Set.of(
+        java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+        java.nio.file.attribute.PosixFilePermission.OWNER_WRITE));
+    String stderr = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(1, rc, stderr);
+    assertTrue(stderr.contains(logs + "/gone.log: cannot be read: a symbolic link to "
+        + tmp.resolve("deleted-log") + ", which does not exist"), stderr);
+    assertEquals(!rootReadsAnyway, stderr.contains(b + ": cannot be read: AccessDeniedException"),
+        stderr);
+
+    String inputs = Files.readString(tmp.resolve("out").resolve(OutputFiles.INPUTS));
+    assertTrue(inputs.startsWith("file,path,compression,size_bytes,records,rejected,"
+        + "rejected_listed,damage,corrupt,salvaged,passed_over\n"), inputs);
+    assertTrue(inputs.contains(logs + "/gone.log,,,,0,0,0,,true,false,\"cannot be read: a"
+        + " symbolic link to " + tmp.resolve("deleted-log") + ", which does not exist\"\n"), inputs);
+    assertTrue(inputs.contains(logs + "/pipe.log,,,,0,0,0,,false,false,\"not a regular file (a"
+        + " FIFO, socket or device): not read\"\n"), inputs);
+    var manifest = TableFiles.json().readTree(tmp.resolve("out").resolve(OutputFiles.MANIFEST)
+        .toFile()).get("imports");
+    assertEquals(rootReadsAnyway ? 1 : 2, manifest.get("files_with_problems").asInt(),
+        manifest.toString());
+    assertTrue(manifest.get("skipped").toString().contains("\"unreadable\":true"),
+        manifest.toString());
+
+    // A FIFO named on the command line is not opened either (it would block the report).
+    Path fifo = tmp.resolve("alone.log");
+    mkfifo(fifo);
+    ReportException e = org.junit.jupiter.api.Assertions.assertThrows(ReportException.class,
+        () -> TestSupport.report(tmp.resolve("out2"), fifo.toString()));
+    assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+  }
 }

@@ -87,7 +87,7 @@ final class HadoopLogDiscovery {
       }
       logs.add(LogFile.remote(f.getPath().toString(), displayName, f.getLen(), compression));
     } catch (IOException e) {
-      skipped.add(new SkippedInput(displayName, "cannot be read: "
+      skipped.add(SkippedInput.unreadable(displayName, "cannot be read: "
           + e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
   }

@@ -221,6 +221,11 @@ public final class HtmlReport {
         items.add(f.file() + ": " + f.damage() + ". The records before the damage were used.");
       }
     }
+    for (SkippedInput k : d.skipped()) {
+      if (k.unreadable()) {
+        items.add(k.displayName() + " " + k.reason() + ": its records are not in the report.");
+      }
+    }
     Long invalid = d.overview().excluded().get("invalid_size");
     if (invalid != null && invalid > 0) {
       items.add(Format.count(invalid) + " records have an implausible message size (the"
@@ -595,7 +600,7 @@ public final class HtmlReport {
       out.append("<h3>Files not imported</h3>");
       Html.Table s = new Html.Table("file", "~reason");
       for (SkippedInput k : d.skipped().stream().limit(MAX_TABLE_ROWS).toList()) {
-        s.row(k.displayName(), k.reason());
+        s.rowWithClass(k.unreadable() ? "alert" : null, k.displayName(), k.reason());
       }
       out.append(s.render());
     }

@@ -7,7 +7,6 @@ import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
-import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.RejectedLine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,7 +48,8 @@ public final class OutputFiles {
     TableFiles.write(dir, PROCESS_LATENESS, ProcessLateness.class, d.stragglers().processes());
     TableFiles.write(dir, WORST, CollectiveSkew.class, d.stragglers().worst());
     TableFiles.write(dir, P2P_COMPLETION, P2pTransfer.class, d.p2pCompletion().transfers());
-    TableFiles.writeCsv(dir.resolve(INPUTS), FileImport.class, d.imported().files());
+    TableFiles.writeCsv(dir.resolve(INPUTS), InputRow.class,
+        InputRow.of(d.imported().files(), d.skipped()));
     TableFiles.writeCsv(dir.resolve(REJECTED), RejectedLine.class,
         d.imported().rejectedLines());
   }
