@@ -140,4 +140,50 @@ class HostileTraceTest {
     assertEquals(lines.size() - 500, e.count());
     assertTrue(e.cutShort().isEmpty());
   }
+
+  /**
+   * Issue 21: a second init of a live context with nranks -2, rank 99999 and nNodes -1 put those values in every
+   * record's header without a word; numbers past the width they are packed into wrapped.
+   */
+  @Test
+  void initsAndDescriptorsOutOfRangeAreReportedNotPlayed() throws Exception {
+    logs.expect("WARN", "out of range").expect("WARN", "initialized again");
+    io.ncclinspector.testkit.SyntheticTrace t = new io.ncclinspector.testkit.SyntheticTrace().init(1, 0x5, 0, 2);
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":1,\"commId\":\"0x5\",\"commName\":\"c\",\"nNodes\":-1,"
+        + "\"nranks\":-2,\"rank\":99999}");                                                   /* line 2 */
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":1,\"commId\":\"0x5\",\"commName\":\"c\",\"nNodes\":1,"
+        + "\"nranks\":4,\"rank\":3}");                                                        /* line 3 */
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":2,\"commId\":\"0x6\",\"commName\":\"c\",\"nNodes\":3,"
+        + "\"nranks\":2,\"rank\":0}");                                                        /* line 4 */
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":3,\"commId\":\"0x7\",\"commName\":\"c\",\"nNodes\":1,"
+        + "\"nranks\":2,\"rank\":2}");                                                        /* line 5 */
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"start\",\"ctx\":1,\"h\":90,\"type\":\"Coll\",\"parent\":0,\"rank\":0,"
+        + "\"seq\":9,\"func\":\"AllReduce\",\"count\":1,\"nChannels\":300}");                     /* line 6 */
+    t.raw("{\"t\":1,\"wall\":1,\"ev\":\"start\",\"ctx\":1,\"h\":91,\"type\":\"P2p\",\"parent\":0,\"rank\":0,"
+        + "\"func\":\"Send\",\"count\":-4,\"peer\":1}");                                          /* line 7 */
+    int h = t.coll(1, "AllReduce", 0, 1024, "ncclFloat32", 1);
+    int k = t.kernelChannel(1, h, 0, 5_000_000);
+    t.kernelChannelDone(k, 5_020_000).stop(h).fini(1);
+    t.init(1, 0x8, 1, 2).fini(1); /* a context id used again after its fini is a new communicator */
+    Path trace = t.write(dir, 7);
+
+    ReplayResult r = TraceReplayer.replay(trace, config(), "host");
+    assertEquals(6, r.linesSkipped(), r.problems()::toString);
+    List<String> expected = List.of(
+        ":2: \"nranks\" -2 out of range 0..16777216",
+        ":3: \"ctx\" 1 initialized again (first on line 1, no fini since)",
+        ":4: \"nNodes\" 3 out of range 0..2",
+        ":5: \"rank\" 2 out of range 0..1",
+        ":6: \"nChannels\" 300 out of range 0..255",
+        ":7: \"count\" -4 is negative");
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(trace + expected.get(i) + ", skipped", r.problems().get(i));
+    }
+    assertEquals(1, r.recordsWritten());
+    com.fasterxml.jackson.databind.JsonNode header = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(Files.readAllLines(r.outputFile().orElseThrow()).get(0)).get("header");
+    assertEquals(0, header.get("rank").asInt());
+    assertEquals(2, header.get("n_ranks").asInt());
+    assertEquals(2, header.get("nnodes").asInt());
+  }
 }
