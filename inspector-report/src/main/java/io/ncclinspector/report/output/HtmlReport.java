@@ -7,6 +7,7 @@ import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommType;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.Exclusion;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.ProcessLateness;
@@ -231,6 +232,20 @@ public final class HtmlReport {
       items.add(Format.count(invalid) + " records have an implausible message size (the"
           + " reference Inspector's near-2^64 sizes for 8-bit integer collectives); they are"
           + " in the Parquet export but not in the figures.");
+    }
+    List<String> absurd = new ArrayList<>();
+    for (Exclusion e : List.of(Exclusion.INVALID_IDENTITY, Exclusion.INVALID_TIME,
+        Exclusion.INVALID_BANDWIDTH)) {
+      Long n = d.overview().excluded().get(e.label());
+      if (n != null && n > 0) {
+        absurd.add(Format.count(n) + " " + e.label());
+      }
+    }
+    if (!absurd.isEmpty()) {
+      items.add("Records with values out of any plausible range (" + String.join(", ", absurd)
+          + ": a rank, count, time, timestamp or bandwidth no run produces) are in the Parquet"
+          + " export with their excluded_reason, and not in the figures or the straggler"
+          + " analysis.");
     }
     Long cpu = d.overview().excluded().get("cpu_timing");
     if (cpu != null && cpu > 0) {
