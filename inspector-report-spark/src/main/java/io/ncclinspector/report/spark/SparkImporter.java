@@ -81,11 +81,10 @@ final class SparkImporter {
     String columns = RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
         .collect(Collectors.joining(", "));
     String parsed = "SELECT " + RecordSchema.finalColumns("r_file") + ",\n  "
-        + RecordSchema.VALIDITY + " AS valid\nFROM (SELECT "
-        + RecordSchema.raw("source_file", JsonLayout.Reading.TYPED)
-        + "\nFROM (SELECT source_file, j.header, j.metadata, j.coll_perf, j.p2p_perf FROM"
-        + " (SELECT source_file, from_json(CAST(line AS STRING), '" + JsonLayout.sparkSchema()
-        + "') AS j FROM import_lines) p) f) r";
+        + RecordSchema.VALIDITY + " AS valid\nFROM (" + RecordSchema.raw("source_file",
+            JsonLayout.Reading.TYPED, "SELECT source_file, j.header, j.metadata, j.coll_perf,"
+            + " j.p2p_perf FROM (SELECT source_file, from_json(CAST(line AS STRING), '"
+            + JsonLayout.sparkSchema() + "') AS j FROM import_lines) p") + ") r";
     String export = "SELECT " + columns + " FROM (" + parsed + ") x WHERE valid";
     SparkSqlEngine.run(export, () -> {
       Dataset<Row> rows = spark.sql(export);

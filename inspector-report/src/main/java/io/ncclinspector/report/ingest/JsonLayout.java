@@ -5,6 +5,7 @@ import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.MetadataField;
 import io.ncclinspector.format.RecordFormat;
 import io.ncclinspector.format.RecordKind;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.function.Function;
@@ -72,51 +73,19 @@ public final class JsonLayout {
     }
   }
 
-  /**
-   * How an engine's reader hands a field's value to the import's SQL, and the SQL that takes it:
-   * the value as the field's type ({@link #value}), or null when the JSON value is of another
-   * type, and whether that happened ({@link #wrongType}).
-   */
+  /** How an engine's reader hands the fields of a line to the import's SQL ({@link #fields}). */
   public enum Reading {
     /**
-     * As JSON text (DuckDB's {@code JSON} type, the value as the reader re-wrote it: text quoted,
-     * numbers as written, integers without a fraction or exponent), converted by the SQL only
-     * where the JSON type is the field's.
+     * As JSON text (DuckDB's {@code JSON} type: the value as the reader re-wrote it, text quoted,
+     * integers without a fraction or exponent), converted by the SQL only where the JSON type is
+     * the field's.
      */
     JSON_TEXT,
     /**
      * Typed by the engine's JSON parser, from lines that the line check ({@code LineCheck})
      * accepted: it checks each field's JSON type by the same rules.
      */
-    TYPED;
-
-    /** The value of a field expression as its report type; null if its JSON type is another. */
-    public String value(String expr, Type type) {
-      if (this == TYPED) {
-        return type == Type.JSON ? "CAST(" + expr + " AS STRING)" : expr;
-      }
-      String text = "CAST(" + expr + " AS VARCHAR)";
-      return switch (type) {
-        case TEXT -> "CASE WHEN NOT starts_with(" + text + ", '\"') THEN NULL"
-            + " WHEN contains(" + text + ", '\\') THEN json_extract_string(" + expr + ", '$')"
-            + " ELSE " + text + "[2:-2] END";
-        case INT, BIGINT, HUGE -> "CASE WHEN strpos(" + text + ", '.') = 0 AND strpos(" + text
-            + ", 'e') = 0 AND strpos(" + text + ", 'E') = 0 THEN TRY_CAST(" + text + " AS "
-            + type.duckDb() + ") END";
-        case DOUBLE -> "CASE WHEN isfinite(TRY_CAST(" + text + " AS DOUBLE)) THEN TRY_CAST(" + text
-            + " AS DOUBLE) END";
-        case BOOLEAN -> "CASE " + text + " WHEN 'true' THEN true WHEN 'false' THEN false END";
-        case TEXT_LIST -> "CASE WHEN starts_with(" + text + ", '[') AND len(list_filter(json_type("
-            + expr + ", '$[*]'), t -> t <> 'VARCHAR')) = 0 THEN CAST(" + expr + " AS VARCHAR[]) END";
-        case JSON -> "CASE WHEN starts_with(" + text + ", '{') THEN " + text + " END";
-      };
-    }
-
-    /** Whether a field expression holds a value of another JSON type than the field's. */
-    public String wrongType(String expr, Type type) {
-      return this == TYPED ? "false" : "(" + expr + " IS NOT NULL AND " + value(expr, type)
-          + " IS NULL)";
-    }
+    TYPED
   }
 
   /** One field of an object. */
@@ -149,21 +118,87 @@ public final class JsonLayout {
     return parts.toString();
   }
 
+  /** The column of {@link #fields} that holds a field of an object. */
+  public static String column(String object, String field) {
+    return "l_" + object + "__" + field;
+  }
+
+  /** The column of {@link #fields} that says whether an object is on the line. */
+  public static String presence(String object) {
+    return "l_" + object;
+  }
+
   /**
-   * SQL that is true when some field of the line holds a value of another JSON type than its own
-   * (such a line is not usable), as the reader hands the fields over.
+   * The line's fields as a relation over an engine's reader ({@code source}: the four objects and
+   * the file's name): {@code l_file}; {@link #presence} of each object; {@link #column} of each
+   * field, its value as the field's type, null when absent or of another JSON type (trace objects
+   * as JSON text); {@code l_wrong_type}, whether some field holds a value of another JSON type
+   * than its own (the line is then not usable).
+   *
+   * <p>With {@link Reading#JSON_TEXT} the conversion takes three steps, so that each field's text
+   * is converted once and the type check reads the result: the text, the value, the check.
    */
-  public static String wrongTypeSql(Reading reading) {
-    if (reading == Reading.TYPED) {
-      return "false";
+  public static String fields(Reading reading, String fileColumn, String source) {
+    List<String> first = new ArrayList<>();
+    first.add(fileColumn + " AS l_file");
+    for (Part p : PARTS) {
+      first.add(p.name() + " IS NOT NULL AS " + presence(p.name()));
     }
-    StringJoiner any = new StringJoiner("\n    OR ", "(", ")");
+    if (reading == Reading.TYPED) {
+      for (Part p : PARTS) {
+        for (Field f : p.fields()) {
+          String v = p.name() + "." + f.name();
+          first.add((f.type() == Type.JSON ? "CAST(" + v + " AS STRING)" : v) + " AS "
+              + column(p.name(), f.name()));
+        }
+      }
+      first.add("false AS l_wrong_type");
+      return "SELECT " + String.join(", ", first) + " FROM (" + source + ") l_source";
+    }
+    List<String> carried = new ArrayList<>();
+    carried.add("l_file");
+    PARTS.forEach(p -> carried.add(presence(p.name())));
+    List<String> second = new ArrayList<>(carried);
+    List<String> third = new ArrayList<>(carried);
+    StringJoiner wrong = new StringJoiner(" OR ", "(", ") AS l_wrong_type");
     for (Part p : PARTS) {
       for (Field f : p.fields()) {
-        any.add(reading.wrongType(p.name() + "." + f.name(), f.type()));
+        String col = column(p.name(), f.name());
+        String text = "t" + col.substring(1);
+        String converted = "c" + col.substring(1);
+        first.add("CAST(" + p.name() + "." + f.name() + " AS VARCHAR) AS " + text);
+        second.add(text);
+        second.add(convert(text, f.type()) + " AS " + converted);
+        String value = f.type() == Type.DOUBLE
+            ? "CASE WHEN isfinite(" + converted + ") THEN " + converted + " END" : converted;
+        third.add(value + " AS " + col);
+        wrong.add(text + " IS NOT NULL AND " + (f.type() == Type.DOUBLE
+            ? "NOT coalesce(isfinite(" + converted + "), false)" : converted + " IS NULL"));
       }
     }
-    return any.toString();
+    third.add(wrong.toString());
+    return "SELECT " + String.join(", ", third) + " FROM (SELECT " + String.join(", ", second)
+        + " FROM (SELECT " + String.join(", ", first) + " FROM (" + source + ") l_source) l_text)"
+        + " l_converted";
+  }
+
+  /**
+   * DuckDB: a field's JSON text as the field's type where the JSON type is the field's, else null
+   * (a DOUBLE is taken as any number here; the caller refuses NaN and infinities).
+   */
+  private static String convert(String t, Type type) {
+    return switch (type) {
+      case TEXT -> "CASE WHEN starts_with(" + t + ", '\"') THEN CASE WHEN contains(" + t
+          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE " + t + "[2:-2] END END";
+      case INT, BIGINT, HUGE -> "CASE WHEN strpos(" + t + ", '.') + strpos(" + t + ", 'e')"
+          + " + strpos(" + t + ", 'E') = 0 THEN TRY_CAST(" + t + " AS " + type.duckDb() + ") END";
+      case DOUBLE -> "TRY_CAST(" + t + " AS DOUBLE)";
+      case BOOLEAN -> "CASE " + t + " WHEN 'true' THEN true WHEN 'false' THEN false END";
+      case TEXT_LIST -> "CASE WHEN starts_with(" + t + ", '[') AND len(list_filter(json_type(" + t
+          + ", '$[*]'), x -> x <> 'VARCHAR')) = 0 THEN CAST(CAST(" + t + " AS JSON) AS VARCHAR[])"
+          + " END";
+      case JSON -> "CASE WHEN starts_with(" + t + ", '{') THEN " + t + " END";
+    };
   }
 
   /** Spark's {@code from_json} schema, as DDL. */

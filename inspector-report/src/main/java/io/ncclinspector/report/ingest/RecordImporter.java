@@ -288,8 +288,8 @@ public final class RecordImporter {
         .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
-        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT)
-        + "\nFROM (" + source + "))";
+        + " AS valid\nFROM (" + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT, source)
+        + ") r";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
           + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"

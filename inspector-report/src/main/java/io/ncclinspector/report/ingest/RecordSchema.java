@@ -149,36 +149,34 @@ public final class RecordSchema {
   }
 
   /**
-   * Raw fields flattened out of the JSON structs, under r_ names, and {@code r_wrong_type}: some
-   * field holds a value of another JSON type than its own.
+   * The raw rows: fields flattened out of the JSON structs, under r_ names, with {@code r_file}
+   * and {@code r_wrong_type} (some field holds a value of another JSON type than its own).
    *
-   * @param fileColumn the column that names the line's file
+   * @param fileColumn the column of {@code source} that names the line's file
    * @param reading how the engine's reader hands the fields over
+   * @param source the engine's reader: the four objects of {@link JsonLayout} and the file column
    */
-  public static String raw(String fileColumn, JsonLayout.Reading reading) {
+  public static String raw(String fileColumn, JsonLayout.Reading reading, String source) {
     List<String> raw = new ArrayList<>();
-    raw.add(fileColumn + " AS r_file");
-    raw.add(RecordKind.COLL.perfObject() + " IS NOT NULL AS r_is_coll");
-    raw.add(RecordKind.P2P.perfObject() + " IS NOT NULL AS r_is_p2p");
+    raw.add("l_file AS r_file");
+    raw.add(JsonLayout.presence(RecordKind.COLL.perfObject()) + " AS r_is_coll");
+    raw.add(JsonLayout.presence(RecordKind.P2P.perfObject()) + " AS r_is_p2p");
     for (Column c : COLUMNS) {
       if (c.source() != null) {
-        raw.add(read(c.source(), reading) + " AS r_" + c.name());
+        raw.add(read(c.source()) + " AS r_" + c.name());
       }
     }
-    raw.add(JsonLayout.wrongTypeSql(reading) + " AS r_wrong_type");
-    return String.join(",\n  ", raw);
+    raw.add("l_wrong_type AS r_wrong_type");
+    return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
+        fileColumn, source) + ") l_fields";
   }
 
-  /**
-   * A field read by its format name from its object, of whichever kind of record has it, as its
-   * type (the trace objects as JSON text).
-   */
-  private static String read(RecordField f, JsonLayout.Reading reading) {
-    JsonLayout.Type type = JsonLayout.Type.of(f.type());
+  /** A field of whichever kind of record has it, as its type (the trace objects as JSON text). */
+  private static String read(RecordField f) {
     List<String> reads = new ArrayList<>();
     for (RecordKind k : f instanceof PerfField ? List.of(RecordKind.values()) : List.of(RecordKind.COLL)) {
       if (f.appliesTo(k)) {
-        reads.add(reading.value(f.objectName(k) + "." + f.jsonName(k), type));
+        reads.add(JsonLayout.column(f.objectName(k), f.jsonName(k)));
       }
     }
     return reads.size() == 1 ? reads.get(0) : "coalesce(" + String.join(", ", reads) + ")";
