@@ -147,7 +147,7 @@ class HostileTraceTest {
    */
   @Test
   void initsAndDescriptorsOutOfRangeAreReportedNotPlayed() throws Exception {
-    logs.expect("WARN", "out of range").expect("WARN", "initialized again");
+    logs.expect("WARN", "out of range").expect("WARN", "initialized again").expect("WARN", "is negative");
     io.ncclinspector.testkit.SyntheticTrace t = new io.ncclinspector.testkit.SyntheticTrace().init(1, 0x5, 0, 2);
     t.raw("{\"t\":1,\"wall\":1,\"ev\":\"init\",\"ctx\":1,\"commId\":\"0x5\",\"commName\":\"c\",\"nNodes\":-1,"
         + "\"nranks\":-2,\"rank\":99999}");                                                   /* line 2 */
