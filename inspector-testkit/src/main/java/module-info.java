@@ -7,6 +7,7 @@
 module io.ncclinspector.testkit {
   requires transitive io.ncclinspector;
   requires io.ncclinspector.nativecore;
+  requires io.ncclinspector.format;
   requires org.bytedeco.javacpp;
   requires com.fasterxml.jackson.core;
   requires org.slf4j;

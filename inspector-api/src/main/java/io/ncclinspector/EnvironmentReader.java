@@ -1,8 +1,10 @@
 package io.ncclinspector;
 
+import io.ncclinspector.spi.EnvironmentFlag;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -44,7 +46,9 @@ final class EnvironmentReader {
         }
       });
     }
-    bool("NCCL_INSPECTOR_JFR", "jfr", v -> { }); /* read by the JFR exporter; checked here too */
+    /* Read by their exporters, where those are on the class path; checked here whether they are or not. */
+    bool("NCCL_INSPECTOR_JFR", "jfr", v -> { });
+    bool("NCCL_INSPECTOR_OTEL", "otel", v -> { });
     string("NCCL_INSPECTOR_DUMP_DIR", dir -> b.dumpDirectory(Path.of(dir)));
     bool("NCCL_INSPECTOR_DUMP_VERBOSE", "verbose", b::verbose);
     bool("NCCL_INSPECTOR_ENABLE_P2P", "trackP2p", b::trackP2p);
@@ -117,8 +121,13 @@ final class EnvironmentReader {
     }
   }
 
+  /** A switch: 0 or 1 ({@link EnvironmentFlag}); any other value fails, naming the variable. */
   private void bool(String name, String setting, Consumer<Boolean> sink) {
-    number(name, setting, Long::parseLong, v -> sink.accept(v != 0));
+    Optional<Boolean> v = EnvironmentFlag.read(env, name);
+    if (v.isPresent()) {
+      b.origin(setting, name, env.get(name).strip());
+      applying(name, env.get(name), () -> sink.accept(v.get()));
+    }
   }
 
   /**

@@ -25,6 +25,11 @@ public record EventCounters(Map<String, Long> drops, Map<String, Long> notes, Ma
   public static final String LISTENER_ABANDONED = "listener_abandoned";
   /** Recorded callbacks that never reached the recording file. */
   public static final String TRACE_NOT_WRITTEN = "trace_not_written";
+  /**
+   * A note: phases opened with a new name after 65,534 distinct names (JVM-wide), whose
+   * collectives are tagged {@code (other)} rather than by their name.
+   */
+  public static final String PHASE_OTHER = "phase_other";
 
   public EventCounters {
     drops = Map.copyOf(drops);

@@ -20,6 +20,7 @@ import io.ncclinspector.internal.SlowCollectiveRateLimiter;
 import io.ncclinspector.internal.Ticker;
 import io.ncclinspector.internal.output.OutputFileSystem;
 import io.ncclinspector.internal.StatisticsStore;
+import io.ncclinspector.internal.PhaseNames;
 import io.ncclinspector.internal.ThreadTags;
 import io.ncclinspector.internal.TraceRecording;
 import java.io.BufferedOutputStream;
@@ -280,7 +281,9 @@ public final class NcclInspector implements AutoCloseable {
 
   /**
    * Tags the collectives the calling thread enqueues until the returned phase is closed (phases
-   * nest: closing restores the previous one).
+   * nest: closing restores the previous one). Names are kept for the life of the JVM: past 65,534
+   * distinct names, the collectives of every new name are tagged {@code (other)} (counted as the
+   * note {@code phase_other}, said once in the log); this never throws into the application.
    */
   public Phase phase(String name) {
     Objects.requireNonNull(name, "name");
@@ -469,7 +472,9 @@ public final class NcclInspector implements AutoCloseable {
       drops.put(EventCounters.TRACE_NOT_WRITTEN, parts.recording().eventsNotWritten());
     }
     drops.putAll(parts.exporters().dropCounters());
-    return new EventCounters(drops, n.notes(), n.quarantined());
+    Map<String, Long> notes = new LinkedHashMap<>(n.notes());
+    notes.put(EventCounters.PHASE_OTHER, PhaseNames.folded());
+    return new EventCounters(drops, notes, n.quarantined());
   }
 
   /** Communicators currently live (as far as the dump thread has seen). */

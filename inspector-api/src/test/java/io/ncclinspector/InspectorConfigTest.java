@@ -131,4 +131,27 @@ class InspectorConfigTest {
         .build().dumpDirectory(), "an environment without the variable leaves the directory set in code");
     assertFalse(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_ENABLE", "0")).build().enabled());
   }
+
+  /**
+   * Issue 21: booleans took -1, 2147483648 and " 5" as on, NCCL_INSPECTOR_PROM_DUMP=-1 turned JSON output off, and
+   * NCCL_INSPECTOR_OTEL=garbage was accepted without a word where the OpenTelemetry module is not on the class path.
+   */
+  @Test
+  void switchesAreZeroOrOneAndAnythingElseFailsNamingTheVariable() {
+    for (String variable : List.of("NCCL_INSPECTOR_ENABLE", "NCCL_INSPECTOR_DUMP_VERBOSE", "NCCL_INSPECTOR_ENABLE_P2P",
+        "NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", "NCCL_INSPECTOR_OVERRIDE_PLUGIN", "NCCL_INSPECTOR_PROM_DUMP",
+        "NCCL_INSPECTOR_JFR", "NCCL_INSPECTOR_OTEL")) {
+      for (String value : List.of("-1", "2", "2147483648", " 5", "yes", "garbage", "0x1", "1.0")) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> InspectorConfig.builder().fromEnvironment(Map.of(variable, value)).build(), variable + "=" + value);
+        assertEquals(variable + " must be 0 or 1, got '" + value + "'", e.getMessage());
+      }
+    }
+    assertTrue(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_DUMP_VERBOSE", " 1\n")).build()
+        .verbose(), "blanks around the value are allowed");
+    assertFalse(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_ENABLE_P2P", "0")).build().trackP2p());
+    assertTrue(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_PROM_DUMP", "0")).build().jsonOutput());
+    assertTrue(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_OTEL", "1")).build().enabled(),
+        "without the module on the class path, 1 asks for nothing that is there");
+  }
 }

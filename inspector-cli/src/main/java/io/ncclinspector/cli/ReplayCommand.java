@@ -3,6 +3,7 @@ package io.ncclinspector.cli;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.prometheus.PrometheusTextfile;
 import io.ncclinspector.replay.ReplayResult;
+import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,8 +22,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code nccl-inspector replay}: plays recorded traces through the inspector as NCCL would call
  * it, and says for each what was written, dropped, quarantined, skipped or lost. The exit status
- * is 1 when a trace could not be read or replayed, had no usable event, or when output was lost
- * (records or recorded callbacks that never reached their files).
+ * is 1 when a trace could not be read or replayed, was damaged (events it holds could not be read),
+ * had no usable event, or when output was lost (records or recorded callbacks that never reached
+ * their files).
  */
 @Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
     usageHelpWidth = 100,
@@ -30,7 +32,8 @@ import picocli.CommandLine.Spec;
         "writes the JSON Lines output a real run would leave (one file per traced process)."},
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:every trace replayed and everything written",
-        "1:a trace could not be read or replayed, or output was lost (see the messages)",
+        "1:a trace could not be read, was damaged or could not be replayed, or output was lost (see the"
+            + " messages)",
         "2:invalid command line"})
 final class ReplayCommand implements Callable<Integer> {
   private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
@@ -143,8 +146,14 @@ final class ReplayCommand implements Callable<Integer> {
         .orElse(r.recordsWritten() == 0 && !r.outputLost() ? "(no record to write: no file)" : "(no file)");
     out.printf("%s: %d events, %d calls into the plugin, %d records -> %s%s%n", r.trace(), r.traceEvents(),
         r.callsMade(), r.recordsWritten(), where,
-        r.complete() ? "" : " (trace ends without finalize: a crashed run)");
+        r.complete() ? "" : r.damaged() ? " (trace damaged: replayed up to the damage)"
+            : " (trace ends without finalize: a crashed run)");
     r.cutShort().ifPresent(c -> out.printf("    %s%n", c));
+    if (r.damaged()) {
+      err.printf("nccl-inspector replay: %s: the trace is damaged, the events after the damage were not replayed: %s%n",
+          r.trace(), r.cutShort().orElse("?"));
+      ok = false;
+    }
     if (r.traceEvents() == 0) {
       err.printf("nccl-inspector replay: %s: no usable event in the trace%n", r.trace());
       ok = false;
@@ -174,8 +183,9 @@ final class ReplayCommand implements Callable<Integer> {
     if (r.outputLost()) {
       ok = false;
     }
-    if (!r.problems().isEmpty()) {
-      out.printf("    %d trace line(s) skipped (listed above)%n", r.problems().size());
+    if (r.linesSkipped() > 0) {
+      out.printf("    %d trace line(s) skipped (%s listed above)%n", r.linesSkipped(),
+          r.linesSkipped() <= TraceReader.MAX_PROBLEMS_LISTED ? "each" : "the first " + TraceReader.MAX_PROBLEMS_LISTED);
     }
     return ok;
   }

@@ -52,6 +52,7 @@ class NcclInspectorCommandTest {
     assertTrue(stdout().contains("--min-size") && stdout().contains("Exit status"), stdout());
     assertEquals(0, run("report", "--help"));
     assertTrue(stdout().contains("--out"), stdout());
+    assertTrue(stdout().startsWith("Usage: nccl-inspector report [-hqV]"), "the program named once: " + stdout());
     assertEquals(0, run("--version"));
     assertTrue(stdout().startsWith("nccl-inspector "), stdout());
     assertEquals(0, run("replay", "--version"));
@@ -71,6 +72,11 @@ class NcclInspectorCommandTest {
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--min-size", "-1"));
     assertTrue(stderr().contains("--min-size must be 0 or more bytes, got -1"), stderr());
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--min-size", "lots"));
+    assertEquals(2, run("report", dir.toString(), "--out", dir.resolve("r").toString(), "--memory-limit", "garbage"));
+    assertTrue(stderr().startsWith("nccl-inspector report: memory limit must look like 512MB or 8GB, got 'garbage'"),
+        "exit 2 and the program named once: " + stderr());
+    assertEquals(2, run("report", dir.toString(), "--out", dir.resolve("r").toString(), "--threads", "99999"));
+    assertTrue(stderr().contains("threads must be 1 to "), stderr());
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--tracee", "x"));
     assertEquals(2, run("replay", "--trace", trace().toString(), "--dump-dir", dir.toString(), "--hostname", "../etc"));
     assertEquals(2, run("replay", "--dump-dir", dir.toString()));
@@ -128,5 +134,51 @@ class NcclInspectorCommandTest {
     try (Stream<Path> files = Files.list(dir.resolve("out"))) {
       assertEquals(1, files.filter(f -> f.toString().endsWith(".log")).count());
     }
+  }
+
+  private static List<String> traceLines() throws Exception {
+    try (java.io.InputStream in = new java.util.zip.GZIPInputStream(Files.newInputStream(trace()))) {
+      return List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
+    }
+  }
+
+  private static byte[] gzip(List<String> lines) throws Exception {
+    java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream g = new java.util.zip.GZIPOutputStream(b)) {
+      g.write((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+    return b.toByteArray();
+  }
+
+  @Test
+  void aDamagedGzipMemberFailsTheReplayAndSaysWhereAndWhatWasLost() throws Exception {
+    logs.expect("WARN", "the compressed stream is damaged after line").allow("WARN", "no NCCL communicator");
+    List<String> lines = traceLines();
+    int half = lines.size() / 2;
+    byte[] second = gzip(lines.subList(half, lines.size()));
+    second[0] = 0; /* issue 21: replayed half the trace with exit 0, "a crashed run" */
+    Path damaged = dir.resolve("trace-pid1061.jsonl.gz");
+    Files.write(damaged, gzip(lines.subList(0, half)));
+    Files.write(damaged, second, java.nio.file.StandardOpenOption.APPEND);
+    assertEquals(1, run("replay", "--trace", damaged.toString(), "--dump-dir", dir.resolve("out").toString(),
+        "--min-size", "0"));
+    assertTrue(stdout().contains(half + " events") && stdout().contains("(trace damaged: replayed up to the damage)"),
+        stdout());
+    assertTrue(stderr().contains(damaged + ": the trace is damaged, the events after the damage were not replayed"),
+        stderr());
+    assertTrue(stderr().contains("compressed bytes not read"), stderr());
+  }
+
+  @Test
+  void everySkippedTraceLineIsCounted() throws Exception {
+    logs.expect("WARN", "not a JSON object").expect("WARN", "more unusable line(s) skipped (500 in all)");
+    List<String> lines = new java.util.ArrayList<>(traceLines());
+    for (int i = 0; i < 500; i++) {
+      lines.add(10 + i * 3, "garbage " + i);
+    }
+    Path trace = Files.write(dir.resolve("trace-pid1061.jsonl.gz"), gzip(lines));
+    assertEquals(0, run("replay", "--trace", trace.toString(), "--dump-dir", dir.resolve("out").toString(),
+        "--min-size", "0"), stderr());
+    assertTrue(stdout().contains("500 trace line(s) skipped (the first 100 listed above)"), stdout());
   }
 }

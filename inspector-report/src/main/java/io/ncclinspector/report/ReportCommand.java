@@ -4,10 +4,14 @@ import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.ingest.FileImport;
+import io.ncclinspector.report.input.SkippedInput;
+import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.chart.Format;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -23,11 +27,13 @@ import picocli.CommandLine.Parameters;
  * the reference Inspector's) into a Parquet export, CSV/JSON summaries, a cross-rank straggler
  * analysis and a self-contained HTML report.
  *
- * <p>{@link #main} receives the arguments after the word {@code report}. Exit status: 0 report
+ * <p>{@link #main} receives the arguments after the word {@code report}; the command is named
+ * {@code report}, as a subcommand of {@code nccl-inspector} names it, and {@link #run} (the
+ * command on its own) names it {@code nccl-inspector report}. Exit status: 0 report
  * written; 1 the report could not be made (no logs, no usable record, I/O or engine error);
  * 2 the command line is wrong.
  */
-@Command(name = "nccl-inspector report", mixinStandardHelpOptions = true,
+@Command(name = "report", mixinStandardHelpOptions = true,
     version = "nccl-inspector report",
     sortOptions = false,
     usageHelpWidth = 100,
@@ -40,10 +46,15 @@ import picocli.CommandLine.Parameters;
         "  report.json     overview and settings for pipelines",
         "Unusable lines are reported with file and line number and skipped."},
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:report written", "1:no usable input, or an I/O or engine error",
+    exitCodeList = {"0:report written",
+        "1:no usable input, an input file that could not be read in full (corrupt gzip data,"
+            + " no permission, a read error: the report is written from the rest), or an I/O or"
+            + " engine error",
         "2:invalid command line"})
 public final class ReportCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ReportCommand.class);
+  /** The command's name when it runs on its own rather than under {@code nccl-inspector}. */
+  static final String STANDALONE_NAME = "nccl-inspector report";
 
   @Parameters(arity = "1..*", paramLabel = "LOG_DIR",
       description = "Directories (searched recursively) or log files.")
@@ -84,12 +95,13 @@ public final class ReportCommand implements Callable<Integer> {
   String engine;
 
   @Option(names = "--threads", paramLabel = "N",
-      description = "DuckDB threads, or the cores of Spark's local mode. Default: the number of"
-          + " processors.")
+      description = "DuckDB threads, or the cores of Spark's local mode: 1 to the number of"
+          + " processors. Default: the number of processors.")
   Integer threads;
 
   @Option(names = "--memory-limit", paramLabel = "SIZE",
-      description = "DuckDB memory limit, e.g. 8GB. Default: DuckDB's (80%% of RAM).")
+      description = "DuckDB memory limit, e.g. 512MB, 8GB, 1.5TiB. Default: DuckDB's (80%% of"
+          + " RAM).")
   String memoryLimit;
 
   @Option(names = "--percentile-accuracy", paramLabel = "N", defaultValue = "10000",
@@ -125,13 +137,14 @@ public final class ReportCommand implements Callable<Integer> {
     command.stdout = out;
     command.stderr = err;
     CommandLine cli = new CommandLine(command)
+        .setCommandName(STANDALONE_NAME)
         .setCaseInsensitiveEnumValuesAllowed(true)
         .setUnmatchedOptionsAllowedAsOptionParameters(false) /* --out --outt: a typo, not a path */
         .setOut(new PrintWriter(out, true))
         .setErr(new PrintWriter(err, true))
         .setExecutionExceptionHandler((e, cmd, parsed) -> {
           LOG.debug("report failed", e);
-          err.println("nccl-inspector report: " + e);
+          err.println(STANDALONE_NAME + ": " + e);
           return 1;
         });
     return cli.execute(args);
@@ -151,7 +164,7 @@ public final class ReportCommand implements Callable<Integer> {
       }
       options = b.build();
     } catch (IllegalArgumentException e) {
-      stderr.println("nccl-inspector report: " + e.getMessage());
+      stderr.println(STANDALONE_NAME + ": " + e.getMessage());
       return 2;
     }
     ReportResult result;
@@ -159,11 +172,33 @@ public final class ReportCommand implements Callable<Integer> {
       result = new ReportRunner(options, progress).run();
     } catch (ReportException e) {
       LOG.debug("report failed", e);
-      stderr.println("nccl-inspector report: " + e.getMessage());
+      stderr.println(STANDALONE_NAME + ": " + e.getMessage());
       return 1;
     }
     printSummary(result);
-    return result.data().overview().records() > 0 ? 0 : 1;
+    boolean incomplete = sayIncompleteInputs(result);
+    return result.data().overview().records() > 0 && !incomplete ? 0 : 1;
+  }
+
+  /**
+   * Says on stderr which input files hold data that could not be read (corrupt gzip data, read
+   * errors, files that cannot be opened); returns whether there were any. A file that merely ends
+   * early (a killed writer's) is in the report's inputs table only.
+   */
+  private boolean sayIncompleteInputs(ReportResult r) {
+    List<String> problems = new ArrayList<>();
+    r.data().imported().files().stream().filter(FileImport::corrupt)
+        .forEach(f -> problems.add(f.file() + ": " + f.damage()));
+    r.data().skipped().stream().filter(SkippedInput::unreadable)
+        .forEach(s -> problems.add(s.displayName() + ": " + s.reason()));
+    if (problems.isEmpty()) {
+      return false;
+    }
+    stderr.printf(Locale.ROOT, "%s: %d input file%s could not be read in full (the report covers"
+        + " what could be read; see %s):%n", STANDALONE_NAME, problems.size(),
+        problems.size() == 1 ? "" : "s", r.outputDirectory().resolve(OutputFiles.INPUTS));
+    problems.forEach(p -> stderr.printf(Locale.ROOT, "  %s%n", p));
+    return true;
   }
 
   private void printSummary(ReportResult r) {
@@ -188,10 +223,10 @@ public final class ReportCommand implements Callable<Integer> {
     }
     if (rejected > 0) {
       stdout.printf(Locale.ROOT, "unusable lines: see %s%n",
-          r.outputDirectory().resolve(io.ncclinspector.report.output.OutputFiles.REJECTED));
+          r.outputDirectory().resolve(OutputFiles.REJECTED));
     }
     if (o.records() == 0) {
-      stderr.println("nccl-inspector report: no usable record in the input");
+      stderr.println(STANDALONE_NAME + ": no usable record in the input");
     }
     stdout.println("report: " + r.html());
     stdout.println("records: " + r.recordsDirectory() + " (" + r.data().imported().parts().size()

@@ -3,6 +3,7 @@ package io.ncclinspector.report;
 import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.SizeBucketing;
+import io.ncclinspector.report.engine.EngineSettings;
 import io.ncclinspector.report.engine.Engines;
 import io.ncclinspector.report.ingest.RecordImporter;
 import java.nio.file.Path;
@@ -16,8 +17,11 @@ import java.util.Objects;
  * @param outputDirectory where the report goes
  * @param analysis choices that change the figures
  * @param engine the engine that computes it: {@code duckdb} (built in) or {@code spark}
- * @param threads DuckDB worker threads; Spark's local-mode cores when no master is configured
- * @param memoryLimit DuckDB memory limit (e.g. {@code 8GB}), or null for its default
+ * @param threads DuckDB worker threads; Spark's local-mode cores when no master is configured: 1
+ *     to {@link #maxThreads()} (a thread count beyond the machine's processors would only make the
+ *     engine start thousands of threads that compete for them)
+ * @param memoryLimit DuckDB memory limit (e.g. {@code 8GB}; {@link EngineSettings#checkMemoryLimit}),
+ *     or null for its default
  * @param percentileAccuracy Spark's {@code percentile_approx} accuracy (the rank error is at most
  *     1/accuracy of the group's size), or 0 for exact percentiles; DuckDB's are always exact
  * @param progress print progress on stderr for long runs
@@ -39,9 +43,16 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
     if (inputs.isEmpty()) {
       throw new IllegalArgumentException("at least one log directory or file is needed");
     }
-    if (threads < 1) {
-      throw new IllegalArgumentException("threads must be at least 1");
+    if (threads < 1 || threads > maxThreads()) {
+      throw new IllegalArgumentException("threads must be 1 to " + maxThreads()
+          + " (the processors of this machine), got " + threads);
     }
+    EngineSettings.checkMemoryLimit(memoryLimit);
+  }
+
+  /** The most threads a report may use: the processors of this machine. */
+  public static int maxThreads() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors());
   }
 
   /** Spark's own default for {@code percentile_approx}: rank error at most 0.01 %. */
@@ -60,7 +71,7 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
     private ClockSync clockSync = ClockSync.AUTO;
     private double lateThresholdMicros = AnalysisOptions.defaults().lateThresholdMicros();
     private int worstCollectives = AnalysisOptions.defaults().worstCollectives();
-    private int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private int threads = maxThreads();
     private String memoryLimit;
     private String engine = Engines.DUCKDB;
     private int percentileAccuracy = DEFAULT_PERCENTILE_ACCURACY;

@@ -75,6 +75,7 @@ public final class ReportRunner {
       end();
       InputSet inputs = discover(engine, out);
       Files.createDirectories(out);
+      refuseLinks(out);
       OutputFiles.cleanPrevious(out);
       Files.createDirectories(staging);
       ReportData data = analyse(engine, inputs, out, staging);
@@ -95,6 +96,18 @@ public final class ReportRunner {
       if (Files.exists(staging)) {
         deleteQuietly(staging);
       }
+    }
+  }
+
+  /** Fails, before anything is deleted or written, if an output name in {@code out} is a link. */
+  private static void refuseLinks(Path out) throws ReportException {
+    List<String> links = OutputFiles.symbolicLinks(out);
+    if (!links.isEmpty()) {
+      throw new ReportException(links.stream().map(l -> out.resolve(l).toString())
+          .collect(Collectors.joining(", ")) + (links.size() == 1 ? " is a symbolic link"
+              : " are symbolic links") + ": the report does not write or delete through links"
+          + " in its output directory; remove " + (links.size() == 1 ? "it" : "them")
+          + " or choose another --out");
     }
   }
 
@@ -160,7 +173,8 @@ public final class ReportRunner {
   private void writeManifest(Path out, ReportData d) throws IOException {
     StragglerResult s = d.stragglers();
     long problems = d.imported().files().stream()
-        .filter(f -> f.rejected() > 0 || f.damage() != null).count();
+        .filter(f -> f.rejected() > 0 || f.damage() != null).count()
+        + d.skipped().stream().filter(SkippedInput::unreadable).count();
     List<String> outputs = new ArrayList<>();
     outputs.add(OutputFiles.HTML);
     outputs.add(OutputFiles.MANIFEST);

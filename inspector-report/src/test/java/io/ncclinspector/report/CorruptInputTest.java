@@ -77,7 +77,7 @@ class CorruptInputTest {
     assertEquals(List.of("packed.log.gz:3", "packed.log.gz:7", "plain.log:3", "plain.log:7",
         "plain.log:12"), where);
     assertTrue(rejected.get(0).reason().startsWith("not valid JSON"));
-    assertEquals("header.rank missing or not an integer", rejected.get(1).reason());
+    assertEquals("header.rank is not an integer", rejected.get(1).reason());
     assertEquals("truncated last line (JSON ends early)", rejected.get(4).reason());
     assertTrue(rejected.get(0).excerpt().startsWith("garbage"));
 
@@ -105,7 +105,64 @@ class CorruptInputTest {
         f.damage());
     assertTrue(f.records() > 100 && f.records() < 1600, "records before the cut: " + f.records());
     assertEquals(1, f.rejected(), "the partial last line");
+    assertFalse(f.corrupt(), "a file that ends early holds nothing more");
     assertTrue(r.data().imported().rejectedLines().get(0).reason().startsWith("truncated"));
+  }
+
+  @Test
+  void aCorruptGzipMemberIsSaidWithWhereAndWhatWasLostAndFailsTheRun() throws Exception {
+    // Two members of 100 and 200 records, the first byte of the second zeroed (issue 21): read
+    // quietly as 100 records with no damage before, as the JDK's reader takes the bad header for
+    // the end of the file.
+    StringBuilder first = new StringBuilder();
+    StringBuilder second = new StringBuilder();
+    for (int i = 0; i < 300; i++) {
+      (i < 100 ? first : second).append(source.get(i % source.size())).append('\n');
+    }
+    Path a = tmp.resolve("a.gz");
+    Path b = tmp.resolve("b.gz");
+    TestSupport.gzip(a, first.toString().getBytes(StandardCharsets.UTF_8));
+    TestSupport.gzip(b, second.toString().getBytes(StandardCharsets.UTF_8));
+    byte[] member2 = Files.readAllBytes(b);
+    member2[0] = 0;
+    long firstSize = Files.size(a);
+    Files.write(logs.resolve("two.log.gz"), Files.readAllBytes(a));
+    Files.write(logs.resolve("two.log.gz"), member2, java.nio.file.StandardOpenOption.APPEND);
+    // And one whose second member has a flipped byte in its data, which DuckDB reads without a
+    // word.
+    byte[] flipped = Files.readAllBytes(b);
+    flipped[flipped.length / 2] ^= (byte) 0xff;
+    Files.write(logs.resolve("flipped.log.gz"), Files.readAllBytes(a));
+    Files.write(logs.resolve("flipped.log.gz"), flipped, java.nio.file.StandardOpenOption.APPEND);
+
+    ReportResult r = run();
+    FileImport f = byName(r).get("two.log.gz");
+    assertEquals(100, f.records());
+    assertEquals(0, f.rejected());
+    assertTrue(f.corrupt());
+    assertEquals("gzip data corrupt after line 100: the bytes after member 1 (from byte " + firstSize
+        + ") are not a gzip member; reading stopped at byte " + firstSize + ": " + member2.length
+        + " of " + (firstSize + member2.length) + " compressed bytes not read", f.damage());
+    FileImport g = byName(r).get("flipped.log.gz");
+    assertTrue(g.corrupt());
+    assertTrue(g.damage().startsWith("gzip data corrupt after line "), g.damage());
+    assertTrue(g.damage().contains("member 2 (which starts at byte " + firstSize + ")"),
+        g.damage());
+    assertTrue(g.records() >= 100 && g.records() < 300, "records before the damage: "
+        + g.records());
+    String inputs = Files.readString(r.outputDirectory().resolve(OutputFiles.INPUTS));
+    assertTrue(inputs.contains("gzip data corrupt after line 100"), inputs);
+
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc = ReportCommand.run(new String[] {logs.toString(), "--out",
+        tmp.resolve("out2").toString(), "--quiet", "--threads", "1"},
+        new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+        new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    assertEquals(1, rc, "data in the input could not be read");
+    String stderr = err.toString(StandardCharsets.UTF_8);
+    assertTrue(stderr.contains("2 input files could not be read in full"), stderr);
+    assertTrue(stderr.contains("two.log.gz: gzip data corrupt after line 100"), stderr);
+    assertTrue(Files.exists(tmp.resolve("out2").resolve(OutputFiles.HTML)), "the report is written");
   }
 
   @Test

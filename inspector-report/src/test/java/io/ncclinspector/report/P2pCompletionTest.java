@@ -184,7 +184,7 @@ class P2pCompletionTest {
 
     // Taken as they are, the clocks put rank 1's stop 500 µs later.
     P2pCompletionResult raw = TestSupport.report(ReportOptions.builder(tmp.resolve("raw"))
-        .inputs(logs.toString()).threads(2).progress(false).clockSync(ClockSync.NONE).build())
+        .inputs(logs.toString()).threads(TestSupport.THREADS).progress(false).clockSync(ClockSync.NONE).build())
         .data().p2pCompletion();
     assertEquals("none", raw.clockSync());
     assertEquals(3, raw.measured(), "with the clocks taken as they are, all can be related");

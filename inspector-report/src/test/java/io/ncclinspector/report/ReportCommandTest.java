@@ -70,6 +70,27 @@ class ReportCommandTest {
   }
 
   @Test
+  void threadsBeyondTheMachineAreRefusedBeforeAnythingStarts(@TempDir Path tmp) {
+    // 99,999 DuckDB threads took the whole machine down (issue 21).
+    assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(), "--threads",
+        "99999"));
+    assertTrue(stderr().contains("threads must be 1 to " + ReportOptions.maxThreads()
+        + " (the processors of this machine), got 99999"), stderr());
+    assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(), "--threads",
+        Integer.toString(ReportOptions.maxThreads() + 1)));
+    assertTrue(Files.notExists(tmp.resolve("o")), "no output directory, no staging directory");
+  }
+
+  @Test
+  void aMalformedMemoryLimitIsACommandLineError(@TempDir Path tmp) {
+    assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(), "--memory-limit",
+        "garbage"));
+    assertTrue(stderr().startsWith("nccl-inspector report: memory limit must look like 512MB or"
+        + " 8GB, got 'garbage'"), stderr());
+    assertTrue(Files.notExists(tmp.resolve("o")), "nothing written");
+  }
+
+  @Test
   void nothingToReadExitsWith1AndSaysWhy(@TempDir Path tmp) throws Exception {
     assertEquals(1, run(tmp.resolve("missing").toString(), "--out", tmp.resolve("o").toString()));
     assertTrue(stderr().contains("missing: no such file or directory"), stderr());
@@ -82,6 +103,7 @@ class ReportCommandTest {
   @Test
   void helpExitsWith0() {
     assertEquals(0, run("--help"));
+    assertTrue(stdout().startsWith("Usage: nccl-inspector report "), stdout());
     assertTrue(stdout().contains("--clock-sync"));
     assertTrue(stdout().contains("Exit status:"));
   }

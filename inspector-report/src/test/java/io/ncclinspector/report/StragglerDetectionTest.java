@@ -42,7 +42,7 @@ class StragglerDetectionTest {
 
   private ReportResult report(ClockSync sync) throws Exception {
     return TestSupport.report(ReportOptions.builder(tmp.resolve("out-" + sync))
-        .inputs(tmp.resolve("logs").toString()).threads(2).progress(false).clockSync(sync)
+        .inputs(tmp.resolve("logs").toString()).threads(TestSupport.THREADS).progress(false).clockSync(sync)
         .build());
   }
 
@@ -156,13 +156,15 @@ class StragglerDetectionTest {
   }
 
   @Test
-  void aLogReadTwiceIsCountedOnce() throws Exception {
+  void recordsInTwoFilesAreCountedOnce() throws Exception {
     TestSupport.generate(eightRanks().iterations(300).straggler(5, 0.3, LATE_NS).build());
     Path logs = tmp.resolve("logs");
-    java.nio.file.Files.copy(logs.resolve("node01-pid10005.log"),
-        logs.resolve("copy-of-rank5.log"));
+    // A copy taken while the job ran (its first 200 records): not the same file, the same
+    // records. (A file of identical content is read once: HostileInputTest.)
+    java.nio.file.Files.write(logs.resolve("copy-of-rank5.log"), java.nio.file.Files.readAllLines(
+        logs.resolve("node01-pid10005.log")).subList(0, 200));
     StragglerResult s = report(ClockSync.AUTO).data().stragglers();
-    assertEquals(300, s.duplicateRecords());
+    assertEquals(200, s.duplicateRecords());
     assertEquals(300, s.alignedCollectives());
     assertEquals(0, s.incompleteCollectives());
     assertEquals(List.of(5), s.suspects().stream().map(RankLateness::rank).toList());

@@ -31,4 +31,23 @@ class TableFilesTest {
     assertTrue(json.get(1).get("exec_us").isNull(), "NaN must be written as null");
     assertTrue(json.get(1).get("busbw_p50_gbs").isNull());
   }
+
+  record Named(String commName, long delta, Double offsetUs, String hostname) {}
+
+  @Test
+  void textThatASpreadsheetWouldRunIsNeutralisedNumbersAreNot(@TempDir Path dir) throws Exception {
+    List<Named> rows = List.of(
+        new Named("=cmd|' /C calc'!A0", -5, -1.5, "@SUM(1+1)"),
+        new Named("+1", 0, 0.0, "-2+3"),
+        new Named("\tx", 1, 2.0, "\r=1"),
+        new Named("dp-0", 2, null, "node-a"));
+    TableFiles.write(dir, "t", Named.class, rows);
+    String[] lines = Files.readString(dir.resolve("t.csv")).split("\n");
+    assertEquals("'=cmd|' /C calc'!A0,-5,-1.5,'@SUM(1+1)", lines[1]);
+    assertEquals("'+1,0,0,'-2+3", lines[2]);
+    assertEquals("'\tx,1,2,\"'\r=1\"", lines[3]);
+    assertEquals("dp-0,2,,node-a", lines[4], "text that only contains such characters stays");
+    JsonNode json = TableFiles.json().readTree(dir.resolve("t.json").toFile());
+    assertEquals("=cmd|' /C calc'!A0", json.get(0).get("comm_name").asText(), "JSON keeps the value");
+  }
 }

@@ -14,6 +14,9 @@ import java.util.zip.GZIPOutputStream;
 
 /** Helpers shared by the tests: generating logs and running reports quietly. */
 public final class TestSupport {
+  /** Threads of the tests' reports: 2, or fewer on a machine with fewer processors. */
+  public static final int THREADS = Math.min(2, ReportOptions.maxThreads());
+
   private TestSupport() {}
 
   public static SyntheticResult generate(SyntheticConfig config) throws IOException {
@@ -22,7 +25,7 @@ public final class TestSupport {
 
   /** Runs a report with default options and no progress output. */
   public static ReportResult report(Path out, String... inputs) throws ReportException {
-    return report(ReportOptions.builder(out).inputs(inputs).threads(2).progress(false).build());
+    return report(ReportOptions.builder(out).inputs(inputs).threads(THREADS).progress(false).build());
   }
 
   public static ReportResult report(ReportOptions options) throws ReportException {

@@ -20,6 +20,10 @@ import java.util.Optional;
  * @param cutShort where reading the trace stopped before its end (a gzip stream cut off, damage),
  *     if it did: the events before were replayed
  * @param status the inspector's status at the end: records written, files, anything lost and why
+ * @param linesSkipped trace lines that could not be used, all of them ({@code problems} lists the
+ *     first ones)
+ * @param damaged whether reading the trace stopped at damage that hides events the file holds
+ *     (corrupt gzip data, a read error): the replay is incomplete
  */
 public record ReplayResult(
     Path trace,
@@ -29,7 +33,9 @@ public record ReplayResult(
     List<String> problems,
     boolean complete,
     Optional<String> cutShort,
-    InspectorStatus status) {
+    InspectorStatus status,
+    long linesSkipped,
+    boolean damaged) {
 
   public ReplayResult {
     Objects.requireNonNull(status, "status");

@@ -17,6 +17,10 @@ import java.util.OptionalLong;
  * @param endsWithFinalize whether the last event finalizes a communicator (a complete run)
  * @param cutShort where and why reading stopped before the end of the file (a gzip stream that
  *     ends early, damage, a file that is not a trace), if it did; the events before are kept
+ * @param linesSkipped lines that could not be used, all of them ({@code problems} lists the
+ *     first ones)
+ * @param damaged whether reading stopped at damage that hides events the file holds (corrupt gzip
+ *     data, a read error), rather than at the end of a file cut short
  */
 public record TraceEvents(
     ByteBuffer events,
@@ -26,7 +30,9 @@ public record TraceEvents(
     OptionalLong recordedPid,
     List<String> problems,
     boolean endsWithFinalize,
-    Optional<String> cutShort) {
+    Optional<String> cutShort,
+    long linesSkipped,
+    boolean damaged) {
 
   public TraceEvents {
     problems = List.copyOf(problems);

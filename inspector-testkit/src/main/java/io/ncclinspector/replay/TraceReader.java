@@ -21,7 +21,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPInputStream;
+import io.ncclinspector.format.CheckedGzipInputStream;
+import io.ncclinspector.format.GzipDamageException;
 
 /**
  * Reads a recorded NCCL profiler trace (testdata/traces/FORMAT.md; plain or gzip JSON Lines) into
@@ -40,6 +41,13 @@ public final class TraceReader {
   private static final JsonFactory JSON = new JsonFactory();
 
   private final Map<String, Integer> interned = new HashMap<>();
+  /** Contexts initialized and not finalized yet, with the line of their init (per read). */
+  private final Map<Integer, Integer> live = new HashMap<>();
+  /** The line being encoded, for what a problem says. */
+  private int currentLine;
+
+  /** The most ranks a communicator is taken to have: NCCL's rank numbers are ints, and no job has more. */
+  static final int MAX_RANKS = 1 << 24;
 
   /** A reader; each keeps the driver's interned strings it used. */
   public TraceReader() {}
@@ -47,24 +55,29 @@ public final class TraceReader {
   /** The longest line read: recorded lines are a few hundred bytes; a longer one is not a trace. */
   static final int MAX_LINE_BYTES = 1 << 20;
   /** Problems listed one by one; past this many they are only counted. */
-  static final int MAX_PROBLEMS_LISTED = 100;
+  public static final int MAX_PROBLEMS_LISTED = 100;
   /** Lines in a row that are not trace events, from the start, before the file is given up on. */
   static final int MAX_LEADING_BAD_LINES = 1000;
 
   /**
    * Reads a whole trace file. A gzip stream that ends early (a killed process's recording) or is
-   * damaged is read up to the damage, and the events before it are kept ({@link TraceEvents#cutShort()}).
+   * damaged is read up to the damage, and the events before it are kept ({@link TraceEvents#cutShort()});
+   * every member of a gzip file is read and checked ({@link CheckedGzipInputStream}), so a damaged
+   * member is damage ({@link TraceEvents#damaged()}), never a quiet end of the file.
    *
    * @throws IOException naming the file, if it cannot be opened or read at all: a directory, an
    *     empty file, a {@code .gz} that is not gzip
    */
   public TraceEvents read(Path trace) throws IOException {
     List<String> problems = new ArrayList<>();
+    live.clear();
     ByteBuffer out = ByteBuffer.allocateDirect(DriverEventLayout.EVENT_BYTES * 4096)
         .order(ByteOrder.LITTLE_ENDIAN);
     int count = 0, maxHandle = 0, maxCtx = 0;
     boolean lastIsFini = false;
     String cutShort = null;
+    boolean damaged = false;
+    long skipped = 0;
     int unlisted = 0;
     try (LineSource in = open(trace)) {
       String line;
@@ -73,9 +86,15 @@ public final class TraceReader {
       while (true) {
         try {
           line = in.next();
-        } catch (java.util.zip.ZipException | java.io.EOFException e) {
-          cutShort = trace + ": the compressed stream is damaged or ends early after line " + lineNo + " ("
-              + e.getMessage() + "); the events before it are kept";
+        } catch (GzipDamageException e) {
+          String why = e.getMessage().substring(e.getMessage().indexOf(": ") + 2);
+          damaged = !e.truncated();
+          cutShort = trace + ": the compressed stream " + (damaged ? "is damaged" : "ends early") + " after line "
+              + lineNo + " (" + why + "); the events before it are kept";
+          break;
+        } catch (IOException e) {
+          damaged = true;
+          cutShort = trace + ": reading failed after line " + lineNo + " (" + e + "); the events before it are kept";
           break;
         } catch (LineTooLong e) {
           cutShort = trace + ":" + (lineNo + 1) + ": a line longer than " + (MAX_LINE_BYTES >> 20)
@@ -102,6 +121,7 @@ public final class TraceReader {
           }
           int base = out.position();
           try {
+            currentLine = lineNo;
             encode(fields, out, base);
             out.position(base + DriverEventLayout.EVENT_BYTES);
             count++;
@@ -114,6 +134,7 @@ public final class TraceReader {
           }
         }
         if (problem != null) {
+          skipped++;
           if (problems.size() < MAX_PROBLEMS_LISTED) {
             problems.add(problem);
           } else {
@@ -127,14 +148,14 @@ public final class TraceReader {
       }
     }
     if (unlisted > 0) {
-      problems.add(trace + ": " + unlisted + " more unusable line(s) skipped");
+      problems.add(trace + ": " + unlisted + " more unusable line(s) skipped (" + skipped + " in all)");
     }
     if (cutShort != null) {
       problems.add(cutShort);
     }
     out.flip();
     return new TraceEvents(out, count, maxHandle, maxCtx, pidOf(trace), problems, lastIsFini,
-        java.util.Optional.ofNullable(cutShort));
+        java.util.Optional.ofNullable(cutShort), skipped, damaged);
   }
 
   private static LineSource open(Path trace) throws IOException {
@@ -150,14 +171,24 @@ public final class TraceReader {
     if (!trace.getFileName().toString().endsWith(".gz")) {
       return new LineSource(raw);
     }
+    CheckedGzipInputStream gzip = new CheckedGzipInputStream(raw, sizeOf(trace));
     try {
-      return new LineSource(new GZIPInputStream(raw, 1 << 16));
-    } catch (java.io.EOFException e) {
-      raw.close();
-      throw new IOException(trace + ": empty or cut off before its first byte of data: not a gzip trace", e);
+      gzip.checkHeader();
+      return new LineSource(gzip);
+    } catch (GzipDamageException e) {
+      gzip.close();
+      throw new IOException(trace + (e.truncated()
+          ? ": empty or cut off before its first byte of data: not a gzip trace"
+          : ": not a gzip file (" + e.getMessage() + ")"), e);
+    }
+  }
+
+  /** The file's size, or -1 for a file that has none (a device, a pipe). */
+  private static long sizeOf(Path trace) {
+    try {
+      return Files.isRegularFile(trace) ? Files.size(trace) : -1;
     } catch (IOException e) {
-      raw.close();
-      throw new IOException(trace + ": not a gzip file (" + e.getMessage() + ")", e);
+      return -1;
     }
   }
 
@@ -290,15 +321,30 @@ public final class TraceReader {
     b.putLong(o + T_WALL, num(f, "wall", 0));
     switch (ev) {
       case "init" -> {
+        /* NCCL gives a rank count of at least 1 (0 where it is unknown, interface v3), a rank below it and
+           at most as many nodes as ranks; a trace that says otherwise would put its numbers in every record. */
+        int ctx = id(f, "ctx", true);
+        int nranks = bounded(f, "nranks", 0, MAX_RANKS);
+        int limit = nranks == 0 ? MAX_RANKS : nranks;
+        int nnodes = bounded(f, "nNodes", 0, limit);
+        int rank = bounded(f, "rank", 0, limit - 1);
+        Integer initialized = live.get(ctx);
+        if (initialized != null) {
+          throw new IllegalArgumentException("\"ctx\" " + ctx + " initialized again (first on line " + initialized
+              + ", no fini since)");
+        }
+        long id = commId(str(f, "commId"));
+        int name = intern(str(f, "commName"));
+        live.put(ctx, currentLine);
         b.put(o + OP, (byte) OP_INIT);
-        b.putInt(o + CTX, id(f, "ctx", true));
-        b.putLong(o + A, commId(str(f, "commId")));
-        b.putShort(o + FUNC, (short) intern(str(f, "commName")));
-        b.putInt(o + NNODES, (int) num(f, "nNodes", 0));
-        b.putInt(o + NRANKS, (int) num(f, "nranks", 0));
-        b.putInt(o + RANK, (int) num(f, "rank", 0));
-        b.putInt(o + I0, (int) num(f, "ncclVersion", 0));
-        b.putInt(o + I1, (int) num(f, "abi", 0));
+        b.putInt(o + CTX, ctx);
+        b.putLong(o + A, id);
+        b.putShort(o + FUNC, (short) name);
+        b.putInt(o + NNODES, nnodes);
+        b.putInt(o + NRANKS, nranks);
+        b.putInt(o + RANK, rank);
+        b.putInt(o + I0, bounded(f, "ncclVersion", 0, 999_999)); /* the NCCL release recorded, 0 unknown */
+        b.putInt(o + I1, bounded(f, "abi", 0, 99)); /* the profiler interface recorded, 0 unknown */
       }
       case "start" -> encodeStart(f, b, o);
       case "stop" -> {
@@ -308,13 +354,19 @@ public final class TraceReader {
       case "state" -> {
         b.put(o + OP, (byte) OP_STATE);
         b.putInt(o + HANDLE, id(f, "h", true));
-        b.putInt(o + STATE, (int) required(f, "state"));
+        long state = required(f, "state");
+        if (state < 0 || state > Integer.MAX_VALUE) {
+          throw new IllegalArgumentException("\"state\" " + state + " out of range 0.." + Integer.MAX_VALUE);
+        }
+        b.putInt(o + STATE, (int) state);
         long arg = num(f, "pTimer", num(f, "transSize", num(f, "appendedProxyOps", 0)));
         b.putLong(o + A, arg);
       }
       case "fini" -> {
+        int ctx = id(f, "ctx", true);
         b.put(o + OP, (byte) OP_FINI);
-        b.putInt(o + CTX, id(f, "ctx", true));
+        b.putInt(o + CTX, ctx);
+        live.remove(ctx);
       }
       default -> throw new IllegalArgumentException("unknown event \"" + ev + "\"");
     }
@@ -332,34 +384,52 @@ public final class TraceReader {
     b.putInt(o + HANDLE, id(f, "h", true));
     b.putInt(o + PARENT, id(f, "parent", false));
     b.putInt(o + PARENT_GROUP, id(f, "parentGroup", false));
-    b.putInt(o + RANK, (int) num(f, "rank", 0));
+    /* Every number is checked against the width it is packed into: none wraps into another value. */
+    b.putInt(o + RANK, bounded(f, "rank", -1, MAX_RANKS - 1));
     b.putShort(o + FUNC, (short) intern(str(f, "func")));
     b.putShort(o + DATATYPE, (short) intern(str(f, "datatype")));
     b.putShort(o + ALGO, (short) intern(str(f, "algo")));
     b.putShort(o + PROTO, (short) intern(str(f, "proto")));
-    b.putLong(o + COUNT, num(f, "count", 0));
-    b.put(o + N_CHANNELS, (byte) num(f, "nChannels", 0));
-    b.put(o + N_WARPS, (byte) num(f, "nWarps", 0));
-    b.put(o + CHANNEL_ID, (byte) num(f, "channelId", 0));
-    b.put(o + GRAPH_CAPTURED, (byte) num(f, "graphCaptured", 0));
+    long count = num(f, "count", 0);
+    if (count < 0) {
+      throw new IllegalArgumentException("\"count\" " + count + " is negative");
+    }
+    b.putLong(o + COUNT, count);
+    b.put(o + N_CHANNELS, (byte) bounded(f, "nChannels", 0, 255));
+    b.put(o + N_WARPS, (byte) bounded(f, "nWarps", 0, 255));
+    b.put(o + CHANNEL_ID, (byte) bounded(f, "channelId", 0, 255));
+    b.put(o + GRAPH_CAPTURED, (byte) bounded(f, "graphCaptured", 0, 1));
     switch (type) {
       case "Coll" -> {
         b.putLong(o + A, num(f, "seq", 0));
-        b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+        b.putInt(o + PEER_OR_ROOT, bounded(f, "root", -1, MAX_RANKS - 1));
       }
-      case "CollApi" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+      case "CollApi" -> b.putInt(o + PEER_OR_ROOT, bounded(f, "root", -1, MAX_RANKS - 1));
       case "CeColl" -> {
         b.putLong(o + A, num(f, "seq", 0));
-        b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+        b.putInt(o + PEER_OR_ROOT, bounded(f, "root", -1, MAX_RANKS - 1));
       }
-      case "P2p", "ProxyOp" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "peer", 0));
+      case "P2p", "ProxyOp" -> b.putInt(o + PEER_OR_ROOT, bounded(f, "peer", -1, MAX_RANKS - 1));
       case "KernelCh" -> b.putLong(o + A, num(f, "pTimer", 0));
       default -> { }
     }
-    b.putInt(o + I0, (int) num(f, "pid", num(f, "groupDepth", num(f, "step", 0))));
-    b.putInt(o + I1, (int) num(f, "nSteps", 0));
-    b.putInt(o + I2, (int) num(f, "chunkSize", 0));
-    b.putInt(o + I3, (int) num(f, "isSend", 0));
+    String i0 = f.containsKey("pid") ? "pid" : f.containsKey("groupDepth") ? "groupDepth" : "step";
+    b.putInt(o + I0, bounded(f, i0, Integer.MIN_VALUE, Integer.MAX_VALUE));
+    b.putInt(o + I1, bounded(f, "nSteps", 0, Integer.MAX_VALUE));
+    b.putInt(o + I2, bounded(f, "chunkSize", 0, Integer.MAX_VALUE));
+    b.putInt(o + I3, bounded(f, "isSend", 0, 1));
+  }
+
+  /**
+   * An optional number (0 when absent) that must be in {@code min..max}, the range the driver's field holds and
+   * NCCL gives: checked before any narrowing, so that -2 or 2^32 + 1 never becomes another value.
+   */
+  private static int bounded(Map<String, Object> f, String key, long min, long max) {
+    long v = num(f, key, 0);
+    if (v < min || v > max) {
+      throw new IllegalArgumentException("\"" + key + "\" " + v + " out of range " + min + ".." + max);
+    }
+    return (int) v;
   }
 
   private int intern(String s) {

@@ -69,6 +69,6 @@ public final class TraceReplayer {
       }
     }
     return new ReplayResult(trace, events.count(), calls, inspector.counters(), events.problems(),
-        events.endsWithFinalize(), events.cutShort(), inspector.status());
+        events.endsWithFinalize(), events.cutShort(), inspector.status(), events.linesSkipped(), events.damaged());
   }
 }

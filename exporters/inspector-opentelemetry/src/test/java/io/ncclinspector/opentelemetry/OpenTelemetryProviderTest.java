@@ -23,5 +23,12 @@ class OpenTelemetryProviderTest {
     IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
         () -> InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_OTEL", "yes")).build());
     assertTrue(bad.getMessage().contains("NCCL_INSPECTOR_OTEL"), bad.getMessage());
+    // The provider reads a switch as the core does: 0 or 1 (issue 21: -1 and 2 were "on").
+    for (String v : new String[] {"-1", "2", "2147483648", "garbage"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new io.ncclinspector.opentelemetry.internal.OpenTelemetryProvider()
+              .fromEnvironment(Map.of("NCCL_INSPECTOR_OTEL", v)));
+      assertEquals("NCCL_INSPECTOR_OTEL must be 0 or 1, got '" + v + "'", e.getMessage());
+    }
   }
 }

@@ -44,6 +44,16 @@ class PrometheusOutputTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PrometheusTextfile.every(Duration.ofSeconds(5)));
     assertTrue(e.getMessage().contains("at least PT30S"), e.getMessage());
+    // Issue 21: -1 turned JSON output off as if it were 1; the provider reads the switch as the core does.
+    for (String v : new String[] {"-1", "2", " 5"}) {
+      IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+          () -> InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_PROM_DUMP", v)).build());
+      assertEquals("NCCL_INSPECTOR_PROM_DUMP must be 0 or 1, got '" + v + "'", bad.getMessage());
+      IllegalArgumentException provider = assertThrows(IllegalArgumentException.class,
+          () -> new io.ncclinspector.prometheus.internal.PrometheusTextfileProvider()
+              .fromEnvironment(Map.of("NCCL_INSPECTOR_PROM_DUMP", v)));
+      assertEquals(bad.getMessage(), provider.getMessage());
+    }
   }
 
   @Test

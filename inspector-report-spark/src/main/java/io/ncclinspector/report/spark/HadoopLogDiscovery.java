@@ -1,6 +1,7 @@
 package io.ncclinspector.report.spark;
 
 import io.ncclinspector.report.input.Compression;
+import io.ncclinspector.report.input.DuplicateFiles;
 import io.ncclinspector.report.input.InputSet;
 import io.ncclinspector.report.input.LogDiscovery;
 import io.ncclinspector.report.input.LogFile;
@@ -23,7 +24,7 @@ import org.apache.hadoop.fs.RemoteIterator;
  * Finds log files given as Hadoop URIs ({@code hdfs://}, {@code s3a://}, ...) with the rules of
  * {@link LogDiscovery}: directories searched recursively for the log names, a file named directly
  * taken whatever its name, empty files and files of other kinds passed over, gzip decided by the
- * first bytes.
+ * first bytes, files of identical content read once.
  */
 final class HadoopLogDiscovery {
   private static final Pattern SCHEME = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*://.*");
@@ -62,7 +63,9 @@ final class HadoopLogDiscovery {
         }
       }
     }
-    return new InputSet(logs, skipped);
+    logs.sort(java.util.Comparator.comparing(LogFile::displayName));
+    return DuplicateFiles.readOnce(new InputSet(logs, skipped),
+        f -> new Path(f.location()).getFileSystem(conf).open(new Path(f.location())));
   }
 
   private static void consider(FileSystem fs, FileStatus f, String displayName,
@@ -84,7 +87,7 @@ final class HadoopLogDiscovery {
       }
       logs.add(LogFile.remote(f.getPath().toString(), displayName, f.getLen(), compression));
     } catch (IOException e) {
-      skipped.add(new SkippedInput(displayName, "cannot be read: "
+      skipped.add(SkippedInput.unreadable(displayName, "cannot be read: "
           + e.getClass().getSimpleName() + ": " + e.getMessage()));
     }
   }

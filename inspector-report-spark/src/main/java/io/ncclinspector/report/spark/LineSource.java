@@ -89,11 +89,12 @@ final class LineSource implements FlatMapFunction<Iterator<InputFile>, Row> {
       Path p = new Path(new URI(f.uri()));
       FileSystem fs = p.getFileSystem(conf.get());
       InputStream in = fs.open(p);
-      return new LineScan(LineReader.open(in, f.compression(), LineReader.MAX_LINE_BYTES),
+      return new LineScan(LineReader.open(in, f.sizeBytes(), f.compression(),
+          LineReader.MAX_LINE_BYTES),
           f.displayName(), maxListed);
     } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
-      outcomes.add(new FileDiagnosis(f.displayName(), 0, 0, List.of(), "read failed: "
-          + e.getClass().getSimpleName() + ": " + e.getMessage()));
+      outcomes.add(FileDiagnosis.readFailed(f.displayName(), e.getClass().getSimpleName()
+          + ": " + e.getMessage()));
       return null;
     }
   }

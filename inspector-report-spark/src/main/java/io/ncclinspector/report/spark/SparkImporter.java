@@ -41,10 +41,10 @@ import org.apache.spark.util.CollectionAccumulator;
  * report's {@link JsonLayout}, and the same SQL as DuckDB's import ({@link RecordSchema}) turns
  * them into export rows, written as zstd Parquet into the records directory.
  *
- * <p>A line the line check accepts but Spark's JSON parser cannot convert (a number written as a
- * string, for instance, which DuckDB converts) fails the export's validity rule; such lines are
- * counted as unusable, with a notice, but not listed (their numbers are not known after the
- * parse).
+ * <p>The line check refuses every field whose JSON value is of another type than the field's, as
+ * DuckDB's import does ({@link JsonLayout.Reading}), so Spark's parser is only given lines it
+ * converts. Should one still fail the export's validity rule, it is counted as unusable, with a
+ * notice, but not listed (its number is not known after the parse).
  */
 final class SparkImporter {
   private final SparkSession spark;
@@ -81,10 +81,10 @@ final class SparkImporter {
     String columns = RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
         .collect(Collectors.joining(", "));
     String parsed = "SELECT " + RecordSchema.finalColumns("r_file") + ",\n  "
-        + RecordSchema.VALIDITY + " AS valid\nFROM (SELECT " + RecordSchema.raw("source_file")
-        + "\nFROM (SELECT source_file, j.header, j.metadata, j.coll_perf, j.p2p_perf FROM"
-        + " (SELECT source_file, from_json(CAST(line AS STRING), '" + JsonLayout.sparkSchema()
-        + "') AS j FROM import_lines) p) f) r";
+        + RecordSchema.VALIDITY + " AS valid\nFROM (" + RecordSchema.raw("source_file",
+            JsonLayout.Reading.TYPED, "SELECT source_file, j.header, j.metadata, j.coll_perf,"
+            + " j.p2p_perf FROM (SELECT source_file, from_json(CAST(line AS STRING), '"
+            + JsonLayout.sparkSchema() + "') AS j FROM import_lines) p") + ") r";
     String export = "SELECT " + columns + " FROM (" + parsed + ") x WHERE valid";
     SparkSqlEngine.run(export, () -> {
       Dataset<Row> rows = spark.sql(export);
@@ -212,28 +212,28 @@ final class SparkImporter {
           long n = parquet.perFile().getOrDefault(localPath(InputFile.of(f).uri()), 0L);
           records += n;
           files.add(new FileImport(f.displayName(), f.location(), f.compression(), f.sizeBytes(),
-              n, 0, 0, null, false));
+              n, 0, 0, null, false, false));
         }
         continue;
       }
       FileDiagnosis d = byFile.get(f.displayName());
       if (d == null) {
         d = new FileDiagnosis(f.displayName(), 0, 0, List.of(),
-            "not read: no executor reported on this file");
+            "not read: no executor reported on this file", true);
       }
       long kept = perFile.getOrDefault(f.displayName(), 0L);
       long unconvertible = Math.max(0, d.records() - kept);
       if (unconvertible > 0) {
         notices.add(String.format(Locale.ROOT, "%s: %d lines passed the line check but Spark's"
-            + " JSON reader could not convert a required field (a number written as a string,"
-            + " or with a fraction); they are counted as unusable", f.displayName(),
+            + " JSON reader could not convert a required field; they are counted as unusable",
+            f.displayName(),
             unconvertible));
       }
       records += kept;
       rejected += d.rejected() + unconvertible;
       listed.addAll(d.listed());
       files.add(new FileImport(f.displayName(), f.location(), f.compression(), f.sizeBytes(),
-          kept, d.rejected() + unconvertible, d.listed().size(), d.damage(), false));
+          kept, d.rejected() + unconvertible, d.listed().size(), d.damage(), d.corrupt(), false));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
     return new ImportResult(records, rejected, files, listed, parts, notices, parquet.skipped());

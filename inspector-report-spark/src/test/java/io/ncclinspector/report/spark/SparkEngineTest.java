@@ -74,7 +74,7 @@ class SparkEngineTest {
   }
 
   static ReportResult report(ReportOptions.Builder b) throws Exception {
-    return new ReportRunner(b.threads(2).progress(false).build(), Progress.silent()).run();
+    return new ReportRunner(b.threads(Math.min(2, ReportOptions.maxThreads())).progress(false).build(), Progress.silent()).run();
   }
 
   static ReportOptions.Builder options(Path out, String engine, String... inputs) {
@@ -188,6 +188,7 @@ class SparkEngineTest {
       assertEquals(a.rejected(), b.rejected(), a.file());
       assertEquals(a.rejectedListed(), b.rejectedListed(), a.file());
       assertEquals(a.damage(), b.damage(), a.file());
+      assertEquals(a.corrupt(), b.corrupt(), a.file());
       assertEquals(a.compression(), b.compression(), a.file());
     }
   }
@@ -331,6 +332,26 @@ class SparkEngineTest {
     Files.write(logs.resolve("weird [1] *.log"), (String.join("\n", source.subList(0, 5))
         + "\n").getBytes());
     Files.writeString(logs.resolve("not-records.log"), "not json\n{\"also\":\"not a record\"}\n");
+    // Issue 21: fields of the wrong JSON type (rejected), values out of range (excluded).
+    List<String> hostile = new java.util.ArrayList<>(source.subList(10, 20));
+    String[][] edits = {
+        {"coll_busbw_gbs", "NaN"}, {"coll_exec_time_us", "true"}, {"rank", "\"0\""},
+        {"rank", "-1"}, {"coll_exec_time_ns", "1000000000000000"}, {"coll_algobw_gbs", "1e308"},
+        {"coll_gpu_start_ns", Long.toString(Long.MAX_VALUE)}};
+    for (int i = 0; i < edits.length; i++) {
+      hostile.set(i, hostile.get(i).replaceFirst("\"" + edits[i][0] + "\":[^,}]*",
+          "\"" + edits[i][0] + "\":" + edits[i][1]));
+    }
+    Files.write(logs.resolve("hostile.log"), hostile);
+    // A gzip file whose second member does not start with a gzip header.
+    Path first = tmp.resolve("first.gz");
+    Path second = tmp.resolve("second.gz");
+    gzip(first, (String.join("\n", source.subList(0, 15)) + "\n").getBytes());
+    gzip(second, (String.join("\n", source.subList(15, 40)) + "\n").getBytes());
+    byte[] member2 = Files.readAllBytes(second);
+    member2[0] = 0;
+    Files.write(logs.resolve("members.log.gz"), Files.readAllBytes(first));
+    Files.write(logs.resolve("members.log.gz"), member2, java.nio.file.StandardOpenOption.APPEND);
 
     ReportData d = report(options(tmp.resolve("duck"), "duckdb", logs.toString())).data();
     ReportData s = report(options(tmp.resolve("spark"), "spark", logs.toString())).data();
@@ -345,7 +366,17 @@ class SparkEngineTest {
     assertTrue(broken.damage().startsWith("gzip data corrupt"), broken.damage());
     assertFalse(broken.salvaged(), "Spark reads every file with the line reader anyway");
     assertTrue(s.imported().notices().isEmpty(), s.imported().notices().toString());
-    assertEquals(d.imported().rejectedLines().size(), 8);
+    assertEquals(11, d.imported().rejectedLines().size());
+    assertEquals(java.util.Map.of("invalid_identity", 1L, "invalid_time", 2L,
+        "invalid_bandwidth", 1L), java.util.Map.of("invalid_identity",
+            s.overview().excluded().get("invalid_identity"), "invalid_time",
+            s.overview().excluded().get("invalid_time"), "invalid_bandwidth",
+            s.overview().excluded().get("invalid_bandwidth")));
+    FileImport members = s.imported().files().stream()
+        .filter(f -> f.file().endsWith("members.log.gz")).findFirst().orElseThrow();
+    assertEquals(15, members.records());
+    assertTrue(members.corrupt() && members.damage().startsWith("gzip data corrupt after line 15"),
+        members.damage());
     assertNull(s.imported().files().stream().filter(f -> f.file().endsWith("*.log"))
         .findFirst().orElseThrow().damage());
   }

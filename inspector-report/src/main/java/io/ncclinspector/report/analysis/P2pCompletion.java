@@ -56,9 +56,8 @@ public final class P2pCompletion {
    */
   public P2pCompletionResult run(Path receivesParquet) throws SQLException {
     String clock = options.clockSync().name().toLowerCase(Locale.ROOT);
-    String usable = "gpu_start_ns > 0 AND (excluded_reason IS NULL OR excluded_reason NOT IN ('"
-        + Exclusion.QUARANTINED.label() + "', '" + Exclusion.INVALID_TIME.label() + "', '"
-        + Exclusion.CPU_TIMING.label() + "'))";
+    String usable = "gpu_start_ns > 0 AND " + Exclusion.alignableSql("") + " AND"
+        + " (excluded_reason IS NULL OR excluded_reason <> '" + Exclusion.CPU_TIMING.label() + "')";
     // One row per P2P operation of a rank (a log read twice counts once), numbered per
     // (communicator, rank, peer, direction) in sequence-number order.
     engine.createTable("p2p_ops", "SELECT comm_id, comm_name, rank, peer, op, sn, hostname, pid,"
@@ -72,6 +71,7 @@ public final class P2pCompletion {
         + "   min(CASE WHEN " + usable + " THEN coalesce(gpu_span_ns,"
         + "     CAST(round(exec_us * 1000) AS BIGINT)) END) AS span_ns"
         + "   FROM records WHERE kind = 'p2p' AND op IN ('Send', 'Recv') AND peer IS NOT NULL"
+        + "   AND " + Exclusion.identifiedSql()
         + "   AND peer <> rank GROUP BY comm_id, rank, peer, op, sn) o");
     boolean sync = options.clockSync() == ClockSync.AUTO;
     if (sync) {

@@ -53,12 +53,14 @@ public final class StragglerAnalysis {
       "ReduceScatter", "AlltoAll");
   private static final int DELAY_HISTOGRAM_COMMS = 4;
 
-  /** Which records take part: collectives of multi-rank communicators with a GPU start. */
+  /**
+   * Which records take part: collectives of multi-rank communicators with a GPU start, whose
+   * identity and times are plausible ({@link Exclusion#alignableSql}).
+   */
   private static String sourceFilter(String alias) {
     String a = alias.isEmpty() ? "" : alias + ".";
-    return a + "kind = 'coll' AND " + a + "gpu_start_ns > 0 AND " + a + "n_ranks > 1 AND ("
-        + a + "excluded_reason IS NULL OR " + a + "excluded_reason NOT IN ('"
-        + Exclusion.QUARANTINED.label() + "', '" + Exclusion.INVALID_TIME.label() + "'))";
+    return a + "kind = 'coll' AND " + a + "gpu_start_ns > 0 AND " + a + "n_ranks > 1 AND "
+        + Exclusion.alignableSql(alias);
   }
 
   private final SqlEngine engine;
@@ -82,19 +84,23 @@ public final class StragglerAnalysis {
     long duplicates = defineSource();
     if (duplicates > 0) {
       notes.add(String.format(Locale.ROOT, "%,d duplicate records (the same collective and rank"
-          + " more than once, e.g. a log read twice) were counted once.", duplicates));
+          + " in two files, e.g. a log copied and then written on) were counted once in the"
+          + " straggler analysis; the summaries and the communicator and rank tables count every"
+          + " record read (files of identical content are read once).", duplicates));
     }
     estimateClockOffsets(notes);
 
     // The one pass over all records: per collective, who arrived when (clock-corrected, in ns
-    // after the first start of the communicator's operation, so sums stay in 64 bits).
+    // after the first start of the communicator's operation). Timestamps are at most 2^62 (see
+    // Exclusion), so differences and single sums fit in 64 bits; the sum over the ranks is wide.
     String lastKey = d.pair("s.arr", "s.rank");
     engine.createTable("st_collectives",
-        "SELECT *, CASE WHEN ranks_aligned >= 2 THEN last_ns - "
-        + d.integerDivide("sum_ns - last_ns", "ranks_aligned - 1") + " END AS delay_ns FROM ("
-        + " SELECT s.k, s.sn, max(s.n_ranks) AS n_ranks, max(s.msg) AS msg,"
+        "SELECT k, sn, n_ranks, msg, ranks_aligned, first_ns, last_ns, last_rank, last_exec,"
+        + " mean_exec, max_exec, CASE WHEN ranks_aligned >= 2 THEN last_ns - CAST("
+        + d.integerDivide("sum_ns - last_ns", "ranks_aligned - 1") + " AS BIGINT) END AS delay_ns"
+        + " FROM (SELECT s.k, s.sn, max(s.n_ranks) AS n_ranks, max(s.msg) AS msg,"
         + " count(*) AS ranks_aligned, min(s.arr) AS first_ns, max(s.arr) AS last_ns,"
-        + " CAST(sum(s.arr) AS BIGINT) AS sum_ns, max_by(s.rank, " + lastKey + ") AS last_rank,"
+        + " " + d.wideSum("s.arr") + " AS sum_ns, max_by(s.rank, " + lastKey + ") AS last_rank,"
         + " max_by(s.exec_us, " + lastKey + ") AS last_exec, avg(s.exec_us) AS mean_exec,"
         + " max(s.exec_us) AS max_exec"
         + " FROM (SELECT a.k, a.sn, a.rank, a.n_ranks, a.msg, a.exec_us,"

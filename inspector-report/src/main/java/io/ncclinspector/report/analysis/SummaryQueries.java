@@ -18,6 +18,9 @@ import java.util.Map;
 public final class SummaryQueries {
   private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
   private static final int HISTOGRAM_BINS = 30;
+  /** Dump timestamps that can be shown as dates and subtracted (see {@link Exclusion}). */
+  private static final String PLAUSIBLE_DUMP = "dump_timestamp_us BETWEEN 0 AND "
+      + Exclusion.MAX_PLAUSIBLE_TIMESTAMP_NS / 1000;
 
 
   private final SqlEngine engine;
@@ -39,7 +42,8 @@ public final class SummaryQueries {
         + " count(DISTINCT comm_id) AS comms,"
         + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM records) p) AS procs,"
         + " count(DISTINCT hostname) AS hosts,"
-        + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us,"
+        + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
+        + " max(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS last_us,"
         + " count(*) FILTER (WHERE kind = 'coll' AND gpu_start_ns IS NOT NULL) AS gpu_start"
         + " FROM records", r -> new Object[] {r.getLong("n"), r.getLong("colls"),
             r.getLong("p2ps"), r.getLong("used"), r.getLong("comms"), r.getLong("procs"),
@@ -98,7 +102,11 @@ public final class SummaryQueries {
     });
   }
 
-  /** Per communicator; straggler fields come from {@code skews} where present. */
+  /**
+   * Per communicator; straggler fields come from {@code skews} where present. Records whose
+   * identity is implausible ({@link Exclusion#INVALID_IDENTITY}) are in no communicator's or
+   * rank's row: they are counted in the overview only.
+   */
   public List<CommunicatorSummary> communicators(Map<String, CommunicatorSkew> skews)
       throws SQLException {
     // Holistic aggregates (percentiles) run over the used records only, in their own query: a
@@ -119,8 +127,9 @@ public final class SummaryQueries {
         + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
         + " " + d.sortedDistinctList("op") + " AS ops,"
         + " " + totalBytes() + " AS total_bytes,"
-        + " min(dump_timestamp_us) AS first_us, max(dump_timestamp_us) AS last_us"
-        + " FROM records GROUP BY comm_id";
+        + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
+        + " max(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS last_us"
+        + " FROM records WHERE " + Exclusion.identifiedSql() + " GROUP BY comm_id";
     List<CommunicatorSummary> out = engine.query(sql, r -> {
       double[] p = perf.getOrDefault(r.getString("comm_id"),
           new double[] {0, Double.NaN, Double.NaN, Double.NaN});
@@ -157,7 +166,8 @@ public final class SummaryQueries {
         + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
         + " any_value(pid) AS pid, count(*) AS n,"
         + " " + totalBytes() + " AS total_bytes"
-        + " FROM records GROUP BY comm_id, rank ORDER BY comm_id, rank";
+        + " FROM records WHERE " + Exclusion.identifiedSql()
+        + " GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
       Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
       double[] e = p == null ? new double[] {Double.NaN, Double.NaN, Double.NaN}
@@ -202,8 +212,10 @@ public final class SummaryQueries {
     engine.createSmallTable("hist_groups", chosen.toString());
     // The records side is reduced to the group key first, so the join is a plain hash join on
     // small typed keys.
-    String sql = "SELECT g.i AS i, least(CAST(floor((r.exec_us - g.lo) / g.width) AS INTEGER), "
-        + HISTOGRAM_BINS + ") AS bin, count(*) AS n"
+    // The bin is bounded before it is made an integer: a record far in the tail divided by a
+    // narrow bin width is beyond any integer type.
+    String sql = "SELECT g.i AS i, CAST(least(floor((r.exec_us - g.lo) / g.width), "
+        + HISTOGRAM_BINS + ") AS INTEGER) AS bin, count(*) AS n"
         + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket, exec_us"
         + " FROM records WHERE " + options.includedSql() + ") r JOIN hist_groups g"
         + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND r.bucket = g.bucket"

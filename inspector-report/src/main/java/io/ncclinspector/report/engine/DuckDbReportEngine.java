@@ -47,7 +47,8 @@ public final class DuckDbReportEngine implements ReportEngine {
   public ImportResult importRecords(InputSet inputs, Path outputDirectory, Path staging,
       Progress progress) throws SQLException, IOException {
     ImportResult imported = new RecordImporter(engine,
-        outputDirectory.resolve(OutputFiles.RECORDS_DIR), staging, progress, options.importer())
+        outputDirectory.resolve(OutputFiles.RECORDS_DIR), staging, progress, options.importer(),
+        options.threads())
         .run(inputs.logs());
     defineRecords(imported.parts());
     return imported;

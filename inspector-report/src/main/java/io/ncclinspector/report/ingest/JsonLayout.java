@@ -5,6 +5,7 @@ import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.MetadataField;
 import io.ncclinspector.format.RecordFormat;
 import io.ncclinspector.format.RecordKind;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.function.Function;
@@ -17,6 +18,13 @@ import java.util.function.Function;
  * (Spark) because the reference writes values near 2^64; the trace objects are kept as JSON text.
  * The objects and fields are those of the shared record format ({@link RecordFormat}), which the
  * core's writer writes by: a field added there is read here.
+ *
+ * <p>A field whose JSON value is not of the field's type (text for a number, a number or a
+ * boolean for text, a fraction for an integer, NaN) makes the line unusable, in both engines and
+ * in the line check alike: DuckDB's typed reader would convert it ({@code "0"} to 0, {@code true}
+ * to 1), so DuckDB reads every field as its JSON text and the import's SQL converts it ({@link
+ * Reading#JSON_TEXT}); Spark parses only the lines the line check accepted ({@link
+ * Reading#TYPED}).
  */
 public final class JsonLayout {
   private JsonLayout() {}
@@ -65,6 +73,21 @@ public final class JsonLayout {
     }
   }
 
+  /** How an engine's reader hands the fields of a line to the import's SQL ({@link #fields}). */
+  public enum Reading {
+    /**
+     * As JSON text (DuckDB's {@code JSON} type: the value as the reader re-wrote it, text quoted,
+     * integers without a fraction or exponent), converted by the SQL only where the JSON type is
+     * the field's.
+     */
+    JSON_TEXT,
+    /**
+     * Typed by the engine's JSON parser, from lines that the line check ({@code LineCheck})
+     * accepted: it checks each field's JSON type by the same rules.
+     */
+    TYPED
+  }
+
   /** One field of an object. */
   public record Field(String name, Type type) {}
 
@@ -83,13 +106,99 @@ public final class JsonLayout {
       part(RecordKind.COLL.perfObject(), RecordKind.COLL),
       part(RecordKind.P2P.perfObject(), RecordKind.P2P));
 
-  /** DuckDB's {@code read_json} {@code columns} argument. */
+  /**
+   * DuckDB's {@code read_json} {@code columns} argument: every field as JSON text ({@link
+   * Reading#JSON_TEXT}).
+   */
   public static String duckDbColumns() {
     StringJoiner parts = new StringJoiner(", ", "{", "}");
     for (Part p : PARTS) {
-      parts.add(p.name() + ": '" + struct(p, Type::duckDb, "STRUCT(", " ", ")") + "'");
+      parts.add(p.name() + ": '" + struct(p, t -> "JSON", "STRUCT(", " ", ")") + "'");
     }
     return parts.toString();
+  }
+
+  /** The column of {@link #fields} that holds a field of an object. */
+  public static String column(String object, String field) {
+    return "l_" + object + "__" + field;
+  }
+
+  /** The column of {@link #fields} that says whether an object is on the line. */
+  public static String presence(String object) {
+    return "l_" + object;
+  }
+
+  /**
+   * The line's fields as a relation over an engine's reader ({@code source}: the four objects and
+   * the file's name): {@code l_file}; {@link #presence} of each object; {@link #column} of each
+   * field, its value as the field's type, null when absent or of another JSON type (trace objects
+   * as JSON text); {@code l_wrong_type}, whether some field holds a value of another JSON type
+   * than its own (the line is then not usable).
+   *
+   * <p>With {@link Reading#JSON_TEXT} the conversion takes three steps, so that each field's text
+   * is converted once and the type check reads the result: the text, the value, the check.
+   */
+  public static String fields(Reading reading, String fileColumn, String source) {
+    List<String> first = new ArrayList<>();
+    first.add(fileColumn + " AS l_file");
+    for (Part p : PARTS) {
+      first.add(p.name() + " IS NOT NULL AS " + presence(p.name()));
+    }
+    if (reading == Reading.TYPED) {
+      for (Part p : PARTS) {
+        for (Field f : p.fields()) {
+          String v = p.name() + "." + f.name();
+          first.add((f.type() == Type.JSON ? "CAST(" + v + " AS STRING)" : v) + " AS "
+              + column(p.name(), f.name()));
+        }
+      }
+      first.add("false AS l_wrong_type");
+      return "SELECT " + String.join(", ", first) + " FROM (" + source + ") l_source";
+    }
+    List<String> carried = new ArrayList<>();
+    carried.add("l_file");
+    PARTS.forEach(p -> carried.add(presence(p.name())));
+    List<String> second = new ArrayList<>(carried);
+    List<String> third = new ArrayList<>(carried);
+    StringJoiner wrong = new StringJoiner(" OR ", "(", ") AS l_wrong_type");
+    for (Part p : PARTS) {
+      for (Field f : p.fields()) {
+        String col = column(p.name(), f.name());
+        String text = "t" + col.substring(1);
+        String converted = "c" + col.substring(1);
+        first.add("CAST(" + p.name() + "." + f.name() + " AS VARCHAR) AS " + text);
+        second.add(text);
+        second.add(convert(text, f.type()) + " AS " + converted);
+        String value = f.type() == Type.DOUBLE
+            ? "CASE WHEN isfinite(" + converted + ") THEN " + converted + " END" : converted;
+        third.add(value + " AS " + col);
+        wrong.add(text + " IS NOT NULL AND " + (f.type() == Type.DOUBLE
+            ? "NOT coalesce(isfinite(" + converted + "), false)" : converted + " IS NULL"));
+      }
+    }
+    third.add(wrong.toString());
+    return "SELECT " + String.join(", ", third) + " FROM (SELECT " + String.join(", ", second)
+        + " FROM (SELECT " + String.join(", ", first) + " FROM (" + source + ") l_source) l_text)"
+        + " l_converted";
+  }
+
+  /**
+   * DuckDB: a field's JSON text as the field's type where the JSON type is the field's, else null
+   * (a DOUBLE is taken as any number here; the caller refuses NaN and infinities).
+   */
+  private static String convert(String t, Type type) {
+    return switch (type) {
+      case TEXT -> "CASE WHEN starts_with(" + t + ", '\"') THEN CASE WHEN contains(" + t
+          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE " + t + "[2:-2] END END";
+      case INT, BIGINT, HUGE -> "CASE WHEN strpos(" + t + ", '.') + strpos(" + t + ", 'e')"
+          + " + strpos(" + t + ", 'E') = 0 THEN TRY_CAST(" + t + " AS " + type.duckDb() + ") END";
+      case DOUBLE -> "TRY_CAST(" + t + " AS DOUBLE)";
+      case BOOLEAN -> "CASE " + t + " WHEN 'true' THEN true WHEN 'false' THEN false END";
+      case TEXT_LIST -> "CASE WHEN starts_with(" + t + ", '[') AND len(list_filter(json_type(" + t
+          + ", '$[*]'), x -> x <> 'VARCHAR')) = 0 THEN CAST(CAST(" + t + " AS JSON) AS VARCHAR[])"
+          + " END";
+      case JSON -> "CASE WHEN starts_with(" + t + ", '{') THEN " + t + " END";
+    };
   }
 
   /** Spark's {@code from_json} schema, as DDL. */

@@ -58,7 +58,7 @@ public final class ParquetInputs {
     for (LogFile f : usable) {
       imports.put(f.displayName(), new FileImport(f.displayName(), f.location(),
           Compression.PARQUET, f.sizeBytes(), counts.getOrDefault(f.location(), 0L), 0, 0, null,
-          false));
+          false, false));
     }
     return new Result(imports, skipped, List.of(part));
   }

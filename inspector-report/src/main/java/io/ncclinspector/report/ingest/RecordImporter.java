@@ -4,6 +4,7 @@ import io.ncclinspector.report.Progress;
 import io.ncclinspector.report.engine.DuckDbEngine;
 import io.ncclinspector.report.input.Compression;
 import io.ncclinspector.report.input.FileDiagnosis;
+import io.ncclinspector.report.input.GzipCheck;
 import io.ncclinspector.report.input.LineReader;
 import io.ncclinspector.report.input.LogFile;
 import io.ncclinspector.report.input.LogFileScanner;
@@ -39,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * DuckDB cannot read at all (a corrupt gzip stream, for
  * instance) makes its batch fail; the batch's files are then probed one by one, the broken ones
  * are salvaged line by line into clean copies, and the batch is run again.
+ *
+ * <p>DuckDB's gzip reader checks neither CRCs nor trailers, and stops quietly where a file is cut
+ * at a member boundary; every gzip file is therefore read through once with the checked reader
+ * first ({@link GzipCheck}, in parallel), and the damaged ones are salvaged line by line, which
+ * keeps the records before the damage and says where and why reading stopped.
  */
 public final class RecordImporter {
   private static final Logger LOG = LoggerFactory.getLogger(RecordImporter.class);
@@ -66,6 +72,7 @@ public final class RecordImporter {
   private final Path stagingDir;
   private final Progress progress;
   private final Options options;
+  private final int threads;
   private final AtomicLong bytesDone = new AtomicLong();
   private volatile long bytesTotal;
   private volatile long currentBatchBytes;
@@ -74,13 +81,15 @@ public final class RecordImporter {
   /** Whether batches are written with an unusable-row partition (after one had such rows). */
   private boolean partitioned;
 
+  /** @param threads threads for checking gzip files (the engine's) */
   public RecordImporter(DuckDbEngine engine, Path recordsDir, Path stagingDir, Progress progress,
-      Options options) {
+      Options options, int threads) {
     this.engine = engine;
     this.recordsDir = recordsDir;
     this.stagingDir = stagingDir;
     this.progress = progress;
     this.options = options;
+    this.threads = threads;
   }
 
   /** Imports the files; the export's parts are written to the records directory. */
@@ -99,6 +108,14 @@ public final class RecordImporter {
     List<String> notices = new ArrayList<>();
     for (LogFile f : files) {
       if (!f.engineSafePath()) {
+        salvage(f, salvaged, diagnoses);
+      }
+    }
+    List<LogFile> unchecked = files.stream().filter(f -> f.compression() == Compression.GZIP
+        && !salvaged.containsKey(f.displayName())).toList();
+    if (!unchecked.isEmpty()) {
+      progress.stage("checking " + unchecked.size() + " gzip files");
+      for (LogFile f : GzipCheck.damaged(unchecked, threads)) {
         salvage(f, salvaged, diagnoses);
       }
     }
@@ -187,7 +204,7 @@ public final class RecordImporter {
       }
       imports.add(new FileImport(name, f.path().toString(), f.compression(), f.sizeBytes(),
           records, rejected, d == null ? 0 : d.listed().size(), d == null ? null : d.damage(),
-          wasSalvaged));
+          d != null && d.corrupt(), wasSalvaged));
     }
     listed.sort(Comparator.comparing(RejectedLine::file).thenComparingLong(RejectedLine::line));
     parts.addAll(fromParquet.parts());
@@ -271,7 +288,8 @@ public final class RecordImporter {
         .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
-        + " AS valid\nFROM (SELECT " + RecordSchema.raw("filename") + "\nFROM (" + source + "))";
+        + " AS valid\nFROM (" + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT, source)
+        + ") r";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
           + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"

@@ -1,6 +1,5 @@
 package io.ncclinspector.report.ingest;
 
-import io.ncclinspector.format.FieldType;
 import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.MetadataField;
 import io.ncclinspector.format.PerfField;
@@ -109,16 +108,14 @@ public final class RecordSchema {
       field("phase", "VARCHAR", PerfField.PHASE, "`*_phase` tag"),
       field("flags", "VARCHAR[]", PerfField.FLAGS, "`*_flags`"),
       field("quarantine_reason", "VARCHAR", PerfField.QUARANTINE_REASON, "`*_quarantine_reason`"),
-      computed("excluded_reason", "VARCHAR", "CASE WHEN NOT " + PLAUSIBLE_SIZE + " THEN '"
-          + Exclusion.INVALID_SIZE.label() + "'"
-          + " WHEN r_exec_time_us < 0 OR r_exec_time_ns < 0 THEN '"
-          + Exclusion.INVALID_TIME.label() + "'"
-          + " WHEN r_quarantine_reason IS NOT NULL OR array_contains(r_flags, 'quarantined') THEN '"
-          + Exclusion.QUARANTINED.label() + "'"
-          + " WHEN r_timing_source <> 'kernel_gpu' THEN '" + Exclusion.CPU_TIMING.label() + "'"
-          + " END", "why the report's performance figures leave the "
-          + "record out (null: used): `invalid_size`, `invalid_time`, `quarantined`, "
-          + "`cpu_timing` (used with `--all-timing`)"),
+      computed("excluded_reason", "VARCHAR", Exclusion.sql(), "why the report's performance "
+          + "figures leave the record out (null: used), the first that applies: "
+          + "`invalid_identity` (a negative rank, rank count, node count, peer, sequence number or "
+          + "pid; a rank or peer past the rank count), `invalid_time` (an execution time, GPU span "
+          + "or skew below 0 or over a day; a GPU start or dump timestamp below 0 or past 2^62 ns), "
+          + "`invalid_size`, `invalid_bandwidth` (below 0 or above 100 TB/s), `quarantined`, "
+          + "`cpu_timing` (used with `--all-timing`); the first two also keep the record out of the "
+          + "straggler and point-to-point analyses"),
       field("format_version", "VARCHAR", MetadataField.FORMAT_VERSION,
           "`metadata.inspector_output_format_version`"),
       field("git_rev", "VARCHAR", MetadataField.GIT_REV, "`metadata.git_rev`"),
@@ -152,38 +149,34 @@ public final class RecordSchema {
   }
 
   /**
-   * Raw fields flattened out of the JSON structs, under r_ names.
+   * The raw rows: fields flattened out of the JSON structs, under r_ names, with {@code r_file}
+   * and {@code r_wrong_type} (some field holds a value of another JSON type than its own).
    *
-   * @param fileColumn the column that names the line's file
+   * @param fileColumn the column of {@code source} that names the line's file
+   * @param reading how the engine's reader hands the fields over
+   * @param source the engine's reader: the four objects of {@link JsonLayout} and the file column
    */
-  public static String raw(String fileColumn) {
-    return String.join(",\n  ", fileColumn + " AS r_file", RAW);
-  }
-
-  private static final String RAW = rawColumns();
-
-  private static String rawColumns() {
+  public static String raw(String fileColumn, JsonLayout.Reading reading, String source) {
     List<String> raw = new ArrayList<>();
-    raw.add(RecordKind.COLL.perfObject() + " IS NOT NULL AS r_is_coll");
-    raw.add(RecordKind.P2P.perfObject() + " IS NOT NULL AS r_is_p2p");
+    raw.add("l_file AS r_file");
+    raw.add(JsonLayout.presence(RecordKind.COLL.perfObject()) + " AS r_is_coll");
+    raw.add(JsonLayout.presence(RecordKind.P2P.perfObject()) + " AS r_is_p2p");
     for (Column c : COLUMNS) {
       if (c.source() != null) {
-        String value = read(c.source());
-        if (c.source().type() == FieldType.OBJECT) {
-          value = "CAST(" + value + " AS STRING)"; /* the trace objects, as JSON text */
-        }
-        raw.add(value + " AS r_" + c.name());
+        raw.add(read(c.source()) + " AS r_" + c.name());
       }
     }
-    return String.join(",\n  ", raw);
+    raw.add("l_wrong_type AS r_wrong_type");
+    return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
+        fileColumn, source) + ") l_fields";
   }
 
-  /** A field read by its format name from its object, of whichever kind of record has it. */
+  /** A field of whichever kind of record has it, as its type (the trace objects as JSON text). */
   private static String read(RecordField f) {
     List<String> reads = new ArrayList<>();
     for (RecordKind k : f instanceof PerfField ? List.of(RecordKind.values()) : List.of(RecordKind.COLL)) {
       if (f.appliesTo(k)) {
-        reads.add(f.objectName(k) + "." + f.jsonName(k));
+        reads.add(JsonLayout.column(f.objectName(k), f.jsonName(k)));
       }
     }
     return reads.size() == 1 ? reads.get(0) : "coalesce(" + String.join(", ", reads) + ")";
@@ -191,8 +184,9 @@ public final class RecordSchema {
 
   /**
    * Whether a row is a usable record: the same rules as {@code LineCheck} (the fields of {@link
-   * #REQUIRED_HEADER} and {@link #REQUIRED_PERF}, exactly one perf object). Rows the JSON reader
-   * could not parse at all arrive with every field null and fail here too.
+   * #REQUIRED_HEADER} and {@link #REQUIRED_PERF}, exactly one perf object, no field of another
+   * JSON type than its own). Rows the JSON reader could not parse at all arrive with every field
+   * null and fail here too.
    */
   public static final String VALIDITY = validity();
 
@@ -205,6 +199,7 @@ public final class RecordSchema {
     for (RecordField f : REQUIRED_PERF) {
       j.add("r_" + columnOf(f).orElseThrow().name() + " IS NOT NULL");
     }
+    j.add("NOT r_wrong_type");
     return j.toString();
   }
 

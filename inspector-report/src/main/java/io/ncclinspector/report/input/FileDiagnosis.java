@@ -11,10 +11,17 @@ import java.util.List;
  * @param listed the first of the rejected lines, with numbers and reasons
  * @param damage a problem of the file as a whole (a truncated or corrupt gzip stream, a read
  *     error) after which nothing more could be read; null if none
+ * @param corrupt whether that damage hides data the file holds (corrupt gzip data, a read
+ *     error), rather than the file merely ending early as a killed writer's file does
  */
 public record FileDiagnosis(String file, long records, long rejected, List<RejectedLine> listed,
-    String damage) implements java.io.Serializable {
+    String damage, boolean corrupt) implements java.io.Serializable {
   public FileDiagnosis {
     listed = List.copyOf(listed);
+  }
+
+  /** A file that could not be read at all. */
+  public static FileDiagnosis readFailed(String file, String why) {
+    return new FileDiagnosis(file, 0, 0, List.of(), "read failed: " + why, true);
   }
 }

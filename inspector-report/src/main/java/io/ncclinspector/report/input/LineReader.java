@@ -1,18 +1,20 @@
 package io.ncclinspector.report.input;
 
 import java.io.BufferedInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.GZIPInputStream;
+import io.ncclinspector.format.CheckedGzipInputStream;
+import io.ncclinspector.format.GzipDamageException;
 
 /**
  * Reads a file line by line as bytes (no charset decoding), counting lines from 1. A line longer
  * than the limit is returned truncated and marked, and the reader resynchronises at the next
- * newline: one runaway line cannot exhaust memory. A gzip stream that ends early or is corrupt
- * surfaces as an {@link IOException} from {@link #next()}, after every complete line before it.
+ * newline: one runaway line cannot exhaust memory. Gzip is read with the project's checked reader
+ * ({@link CheckedGzipInputStream}: every member, CRC and length): a stream that ends early or is
+ * corrupt surfaces as a {@link DamagedInputException} from {@link #next()}, after every complete
+ * line before it, saying where and why reading stopped.
  */
 public final class LineReader implements AutoCloseable {
   /** The longest line kept whole; DuckDB's reader is configured with the same bound. */
@@ -53,24 +55,20 @@ public final class LineReader implements AutoCloseable {
   }
 
   static LineReader open(Path file, Compression compression, int maxLine) throws IOException {
-    return open(Files.newInputStream(file), compression, maxLine);
+    return open(Files.newInputStream(file), Files.size(file), compression, maxLine);
   }
 
   /**
    * Reads a stream (of any file system), which the reader closes.
    *
+   * @param size the file's size in bytes (what a damage message says was not read), -1 if not
+   *     known
    * @param maxLine the longest line kept whole
    */
-  public static LineReader open(InputStream raw, Compression compression, int maxLine)
-      throws IOException {
-    try {
-      InputStream in = compression == Compression.GZIP
-          ? new GZIPInputStream(raw, 1 << 16) : new BufferedInputStream(raw, 1 << 16);
-      return new LineReader(in, maxLine);
-    } catch (IOException e) {
-      raw.close();
-      throw e;
-    }
+  public static LineReader open(InputStream raw, long size, Compression compression, int maxLine) {
+    InputStream in = compression == Compression.GZIP
+        ? new CheckedGzipInputStream(raw, size) : new BufferedInputStream(raw, 1 << 16);
+    return new LineReader(in, maxLine);
   }
 
   /** Lines returned so far. */
@@ -159,14 +157,15 @@ public final class LineReader implements AutoCloseable {
     int n;
     try {
       n = in.read(buffer, end, buffer.length - end);
-    } catch (EOFException e) {
+    } catch (GzipDamageException e) {
       n = -1;
-      damage = new DamagedInputException("gzip stream ends early (file truncated) after line "
-          + (lineNumber + countNewlines()), e);
-    } catch (java.util.zip.ZipException e) {
-      n = -1;
-      damage = new DamagedInputException("gzip data corrupt after line "
-          + (lineNumber + countNewlines()) + " (" + e.getMessage() + ")", e);
+      long line = lineNumber + countNewlines();
+      String why = e.getMessage().substring(e.getMessage().indexOf(": ") + 2);
+      damage = e.truncated()
+          ? new DamagedInputException(true, "gzip stream ends early (file truncated) after line "
+              + line + ": " + why, e)
+          : new DamagedInputException(false, "gzip data corrupt after line " + line + ": " + why,
+              e);
     }
     if (n < 0) {
       eof = true;
@@ -193,8 +192,19 @@ public final class LineReader implements AutoCloseable {
 
   /** The compressed stream ended before its end marker or cannot be decompressed further. */
   public static final class DamagedInputException extends IOException {
-    DamagedInputException(String message, Throwable cause) {
+    private final boolean truncated;
+
+    DamagedInputException(boolean truncated, String message, Throwable cause) {
       super(message, cause);
+      this.truncated = truncated;
+    }
+
+    /**
+     * Whether the file only ends early (a killed writer's file); otherwise it is corrupt and holds
+     * data that could not be read.
+     */
+    public boolean truncated() {
+      return truncated;
     }
   }
 }

@@ -24,6 +24,7 @@ public final class LineScan implements AutoCloseable {
   private long records;
   private long rejected;
   private String damage;
+  private boolean corrupt;
   private boolean done;
 
   /**
@@ -45,9 +46,11 @@ public final class LineScan implements AutoCloseable {
         line = reader.next();
       } catch (LineReader.DamagedInputException e) {
         damage = e.getMessage();
+        corrupt = !e.truncated();
         line = null;
       } catch (IOException e) {
         damage = "read failed: " + LogDiscovery.describe(e);
+        corrupt = true;
         line = null;
       }
       if (line == null) {
@@ -72,7 +75,7 @@ public final class LineScan implements AutoCloseable {
 
   /** What the scan found so far (all of it once {@link #next} has returned null). */
   public FileDiagnosis diagnosis() {
-    return new FileDiagnosis(displayName, records, rejected, listed, damage);
+    return new FileDiagnosis(displayName, records, rejected, listed, damage, corrupt);
   }
 
   @Override

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileVisitOption;
+import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -28,7 +29,8 @@ import java.util.Set;
  * directly is taken whatever its name. Each file's first bytes decide whether it is gzip or
  * Parquet; the first line of a text file tells this project's raw event traces (which are not
  * records) apart from Inspector logs. Whether a Parquet file holds the export's columns is
- * checked by the engine that reads it.
+ * checked by the engine that reads it. Files of identical content are read once ({@link
+ * DuplicateFiles}).
  */
 public final class LogDiscovery {
   private static final String[] SUFFIXES = {".log", ".jsonl", ".log.gz", ".jsonl.gz"};
@@ -62,7 +64,7 @@ public final class LogDiscovery {
       }
     }
     logs.sort(Comparator.comparing(LogFile::displayName));
-    return new InputSet(logs, skipped);
+    return DuplicateFiles.readOnce(new InputSet(logs, skipped), f -> Files.newInputStream(f.path()));
   }
 
   /** Whether a file name is one the directory search takes. */
@@ -106,10 +108,18 @@ public final class LogDiscovery {
       }
 
       @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        if (hasLogName(file.getFileName().toString()) && Files.isRegularFile(file)) {
-          Path relative = absRoot.relativize(file.toAbsolutePath().normalize());
-          consider(file, join(argument, relative), seen, logs, skipped);
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+        if (!hasLogName(file.getFileName().toString())) {
+          return FileVisitResult.CONTINUE;
+        }
+        String name = join(argument, absRoot.relativize(file.toAbsolutePath().normalize()));
+        if (attrs.isRegularFile()) {
+          consider(file, name, seen, logs, skipped);
+        } else if (attrs.isSymbolicLink()) { /* a link that could not be followed */
+          skipped.add(SkippedInput.unreadable(name, "cannot be read: a symbolic link to "
+              + linkTarget(file) + ", which does not exist"));
+        } else {
+          skipped.add(new SkippedInput(name, notRegular(attrs)));
         }
         return FileVisitResult.CONTINUE;
       }
@@ -117,7 +127,9 @@ public final class LogDiscovery {
       @Override
       public FileVisitResult visitFileFailed(Path file, IOException e) {
         String name = join(argument, absRoot.relativize(file.toAbsolutePath().normalize()));
-        skipped.add(new SkippedInput(name, "cannot be read: " + describe(e)));
+        skipped.add(e instanceof FileSystemLoopException
+            ? new SkippedInput(name, "a symbolic link loop (" + describe(e) + "): not followed")
+            : SkippedInput.unreadable(name, "cannot be read: " + describe(e)));
         return FileVisitResult.CONTINUE;
       }
     });
@@ -128,6 +140,20 @@ public final class LogDiscovery {
     return relative.toString().isEmpty() ? argument : argument + sep + relative;
   }
 
+  private static String linkTarget(Path link) {
+    try {
+      return Files.readSymbolicLink(link).toString();
+    } catch (IOException e) {
+      return "(unknown)";
+    }
+  }
+
+  /** Why a file that is not a regular file (a FIFO, a socket, a device) is not read. */
+  private static String notRegular(BasicFileAttributes attrs) {
+    return "not a regular file (" + (attrs.isDirectory() ? "a directory"
+        : "a FIFO, socket or device") + "): not read";
+  }
+
   private static void consider(Path file, String displayName, Set<Path> seen, List<LogFile> logs,
       List<SkippedInput> skipped) {
     try {
@@ -135,7 +161,13 @@ public final class LogDiscovery {
       if (!seen.add(real)) {
         return; // reached through two arguments: read once
       }
-      long size = Files.size(real);
+      BasicFileAttributes attrs = Files.readAttributes(real, BasicFileAttributes.class);
+      if (!attrs.isRegularFile()) {
+        // Never opened: a FIFO would block the report until something writes to it.
+        skipped.add(new SkippedInput(displayName, notRegular(attrs)));
+        return;
+      }
+      long size = attrs.size();
       if (size == 0) {
         skipped.add(new SkippedInput(displayName, "empty file"));
         return;
@@ -149,7 +181,7 @@ public final class LogDiscovery {
       }
       logs.add(new LogFile(file.toAbsolutePath().normalize(), displayName, size, compression));
     } catch (IOException e) {
-      skipped.add(new SkippedInput(displayName, "cannot be read: " + describe(e)));
+      skipped.add(SkippedInput.unreadable(displayName, "cannot be read: " + describe(e)));
     }
   }
 
@@ -187,7 +219,7 @@ public final class LogDiscovery {
    * its first non-blank line; empty if it is to be imported. Closes the stream.
    */
   public static Optional<String> sniffContent(InputStream in, Compression compression) {
-    try (LineReader lines = LineReader.open(in, compression, SNIFF_BYTES)) {
+    try (LineReader lines = LineReader.open(in, -1, compression, SNIFF_BYTES)) {
       LineReader.Line line;
       while ((line = lines.next()) != null) {
         if (line.blank()) {

@@ -31,8 +31,7 @@ public final class LogFileScanner {
       try {
         reader = LineReader.open(file.path(), file.compression());
       } catch (IOException e) {
-        return new FileDiagnosis(file.displayName(), 0, 0, java.util.List.of(),
-            "read failed: " + LogDiscovery.describe(e));
+        return FileDiagnosis.readFailed(file.displayName(), LogDiscovery.describe(e));
       }
       try (LineScan scan = new LineScan(reader, file.displayName(), maxListed)) {
         LineReader.Line line;

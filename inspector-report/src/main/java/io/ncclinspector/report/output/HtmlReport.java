@@ -7,6 +7,7 @@ import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommType;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.Exclusion;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.ProcessLateness;
@@ -221,11 +222,30 @@ public final class HtmlReport {
         items.add(f.file() + ": " + f.damage() + ". The records before the damage were used.");
       }
     }
+    for (SkippedInput k : d.skipped()) {
+      if (k.unreadable()) {
+        items.add(k.displayName() + " " + k.reason() + ": its records are not in the report.");
+      }
+    }
     Long invalid = d.overview().excluded().get("invalid_size");
     if (invalid != null && invalid > 0) {
       items.add(Format.count(invalid) + " records have an implausible message size (the"
           + " reference Inspector's near-2^64 sizes for 8-bit integer collectives); they are"
           + " in the Parquet export but not in the figures.");
+    }
+    List<String> absurd = new ArrayList<>();
+    for (Exclusion e : List.of(Exclusion.INVALID_IDENTITY, Exclusion.INVALID_TIME,
+        Exclusion.INVALID_BANDWIDTH)) {
+      Long n = d.overview().excluded().get(e.label());
+      if (n != null && n > 0) {
+        absurd.add(Format.count(n) + " " + e.label());
+      }
+    }
+    if (!absurd.isEmpty()) {
+      items.add("Records with values out of any plausible range (" + String.join(", ", absurd)
+          + ": a rank, count, time, timestamp or bandwidth no run produces) are in the Parquet"
+          + " export with their excluded_reason, and not in the figures or the straggler"
+          + " analysis.");
     }
     Long cpu = d.overview().excluded().get("cpu_timing");
     if (cpu != null && cpu > 0) {
@@ -595,7 +615,7 @@ public final class HtmlReport {
       out.append("<h3>Files not imported</h3>");
       Html.Table s = new Html.Table("file", "~reason");
       for (SkippedInput k : d.skipped().stream().limit(MAX_TABLE_ROWS).toList()) {
-        s.row(k.displayName(), k.reason());
+        s.rowWithClass(k.unreadable() ? "alert" : null, k.displayName(), k.reason());
       }
       out.append(s.render());
     }

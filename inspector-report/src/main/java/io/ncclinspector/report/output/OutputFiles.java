@@ -7,7 +7,6 @@ import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
-import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.RejectedLine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,13 +48,33 @@ public final class OutputFiles {
     TableFiles.write(dir, PROCESS_LATENESS, ProcessLateness.class, d.stragglers().processes());
     TableFiles.write(dir, WORST, CollectiveSkew.class, d.stragglers().worst());
     TableFiles.write(dir, P2P_COMPLETION, P2pTransfer.class, d.p2pCompletion().transfers());
-    TableFiles.writeCsv(dir.resolve(INPUTS), FileImport.class, d.imported().files());
+    TableFiles.writeCsv(dir.resolve(INPUTS), InputRow.class,
+        InputRow.of(d.imported().files(), d.skipped()));
     TableFiles.writeCsv(dir.resolve(REJECTED), RejectedLine.class,
         d.imported().rejectedLines());
   }
 
   /**
-   * Removes the files of an earlier report in {@code dir}; nothing else is touched. The Spark
+   * The report's own names in {@code dir} that are symbolic links, relative to {@code dir}. The
+   * report never writes or deletes through a link: a planted {@code records} link to another
+   * directory would have its part files deleted and replaced there.
+   */
+  public static List<String> symbolicLinks(Path dir) {
+    List<String> links = new java.util.ArrayList<>();
+    for (String f : ALL) {
+      if (Files.isSymbolicLink(dir.resolve(f))) {
+        links.add(f);
+      }
+    }
+    if (Files.isSymbolicLink(dir.resolve(RECORDS_DIR))) {
+      links.add(RECORDS_DIR);
+    }
+    return links;
+  }
+
+  /**
+   * Removes the files of an earlier report in {@code dir}; nothing else is touched. The caller
+   * has made sure that none of the names is a link ({@link #symbolicLinks}). The Spark
    * engine writes {@code collectives.parquet} as a directory of parts, and leaves Hadoop's
    * {@code _SUCCESS} markers and {@code .crc} checksums beside its parts: those go too.
    */
@@ -70,7 +89,7 @@ public final class OutputFiles {
       }
     }
     Path records = dir.resolve(RECORDS_DIR);
-    if (Files.isDirectory(records)) {
+    if (Files.isDirectory(records, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       removeParts(records);
     }
   }

@@ -22,7 +22,8 @@ import java.util.List;
 /**
  * Writes lists of records as CSV and JSON with the same column names: the record components in
  * snake_case. Non-finite numbers become empty cells and JSON nulls, never {@code NaN} (which is
- * not JSON).
+ * not JSON). Text cells of the CSV that would start a spreadsheet formula are neutralised
+ * ({@link #cell}); the JSON has every value as it is.
  */
 public final class TableFiles {
   private static final PropertyNamingStrategies.SnakeCaseStrategy SNAKE =
@@ -98,7 +99,12 @@ public final class TableFiles {
     }
   }
 
-  /** One CSV cell (RFC 4180 quoting). */
+  /**
+   * One CSV cell (RFC 4180 quoting). A text cell that a spreadsheet would take for a formula (it
+   * begins with {@code =}, {@code +}, {@code -}, {@code @}, a tab or a carriage return: a
+   * communicator or host name from a log, say {@code =cmd|' /C calc'!A0}) gets a leading
+   * {@code '}, as OWASP recommends against CSV injection; numbers are written as they are.
+   */
   static String cell(Object v) {
     if (v == null) {
       return "";
@@ -107,11 +113,21 @@ public final class TableFiles {
       double d = ((Number) v).doubleValue();
       return Double.isFinite(d) ? number(d) : "";
     }
-    String s = v.toString();
+    String s = v instanceof Number ? v.toString() : neutralised(v.toString());
     boolean quote = s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0
         || s.indexOf('\r') >= 0 || (!s.isEmpty() && (s.charAt(0) == ' '
         || s.charAt(s.length() - 1) == ' '));
     return quote ? '"' + s.replace("\"", "\"\"") + '"' : s;
+  }
+
+  /** Text with a {@code '} in front if a spreadsheet would run it as a formula. */
+  static String neutralised(String text) {
+    if (text.isEmpty()) {
+      return text;
+    }
+    char c = text.charAt(0);
+    boolean formula = c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+    return formula ? "'" + text : text;
   }
 
   /** Up to six decimals, no exponent, no trailing zeros. */

@@ -47,32 +47,69 @@ class LineCheckTest {
     assertEquals("not a JSON object", check("42"));
     assertEquals("no header object", check("{\"foo\":1}"));
     assertEquals("header is not an object", check("{\"header\":[1],\"coll_perf\":{}}"));
-    assertEquals("header.rank missing or not an integer",
+    assertEquals("header.rank is not an integer",
         check(OURS.replace("\"rank\":0", "\"rank\":\"x\"")));
-    assertEquals("header.n_ranks missing or not an integer",
-        check(OURS.replace("\"n_ranks\":3,", "")));
+    assertEquals("header.n_ranks missing", check(OURS.replace("\"n_ranks\":3,", "")));
     assertEquals("header.id missing", check(OURS.replace("\"id\":\"0xb8f4ef99b0e2c17c\",", "")));
     assertEquals("neither coll_perf nor p2p_perf (not an operation record)",
         check(OURS.substring(0, OURS.indexOf(",\"coll_perf\"")) + "}"));
     assertEquals("both coll_perf and p2p_perf",
         check(OURS.substring(0, OURS.length() - 1) + ",\"p2p_perf\":{}}"));
-    assertEquals("coll_perf.coll_sn missing or not an integer",
+    assertEquals("coll_perf.coll_sn is not an integer",
         check(OURS.replace("\"coll_sn\":0", "\"coll_sn\":[0]")));
-    assertEquals("coll_perf.coll_exec_time_us missing or not an integer",
+    assertEquals("coll_perf.coll_exec_time_us missing",
         check(OURS.replace("\"coll_exec_time_us\":6785,", "")));
     assertEquals("p2p_perf.p2p_timing_source missing",
         check(P2P.replace(",\"p2p_timing_source\":\"kernel_gpu\"", "")));
     assertEquals("text after the JSON object", check(P2P + " x"));
-    assertEquals("header.rank missing or not an integer",
-        check(OURS.replace("\"rank\":0", "\"rank\":99999999999")), "out of INTEGER range");
+    assertEquals("header.rank is out of the range of a signed 32-bit integer",
+        check(OURS.replace("\"rank\":0", "\"rank\":99999999999")));
+  }
+
+  /** Issue 21: wrong JSON types were read as DuckDB converts them ("0" as 0, true as 1). */
+  @Test
+  void everyKnownFieldMustHoldItsOwnJsonType() {
+    assertEquals("header.rank is not an integer",
+        check(OURS.replace("\"rank\":0", "\"rank\":\"0\"")), "a numeric string");
+    assertEquals("header.rank is not an integer",
+        check(OURS.replace("\"rank\":0", "\"rank\":1.5")), "a fraction");
+    assertEquals("header.nnodes is not an integer",
+        check(OURS.replace("\"nnodes\":3", "\"nnodes\":3e0")), "an exponent");
+    assertEquals("coll_perf.coll_exec_time_us is not an integer",
+        check(OURS.replace("\"coll_exec_time_us\":6785", "\"coll_exec_time_us\":true")));
+    assertEquals("coll_perf.coll is not a string",
+        check(OURS.replace("\"coll\":\"AllReduce\"", "\"coll\":5")));
+    assertEquals("header.id is not a string",
+        check(OURS.replace("\"id\":\"0xb8f4ef99b0e2c17c\"", "\"id\":12345")));
+    assertEquals("coll_perf.coll_busbw_gbs is not a finite number",
+        check(OURS.replace("\"coll_busbw_gbs\":0.001610", "\"coll_busbw_gbs\":NaN")));
+    assertEquals("coll_perf.coll_algobw_gbs is not a finite number",
+        check(OURS.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":-Infinity")));
+    assertEquals("coll_perf.coll_busbw_gbs is not a finite number",
+        check(OURS.replace("\"coll_busbw_gbs\":0.001610", "\"coll_busbw_gbs\":\"fast\"")));
+    assertEquals("coll_perf.coll_flags is not a list of strings",
+        check(OURS.replace("[\"flushed\"]", "[\"flushed\",7]")));
+    assertEquals("coll_perf.event_trace_sn is not an object",
+        check(OURS.replace("\"event_trace_sn\":{", "\"event_trace_sn\":5,\"x\":{")));
+    assertEquals("metadata.pid is not an integer",
+        check(OURS.replace("\"pid\":1061", "\"pid\":\"1061\"")), "optional fields too");
+    assertEquals("p2p_perf.p2p_bw_is_upper_bound is not true or false",
+        check(P2P.replace("\"p2p_peer\":0", "\"p2p_peer\":0,\"p2p_bw_is_upper_bound\":1")));
   }
 
   @Test
-  void convertsScalarsTheWayTheReaderDoes() {
-    assertNull(check(OURS.replace("\"rank\":0", "\"rank\":\"2\"")), "numeric string");
-    assertNull(check(OURS.replace("\"rank\":0", "\"rank\":1.5")), "rounded like DuckDB");
+  void absentNullAndUnknownFieldsAreFine() {
     assertNull(check(OURS.replace("\"coll_perf\":{", "\"p2p_perf\":null,\"coll_perf\":{")),
         "a null perf object counts as absent");
+    assertNull(check(OURS.replace("\"comm_name\":\"unknown\"", "\"comm_name\":null")));
+    assertNull(check(OURS.replace("\"coll_sn\":0", "\"coll_sn\":0,\"later\":NaN")),
+        "fields the format does not know are not read");
+    assertNull(check(OURS.replace("\"coll_busbw_gbs\":0.001610", "\"coll_busbw_gbs\":1")),
+        "an integer is a number");
+    assertNull(check(OURS.replace("\"metadata\":{", "\"metadata\":5,\"x\":{")),
+        "a metadata that is no object is absent, as the engines read it");
+    assertNull(check(REFERENCE_UINT8.replace("18446744073709550616", "100000000000000000000")),
+        "sizes past 64 bits are read (and excluded as implausible)");
   }
 
   @Test

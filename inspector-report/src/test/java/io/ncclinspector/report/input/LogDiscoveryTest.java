@@ -16,18 +16,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LogDiscoveryTest {
+  /** A record line of its own (files of identical content are read once). */
+  private static String line(int sn) {
+    return LineCheckTest.P2P.replace("\"p2p_sn\":3", "\"p2p_sn\":" + sn) + "\n";
+  }
+
   @Test
   void findsLogsRecursivelyAndDecidesCompressionFromContent(@TempDir Path root) throws Exception {
     Path logs = root.resolve("logs");
     Files.createDirectories(logs.resolve("a/b"));
-    Files.writeString(logs.resolve("x.log"), LineCheckTest.P2P + "\n");
-    Files.writeString(logs.resolve("a/y.jsonl"), LineCheckTest.P2P + "\n");
-    TestSupport.gzip(logs.resolve("a/b/z.log.gz"), (LineCheckTest.P2P + "\n").getBytes(
-        StandardCharsets.UTF_8));
-    TestSupport.gzip(logs.resolve("a/b/w.jsonl.gz"), (LineCheckTest.P2P + "\n").getBytes(
-        StandardCharsets.UTF_8));
+    Files.writeString(logs.resolve("x.log"), line(1));
+    Files.writeString(logs.resolve("a/y.jsonl"), line(2));
+    TestSupport.gzip(logs.resolve("a/b/z.log.gz"), line(3).getBytes(StandardCharsets.UTF_8));
+    TestSupport.gzip(logs.resolve("a/b/w.jsonl.gz"), line(4).getBytes(StandardCharsets.UTF_8));
     // Named .gz but plain text: the content decides.
-    Files.writeString(logs.resolve("plain.log.gz"), LineCheckTest.P2P + "\n");
+    Files.writeString(logs.resolve("plain.log.gz"), line(5));
     Files.writeString(logs.resolve("notes.txt"), "not a log");
     Files.writeString(logs.resolve("empty.log"), "");
     Files.writeString(logs.resolve("blank.log"), "\n \n");
@@ -60,8 +63,8 @@ class LogDiscoveryTest {
   void aFileReachedTwiceIsReadOnceAndNamedFilesAreTakenWhateverTheirName(@TempDir Path root)
       throws Exception {
     Path f = root.resolve("odd-name.txt");
-    Files.writeString(f, LineCheckTest.P2P + "\n");
-    Files.writeString(root.resolve("r.log"), LineCheckTest.P2P + "\n");
+    Files.writeString(f, line(1));
+    Files.writeString(root.resolve("r.log"), line(2));
     InputSet set = LogDiscovery.discover(List.of(root.toString(), f.toString(),
         root.resolve("r.log").toString()), null);
     assertEquals(List.of("odd-name.txt", "r.log"), set.logs().stream()

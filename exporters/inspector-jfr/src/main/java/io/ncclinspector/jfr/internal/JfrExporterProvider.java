@@ -1,6 +1,7 @@
 package io.ncclinspector.jfr.internal;
 
 import io.ncclinspector.jfr.JfrEvents;
+import io.ncclinspector.spi.EnvironmentFlag;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import java.util.Map;
@@ -23,17 +24,8 @@ public final class JfrExporterProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> environment) {
-    String v = environment.get(VARIABLE);
-    if (v != null && !v.isBlank()) {
-      long on;
-      try {
-        on = Long.parseLong(v.trim());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(VARIABLE + " must be an integer, got '" + v + "'", e);
-      }
-      if (on == 0) {
-        return Optional.empty();
-      }
+    if (!EnvironmentFlag.read(environment, VARIABLE).orElse(true)) {
+      return Optional.empty();
     }
     if (!JfrEvents.available()) {
       log.info("NCCL Inspector: this Java runtime has no jdk.jfr module; JFR events are off");

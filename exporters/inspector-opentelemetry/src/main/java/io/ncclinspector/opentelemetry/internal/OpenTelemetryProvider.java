@@ -1,6 +1,7 @@
 package io.ncclinspector.opentelemetry.internal;
 
 import io.ncclinspector.opentelemetry.OpenTelemetryMetrics;
+import io.ncclinspector.spi.EnvironmentFlag;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -22,16 +23,7 @@ public final class OpenTelemetryProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> environment) {
-    String v = environment.get(VARIABLE);
-    if (v == null || v.isBlank()) {
-      return Optional.empty();
-    }
-    long on;
-    try {
-      on = Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(VARIABLE + " must be an integer, got '" + v + "'", e);
-    }
-    return on == 0 ? Optional.empty() : Optional.of(OpenTelemetryMetrics.builder(GlobalOpenTelemetry.get()).build());
+    return EnvironmentFlag.read(environment, VARIABLE).orElse(false)
+        ? Optional.of(OpenTelemetryMetrics.builder(GlobalOpenTelemetry.get()).build()) : Optional.empty();
   }
 }

@@ -1,6 +1,7 @@
 package io.ncclinspector.prometheus.internal;
 
 import io.ncclinspector.prometheus.PrometheusTextfile;
+import io.ncclinspector.spi.EnvironmentFlag;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import java.time.Duration;
@@ -24,7 +25,7 @@ public final class PrometheusTextfileProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> env) {
-    if (integer(env, PROM_DUMP, 0) == 0) {
+    if (!EnvironmentFlag.read(env, PROM_DUMP).orElse(false)) {
       return Optional.empty();
     }
     long us = integer(env, INTERVAL, 0);
