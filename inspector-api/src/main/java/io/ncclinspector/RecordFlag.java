@@ -42,8 +42,10 @@ public enum RecordFlag {
    */
   SEND_SIDE_STOP;
 
+  private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
+
   /** The flag's name in JSON output. */
   public String jsonName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return jsonName;
   }
 }

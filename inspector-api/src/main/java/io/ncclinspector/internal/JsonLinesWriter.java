@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes records in the reference Inspector's JSON Lines format v4.0: one object per line with
@@ -64,6 +65,7 @@ public final class JsonLinesWriter implements Closeable {
   private final Map<Long, Header> headers = new HashMap<>();
   private final Map<Integer, SerializableString[]> metadata = new HashMap<>();
   private static final SerializableString NEWLINE = new SerializedString("\n");
+  private static final RecordFlag[] FLAGS = RecordFlag.values();
   private final Prefixed coll = new Prefixed(RecordKind.COLL);
   private final Prefixed p2p = new Prefixed(RecordKind.P2P);
 
@@ -124,7 +126,20 @@ public final class JsonLinesWriter implements Closeable {
   /** A communicator's header object, rendered once (it is the same for all its records). */
   private record Header(CommunicatorInfo comm, SerializableString json) {}
 
+  /** The header of the previous record: consecutive records mostly share their communicator. */
+  private Header lastHeader;
+
   private void writeHeader(CommunicatorInfo c) throws IOException {
+    Header h = lastHeader;
+    if (h == null || h.comm() != c) {
+      h = header(c);
+      lastHeader = h;
+    }
+    json.writeFieldName(F.HEADER);
+    json.writeRawValue(h.json());
+  }
+
+  private Header header(CommunicatorInfo c) {
     Header h = headers.get(c.serial());
     if (h == null || !h.comm().equals(c)) {
       h = new Header(c, new SerializedString(render(g -> {
@@ -138,16 +153,36 @@ public final class JsonLinesWriter implements Closeable {
       })));
       headers.put(c.serial(), h);
     }
-    json.writeFieldName(F.HEADER);
-    json.writeRawValue(h.json());
+    return h;
   }
 
   /**
    * The metadata object: rendered once per interface version up to its timestamp and once after
    * it; only the timestamp is written per record.
    */
+  private int lastInterfaceVersion = -1;
+  private SerializableString[] lastMetadata;
+
   private void writeMetadata(long dumpMicros, int interfaceVersion) throws IOException {
-    SerializableString[] parts = metadata.computeIfAbsent(interfaceVersion, v -> {
+    SerializableString[] parts = lastMetadata;
+    if (interfaceVersion != lastInterfaceVersion) {
+      parts = metadata(interfaceVersion);
+      lastMetadata = parts;
+      lastInterfaceVersion = interfaceVersion;
+    }
+    json.writeFieldName(F.METADATA);
+    json.writeRawValue(parts[0]);
+    if (dumpMicros != lastMicros) {
+      lastMicros = dumpMicros;
+      lastMicrosText = new SerializedString(Long.toString(dumpMicros));
+    }
+    json.writeRaw(lastMicrosText);
+    json.writeRaw(parts[1]);
+  }
+
+  /** The metadata object of an interface version, cut at its timestamp. */
+  private SerializableString[] metadata(int interfaceVersion) {
+    return metadata.computeIfAbsent(interfaceVersion, v -> {
       String whole = render(g -> {
         g.writeStartObject();
         g.writeStringField(MetadataField.FORMAT_VERSION.jsonName(), FORMAT_VERSION);
@@ -164,14 +199,6 @@ public final class JsonLinesWriter implements Closeable {
       return new SerializableString[] {
           new SerializedString(whole.substring(0, at)), new SerializedString(whole.substring(at + 1))};
     });
-    json.writeFieldName(F.METADATA);
-    json.writeRawValue(parts[0]);
-    if (dumpMicros != lastMicros) {
-      lastMicros = dumpMicros;
-      lastMicrosText = new SerializedString(Long.toString(dumpMicros));
-    }
-    json.writeRaw(lastMicrosText);
-    json.writeRaw(parts[1]);
   }
 
   /** Writes a fragment with its own generator (not the line's) and returns its text. */
@@ -295,20 +322,49 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.channelsDesynced);
       json.writeNumber(r.channels().desynced());
     }
-    if (f.bwUpperBound != null && r.flags().contains(RecordFlag.SEND_SIDE_STOP)) { /* P2P only: send side */
+    Set<RecordFlag> set = r.flags();
+    if (set.isEmpty()) {
+      return;
+    }
+    Flags flags = flags(set);
+    if (f.bwUpperBound != null && flags.sendSideStop()) { /* P2P only: send side */
       json.writeFieldName(f.bwUpperBound);
       json.writeBoolean(true);
     }
-    if (!r.flags().isEmpty()) {
-      json.writeFieldName(f.flags);
-      json.writeStartArray();
-      for (RecordFlag flag : RecordFlag.values()) {
-        if (r.flags().contains(flag)) {
-          json.writeString(value(flag.jsonName()));
-        }
-      }
-      json.writeEndArray();
+    json.writeFieldName(f.flags);
+    json.writeStartArray();
+    for (SerializableString name : flags.names()) {
+      json.writeString(name);
     }
+    json.writeEndArray();
+  }
+
+  /** A set of flags as written: their names in declaration order, and whether the send side stopped. */
+  private record Flags(Set<RecordFlag> set, SerializableString[] names, boolean sendSideStop) {}
+
+  /**
+   * Recent flag sets by identity: records share a handful of sets (the decoder makes one per bit
+   * pattern), so the names are looked up once per set, not once per record and flag.
+   */
+  private final Flags[] recentFlags = new Flags[8];
+  private int nextFlags;
+
+  private Flags flags(Set<RecordFlag> set) {
+    for (Flags known : recentFlags) {
+      if (known != null && known.set() == set) {
+        return known;
+      }
+    }
+    java.util.List<SerializableString> names = new java.util.ArrayList<>();
+    for (RecordFlag flag : FLAGS) {
+      if (set.contains(flag)) {
+        names.add(value(flag.jsonName()));
+      }
+    }
+    Flags made = new Flags(set, names.toArray(SerializableString[]::new), set.contains(RecordFlag.SEND_SIDE_STOP));
+    recentFlags[nextFlags] = made;
+    nextFlags = (nextFlags + 1) % recentFlags.length;
+    return made;
   }
 
   private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
