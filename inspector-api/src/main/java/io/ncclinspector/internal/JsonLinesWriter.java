@@ -1,6 +1,5 @@
 package io.ncclinspector.internal;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
@@ -43,8 +42,10 @@ import java.util.Set;
  * <p>The names are those of the shared record format ({@code io.ncclinspector.format}), which the
  * offline report reads by.
  *
- * <p>Written for the dump thread's throughput: field names and repeated values are pre-encoded,
- * doubles use Jackson's fast writer.
+ * <p>Written for the throughput of the JSON writer thread: field names and repeated values are
+ * pre-encoded once (Jackson's {@link SerializedString}), the header and the metadata rendered once
+ * (Jackson's generator), and each line is put together by {@link JsonLineEncoder} from those
+ * bytes and Jackson's number formatting, without a generator's per-token checks.
  */
 public final class JsonLinesWriter implements Closeable {
   public static final String FORMAT_VERSION = MetadataField.FORMAT_VERSION_VALUE;
@@ -55,7 +56,7 @@ public final class JsonLinesWriter implements Closeable {
       .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
       .build();
 
-  private final JsonGenerator json;
+  private final JsonLineEncoder json;
   private final OutputStream out;
   private final boolean verbose;
   private final SerializableString hostname;
@@ -72,8 +73,7 @@ public final class JsonLinesWriter implements Closeable {
   public JsonLinesWriter(OutputStream out, ProcessIdentity identity, String gitRev, boolean verbose)
       throws IOException {
     this.out = out;
-    this.json = FACTORY.createGenerator(out, JsonEncoding.UTF8);
-    this.json.setRootValueSeparator(null); /* lines are separated by our newline only */
+    this.json = new JsonLineEncoder(out); /* lines are separated by our newline only */
     this.hostname = new SerializedString(identity.hostname());
     this.gitRev = new SerializedString(gitRev);
     this.pid = identity.pid();
@@ -96,7 +96,6 @@ public final class JsonLinesWriter implements Closeable {
 
   public void flush() throws IOException {
     json.flush();
-    out.flush();
   }
 
   @Override
@@ -105,17 +104,23 @@ public final class JsonLinesWriter implements Closeable {
     out.close();
   }
 
-  /** The encoded form of a repeated value; the last one is remembered by identity. */
-  private String lastValue;
-  private SerializableString lastEncoded;
+  /**
+   * The encoded form of a repeated value. Values mostly are the same few string instances (the
+   * native name tables, the enums' names), so they are first looked up by identity in a small
+   * direct-mapped cache, then by equality.
+   */
+  private static final int VALUE_SLOTS = 64;
+  private final String[] recentValues = new String[VALUE_SLOTS];
+  private final SerializableString[] recentEncoded = new SerializableString[VALUE_SLOTS];
 
   private SerializableString value(String s) {
-    if (s == lastValue) {
-      return lastEncoded;
+    int slot = System.identityHashCode(s) & (VALUE_SLOTS - 1);
+    if (recentValues[slot] == s) {
+      return recentEncoded[slot];
     }
     SerializableString encoded = values.computeIfAbsent(s, SerializedString::new);
-    lastValue = s;
-    lastEncoded = encoded;
+    recentValues[slot] = s;
+    recentEncoded[slot] = encoded;
     return encoded;
   }
 
