@@ -17,14 +17,13 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
-import org.HdrHistogram.SingleWriterRecorder;
 
 /**
  * Statistics for snapshots, per communicator and class of operation. One writer (the analysis
- * thread) records with HdrHistogram's wait-free {@link SingleWriterRecorder}; a snapshot, from any
- * thread, folds the recorders' interval histograms into cumulative ones under a per-class lock that
- * only snapshots take. Destroyed communicators are kept for snapshots, the oldest forgotten beyond
- * {@value #MAX_DESTROYED_KEPT}.
+ * thread) records each class's execution times and bus bandwidths under the class's lock, which a
+ * snapshot, from any thread, takes to read them (HdrHistogram, 2 significant digits, once a class
+ * has more than a few values). Destroyed communicators are kept for snapshots, the oldest forgotten
+ * beyond {@value #MAX_DESTROYED_KEPT}.
  */
 public final class StatisticsStore {
   private static final int MAX_DESTROYED_KEPT = 256;
@@ -139,19 +138,27 @@ public final class StatisticsStore {
     final LongAdder nanos = new LongAdder();
   }
 
+  /**
+   * One class's figures. Its distributions start as the values themselves (a class seen a few
+   * times, as in a short-lived communicator, costs two small arrays) and become two histograms
+   * once it has more; the analysis thread records and snapshots read under the class's lock
+   * (uncontended but for a snapshot of this class, and never on NCCL's threads).
+   */
   private static final class ClassStats {
+    /** Values kept as they are before the class gets its histograms. */
+    private static final int FEW = 32;
+
     final OperationClass key;
     final LongAdder count = new LongAdder();
     final LongAdder bytes = new LongAdder();
-    final SingleWriterRecorder exec = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
-    final SingleWriterRecorder busMbps = new SingleWriterRecorder(SIGNIFICANT_DIGITS);
-    /* Guarded by this: folded by snapshots only. */
-    final Histogram execTotal = new Histogram(SIGNIFICANT_DIGITS);
-    final Histogram busTotal = new Histogram(SIGNIFICANT_DIGITS);
-    Histogram execInterval;
-    Histogram busInterval;
-    long countAtLastSnapshot = -1;
-    ClassStatistics lastSnapshot;
+    /* Guarded by this. */
+    private long[] fewExec;
+    private long[] fewBusMbps;
+    private int few;
+    private Histogram exec;
+    private Histogram busMbps;
+    private long countAtLastSnapshot = -1;
+    private ClassStatistics lastSnapshot;
 
     ClassStats(OperationClass key) {
       this.key = key;
@@ -161,25 +168,54 @@ public final class StatisticsStore {
       /* A quarantined record's GPU timing is not trusted (and an untimed one has none): it counts
          as an operation, not in the distributions. */
       if (r.timing().trusted()) {
-        exec.recordValue(Math.max(r.timing().executionNanos(), 0));
-        busMbps.recordValue(Math.max(Math.round(r.transfer().busBandwidthGbs() * 1000.0), 0));
+        add(Math.max(r.timing().executionNanos(), 0),
+            Math.max(Math.round(r.transfer().busBandwidthGbs() * 1000.0), 0));
       }
       bytes.add(r.transfer().messageBytes());
       /* Counted last: a snapshot that sees the count also finds the values (see snapshot()). */
       count.increment();
     }
 
+    private synchronized void add(long execNanos, long busMbpsValue) {
+      if (exec != null) {
+        exec.recordValue(execNanos);
+        busMbps.recordValue(busMbpsValue);
+        return;
+      }
+      if (few < FEW) {
+        if (fewExec == null) {
+          fewExec = new long[FEW];
+          fewBusMbps = new long[FEW];
+        }
+        fewExec[few] = execNanos;
+        fewBusMbps[few] = busMbpsValue;
+        few++;
+        return;
+      }
+      exec = histogram(fewExec, few);
+      busMbps = histogram(fewBusMbps, few);
+      fewExec = null;
+      fewBusMbps = null;
+      exec.recordValue(execNanos);
+      busMbps.recordValue(busMbpsValue);
+    }
+
+    private static Histogram histogram(long[] values, int n) {
+      Histogram h = new Histogram(SIGNIFICANT_DIGITS);
+      for (int i = 0; i < n; i++) {
+        h.recordValue(values[i]);
+      }
+      return h;
+    }
+
     synchronized ClassStatistics snapshot() {
       long n = count.sum();
       if (n == countAtLastSnapshot) {
-        return lastSnapshot; /* nothing new: folding empty intervals would only cost time */
+        return lastSnapshot; /* nothing new: walking the histograms again would only cost time */
       }
-      execInterval = exec.getIntervalHistogram(execInterval);
-      execTotal.add(execInterval);
-      busInterval = busMbps.getIntervalHistogram(busInterval);
-      busTotal.add(busInterval);
-      ClassStatistics snapshot = new ClassStatistics(key, n, bytes.sum(),
-          summary(execTotal, 1.0), summary(busTotal, 1000.0));
+      Histogram e = exec != null ? exec : histogram(fewExec, few);
+      Histogram b = busMbps != null ? busMbps : histogram(fewBusMbps, few);
+      ClassStatistics snapshot = new ClassStatistics(key, n, bytes.sum(), summary(e, 1.0), summary(b, 1000.0));
       countAtLastSnapshot = n;
       lastSnapshot = snapshot;
       return snapshot;
