@@ -93,12 +93,21 @@ final class JsonLineEncoder {
     len = NumberOutput.outputInt(v, buf, len);
   }
 
-  /** A number already formatted (ASCII digits, sign, point). */
-  void writeNumber(char[] text, int offset, int length) throws IOException {
-    beforeValue(length);
-    for (int i = 0; i < length; i++) {
-      buf[len++] = (byte) text[offset + i];
+  /** A number of millionths with its six decimals ({@code 25150000} as {@code 25.150000}). */
+  void writeNumberMillionths(long millionths) throws IOException {
+    beforeValue(22);
+    long abs = Math.abs(millionths); /* no Long.MIN_VALUE: the writer passes |v| < 9e18 */
+    if (millionths < 0) {
+      buf[len++] = '-';
     }
+    len = NumberOutput.outputLong(abs / 1_000_000, buf, len);
+    buf[len++] = '.';
+    int fraction = (int) (abs % 1_000_000);
+    for (int i = len + 5; i >= len; i--) {
+      buf[i] = (byte) ('0' + fraction % 10);
+      fraction /= 10;
+    }
+    len += 6;
   }
 
   /** A double as Jackson writes it with its fast writer: non-finite values as strings. */

@@ -432,35 +432,17 @@ public final class JsonLinesWriter implements Closeable {
     json.writeEndObject();
   }
 
-  private final char[] number = new char[32];
-
   /**
-   * A bandwidth with six decimals, as the reference prints them ({@code %lf}), formatted here
-   * without allocating and handed to Jackson as a number. Values beyond what a long of millionths
-   * holds, or not finite, fall back to Jackson's own formatting.
+   * A bandwidth with six decimals, as the reference prints them ({@code %lf}), formatted without
+   * allocating. Values beyond what a long of millionths holds, or not finite, fall back to
+   * Jackson's own formatting.
    */
   private void writeFixed6(double v) throws IOException {
     if (!(Math.abs(v) < 9.0e12)) {
       json.writeNumber(v);
       return;
     }
-    long micros = Math.round(v * 1e6);
-    int end = number.length;
-    int pos = end;
-    long abs = Math.abs(micros);
-    for (int i = 0; i < 6; i++) {
-      number[--pos] = (char) ('0' + (abs % 10));
-      abs /= 10;
-    }
-    number[--pos] = '.';
-    do {
-      number[--pos] = (char) ('0' + (abs % 10));
-      abs /= 10;
-    } while (abs > 0);
-    if (micros < 0) {
-      number[--pos] = '-';
-    }
-    json.writeNumber(number, pos, end - pos);
+    json.writeNumberMillionths(Math.round(v * 1e6));
   }
 
   /** Pre-encoded names without a prefix. */
