@@ -98,6 +98,17 @@ public final class JsonLinesWriter implements Closeable {
     json.flush();
   }
 
+  /**
+   * Forgets a destroyed communicator's rendered header, so that a job that creates communicators
+   * over and over does not accumulate them (a record of it arriving later renders it again).
+   */
+  public void forget(long communicatorSerial) {
+    headers.remove(communicatorSerial);
+    if (lastHeader != null && lastHeader.comm().serial() == communicatorSerial) {
+      lastHeader = null;
+    }
+  }
+
   @Override
   public void close() throws IOException {
     json.close();

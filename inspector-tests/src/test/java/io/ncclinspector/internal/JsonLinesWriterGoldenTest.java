@@ -70,6 +70,23 @@ class JsonLinesWriterGoldenTest {
     assertTrue(expected.length > 100_000, "the golden output covers a few hundred records");
   }
 
+  @Test
+  void aForgottenCommunicatorIsWrittenAlikeWhenItComesBack() throws IOException {
+    List<OperationRecord> records = records(new Random(24), 40);
+    ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    ByteArrayOutputStream forgetting = new ByteArrayOutputStream();
+    try (JsonLinesWriter a = new JsonLinesWriter(kept, new ProcessIdentity("node07", 1), "rev", true);
+         JsonLinesWriter b = new JsonLinesWriter(forgetting, new ProcessIdentity("node07", 1), "rev", true)) {
+      for (OperationRecord r : records) {
+        a.write(r, WALL / 1000);
+        b.write(r, WALL / 1000);
+        b.forget(r.communicator().serial()); /* as at its destruction: the header is rendered again */
+      }
+    }
+    assertEquals(kept.toString(StandardCharsets.UTF_8), forgetting.toString(StandardCharsets.UTF_8));
+    assertEquals(40, kept.toString(StandardCharsets.UTF_8).split("\n").length);
+  }
+
   /** Both modes, each with its own process identity, as two files would be. */
   private static byte[] output() throws IOException {
     ByteArrayOutputStream all = new ByteArrayOutputStream();
