@@ -11,7 +11,6 @@ module io.ncclinspector {
   requires com.fasterxml.jackson.databind;
   requires com.fasterxml.jackson.datatype.jsr310;
   requires org.slf4j;
-  requires HdrHistogram; /* an automatic module: the jar names none */
 
   exports io.ncclinspector;
   exports io.ncclinspector.spi;

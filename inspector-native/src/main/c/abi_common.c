@@ -33,9 +33,9 @@ ncclResult_t abi_record_event_state_v3(void* handle, ncclProfilerEventState_t st
   return ncclSuccess;
 }
 
-ncclResult_t abi_init_unnamed(void** context, int* activation_mask, uint32_t abi_version) {
+ncclResult_t abi_init_unnamed(void** context, int* activation_mask, uint32_t abi_version, const void* caller) {
   if (context != NULL) {
-    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, abi_version);
+    *context = core_comm_init(0, activation_mask, NULL, 0, 0, -1, NULL, abi_version, caller);
     if (trace_on()) trace_init(abi_version, *context, 0, NULL, 0, 0, -1);
   }
   return ncclSuccess;

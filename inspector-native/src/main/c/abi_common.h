@@ -14,7 +14,8 @@ ncclResult_t abi_record_event_state_v3(void* handle, ncclProfilerEventState_t st
                                        ncclProfilerEventStateArgs_v3_t* args);
 
 /* init of v1-v3, which name no communicator (its id and rank come with each operation). */
-ncclResult_t abi_init_unnamed(void** context, int* activation_mask, uint32_t abi_version);
+/* `caller` is the init's return address: inside the NCCL that called (nccl_release.h). */
+ncclResult_t abi_init_unnamed(void** context, int* activation_mask, uint32_t abi_version, const void* caller);
 /* startEvent of v1-v3 once the descriptor is translated: the core's handle, recorded if on. */
 void* abi_start_translated(uint32_t abi_version, void* context, const core_event* ev, uint64_t type,
                            void* parent, int rank);

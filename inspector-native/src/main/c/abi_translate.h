@@ -16,6 +16,11 @@
   case ncclProfileCollApi:                                   \
     (ev).kind = CORE_EVENT_API;                              \
     (ev).graph_captured = ABI_BOOL((d)->collApi.graphCaptured); \
+    (ev).op.kind = RECORD_KIND_COLL;                         \
+    (ev).op.func = (d)->collApi.func;                        \
+    (ev).op.datatype = (d)->collApi.datatype;                \
+    (ev).op.count = (d)->collApi.count;                      \
+    (ev).op.peer_or_root = (d)->collApi.root;                \
     break;                                                   \
   case ncclProfileP2pApi:                                    \
     (ev).kind = CORE_EVENT_API;                              \

@@ -47,7 +47,7 @@ static core_event translate_v1(const ncclProfilerEventDescr_v1_t* d) {
 }
 
 static ncclResult_t v1_init(void** context, int* activation_mask) {
-  return abi_init_unnamed(context, activation_mask, 1);
+  return abi_init_unnamed(context, activation_mask, 1, __builtin_return_address(0));
 }
 
 static ncclResult_t v1_start(void* context, void** handle, ncclProfilerEventDescr_v1_t* d) {

@@ -32,7 +32,7 @@ static core_event translate_v2(const ncclProfilerEventDescr_v2_t* d) {
 }
 
 static ncclResult_t v2_init(void** context, int* activation_mask) {
-  return abi_init_unnamed(context, activation_mask, 2);
+  return abi_init_unnamed(context, activation_mask, 2, __builtin_return_address(0));
 }
 
 static ncclResult_t v2_start(void* context, void** handle, ncclProfilerEventDescr_v2_t* d) {

@@ -39,7 +39,7 @@ static core_event translate_v3(const ncclProfilerEventDescr_v3_t* d) {
 }
 
 static ncclResult_t v3_init(void** context, int* activation_mask) {
-  return abi_init_unnamed(context, activation_mask, 3);
+  return abi_init_unnamed(context, activation_mask, 3, __builtin_return_address(0));
 }
 
 static ncclResult_t v3_start(void* context, void** handle, ncclProfilerEventDescr_v3_t* d) {

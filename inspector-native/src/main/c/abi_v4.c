@@ -22,7 +22,8 @@ static ncclResult_t v4_init(void** context, int* activation_mask, const char* co
                             uint64_t comm_hash, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
-    *context = core_comm_init(comm_hash, activation_mask, comm_name, nnodes, nranks, rank, logfn, 4);
+    *context = core_comm_init(comm_hash, activation_mask, comm_name, nnodes, nranks, rank, logfn, 4,
+                              __builtin_return_address(0));
     if (trace_on()) trace_init(4, *context, comm_hash, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;

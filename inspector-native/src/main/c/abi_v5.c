@@ -22,7 +22,8 @@ static ncclResult_t v5_init(void** context, uint64_t comm_id, int* activation_ma
                             const char* comm_name, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
-    *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 5);
+    *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 5,
+                              __builtin_return_address(0));
     if (trace_on()) trace_init(5, *context, comm_id, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;

@@ -19,6 +19,7 @@ static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
                                d->ceColl.seqNumber, d->ceColl.count, d->ceColl.root, 0, 0);
       ev.op.channel_mode = CHANNELS_NONE;
       ev.op.copy_engine = 1;
+      ev.op.parent = d->parentObj; /* its CollApi call: the thread's tag and the call's number */
       break;
     default:
       break;
@@ -30,7 +31,8 @@ static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_ma
                             const char* comm_name, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
   if (context != NULL) {
-    *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 6);
+    *context = core_comm_init(comm_id, activation_mask, comm_name, nnodes, nranks, rank, logfn, 6,
+                              __builtin_return_address(0));
     if (trace_on()) trace_init(6, *context, comm_id, comm_name, nnodes, nranks, rank);
   }
   return ncclSuccess;

@@ -13,16 +13,23 @@
 #include "gpu_identity.h"
 #include "inspector_limits.h"
 
+/* Operation kinds numbered per communicator (at least names.h FUNC_COUNT). */
+#define COMM_API_FUNCS 16
+
 enum { COMM_FREE = 0, COMM_INIT = 1, COMM_LIVE = 2, COMM_CLOSING = 3 };
 
 typedef struct comm_slot {
   _Atomic uint64_t ctl; /* generation (32) | state (8) */
   _Atomic uint64_t p2p_seq;
+  _Atomic uint64_t api_seq;  /* collective calls seen (CollApi events), numbering them */
+  _Atomic uint64_t api_func_seq[COMM_API_FUNCS]; /* the same per operation (names.h FUNC_*) */
   _Atomic uint64_t lag_mask; /* channels whose kernel timestamps lag (channel_desync.h) */
+  _Atomic uint8_t got_kernel_events; /* an operation of it completed with kernel channels */
   uint64_t serial;
   uint64_t comm_id;
   int32_t nnodes, nranks, rank;
   uint32_t abi_version;
+  int32_t nccl_version;      /* NCCL's version code of the library that made the init, 0 unknown */
   uint64_t created_ns;
   gpu_identity gpu;
   char name[INSPECTOR_COMM_NAME_MAX];

@@ -20,6 +20,7 @@ static void free_tables_locked(void) {
   if (!g_core.allocated) return;
   op_table_destroy(&g_core.ops);
   comm_table_destroy(&g_core.comms);
+  api_ledger_destroy(&g_core.ledger);
   ring_destroy(&g_core.ring);
   trace_free();
   g_core.allocated = 0;
@@ -32,9 +33,16 @@ static int allocate_tables_locked(const core_sizes* sizes) {
     op_table_destroy(&g_core.ops);
     return -1;
   }
+  /* The ledger holds calls between their CollApi and Coll events: as many as operations in flight. */
+  if (api_ledger_init(&g_core.ledger, sizes->op_slots) != 0) {
+    op_table_destroy(&g_core.ops);
+    comm_table_destroy(&g_core.comms);
+    return -1;
+  }
   if (ring_init(&g_core.ring, sizes->ring_cells, CONTROL_RESERVE_CELLS) != 0) {
     op_table_destroy(&g_core.ops);
     comm_table_destroy(&g_core.comms);
+    api_ledger_destroy(&g_core.ledger);
     return -1;
   }
   g_core.sizes = *sizes;
@@ -102,7 +110,10 @@ void core_close(void) {
     /* Relaxed is enough: callbacks that still see ENABLED are handled like any racing event
      * (their operations are flushed below or become stale). */
     atomic_store_explicit(&g_core.state, CORE_CLOSED, memory_order_relaxed);
-    if (g_core.allocated) reclaim_flush_all(RECLAIM_AT_CLOSE, 0);
+    if (g_core.allocated) {
+      reclaim_flush_all(RECLAIM_AT_CLOSE, 0);
+      api_ledger_flush(&g_core.ledger, NULL);
+    }
   }
   pthread_mutex_unlock(&g_core.lifecycle_lock);
 }

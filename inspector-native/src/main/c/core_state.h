@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "api_ledger.h"
 #include "comm_table.h"
 #include "op_table.h"
 #include "record_ring.h"
@@ -55,6 +56,7 @@ typedef struct core {
   core_sizes sizes;
   op_table ops;
   comm_table comms;
+  api_ledger ledger;
   record_ring ring;
   pthread_mutex_t lifecycle_lock;
 } core;

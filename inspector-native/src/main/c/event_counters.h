@@ -28,6 +28,7 @@
   X(CONTROL_RECORD_LOST, "control_record_lost", DROP) /* a communicator created/destroyed record found the ring full */ \
   X(EVENT_WHILE_INACTIVE, "event_while_inactive", DROP) /* an operation started while the inspector was paused or closed */ \
   X(TRACE_RING_FULL, "trace_ring_full", DROP) /* recording mode: a raw event found the trace ring full */ \
+  X(API_LEDGER_FULL, "api_ledger_full", DROP) /* a collective call found no room in the API ledger: lost if NCCL gives it no operation event */ \
   X(UINT8_AS_UNKNOWN, "uint8_named_unknown", NOTE) /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */ \
   X(COMPLETED_WITHOUT_KERNEL, "completed_without_kernel", NOTE) /* self send/recv or zero channels: complete at stop, CPU timing */ \
   X(EXPIRED_NO_KERNEL, "expired_no_kernel", NOTE) /* no kernel channel arrived within the in-flight expiry */ \
@@ -41,10 +42,13 @@
   X(SELF_P2P_CHANNEL_LAG, "self_p2p_channel_lag", NOTE) /* channels a send/recv to self put out of step (channel_desync.h) */ \
   X(DESYNC_DETECTED, "desync_detected", NOTE) /* channels found lagging that no send/recv to self predicted */ \
   X(DESYNC_CHANNELS_EXCLUDED, "desync_channels_excluded", NOTE) /* records timed by their in-step channels only */ \
+  X(NOT_PROFILED_BY_NCCL, "not_profiled_by_nccl", NOTE) /* collective calls NCCL gave no operation event: recorded untimed from the call */ \
+  X(API_LINK_LATE, "api_link_late", NOTE) /* an operation event that came after its call was closed as not profiled */ \
   X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \
   X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
   X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \
   X(KERNEL_CHANNEL_DESYNC, "kernel_channel_desync", QUARANTINE) /* every channel carried another work item's timestamps: untimed */ \
+  X(KERNEL_EVENTS_MISSING, "kernel_events_missing", QUARANTINE) /* announced channels never came although the communicator got them before: untimed */ \
 
 typedef enum {
 #define INSPECTOR_COUNTER_ENUM(id, name, kind) CTR_##id,

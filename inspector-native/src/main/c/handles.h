@@ -18,8 +18,9 @@
 #include <stdint.h>
 
 /* Contexts (given at init) and event handles are separate namespaces: tag 3 is a communicator
- * context in the first, a thread tag (thread_tags.h) in the second. */
-enum { HANDLE_TAG_OP = 1, HANDLE_TAG_CHANNEL = 2, HANDLE_TAG_COMM = 3, HANDLE_TAG_API = 3 };
+ * context in the first, a thread tag (thread_tags.h) in the second. Tag 0 is a collective call's
+ * entry in the API ledger (api_ledger.h), whose index field is never 0, so it is never NULL. */
+enum { HANDLE_TAG_LEDGER = 0, HANDLE_TAG_OP = 1, HANDLE_TAG_CHANNEL = 2, HANDLE_TAG_COMM = 3, HANDLE_TAG_API = 3 };
 
 #define HANDLE_INDEX_BITS 24
 #define HANDLE_INDEX_MASK ((1u << HANDLE_INDEX_BITS) - 1)

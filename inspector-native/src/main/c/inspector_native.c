@@ -24,6 +24,13 @@ extern ncclProfiler_v3_t ncclProfiler_v3;
 extern ncclProfiler_v2_t ncclProfiler_v2;
 extern ncclProfiler_v1_t ncclProfiler_v1;
 
+/* Every interface version's table, which NCCL looks up by name. The shared object is linked from the
+ * core's static archive, whose members are only pulled in when something references them: this
+ * list is that reference for abi_v1.o ... abi_v6.o (without it only the versions this file happens
+ * to use would be exported). Kept by `used` although nothing reads it. */
+__attribute__((used)) static const void* const exported_tables[] = {
+    &ncclProfiler_v6, &ncclProfiler_v5, &ncclProfiler_v4, &ncclProfiler_v3, &ncclProfiler_v2, &ncclProfiler_v1};
+
 int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long long min_size_bytes,
                           int enable_p2p, int verbose, int require_kernel_timing,
                           long long inflight_expiry_ns) {
@@ -91,7 +98,14 @@ void nccl_inspector_set_thread_tag(long long step, int phase) {
 int nccl_inspector_sweep(void) {
   clock_refresh_wall_offset();
   pthread_mutex_lock(&g_core.lifecycle_lock);
-  int n = g_core.allocated ? (int)reclaim_sweep(clock_mono_ns()) : 0;
+  int n = 0;
+  if (g_core.allocated) {
+    uint64_t now = clock_mono_ns();
+    n = (int)reclaim_sweep(now);
+    /* A collective call unlinked for as long as an operation may stay in flight gets no event. */
+    uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);
+    if (expiry != 0) api_ledger_sweep(&g_core.ledger, now, expiry);
+  }
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   return n;
 }
@@ -128,18 +142,6 @@ const char* nccl_inspector_library_path(void) {
   if (dladdr((void*)&ncclProfiler_v5, &info) == 0 || info.dli_fname == NULL) return NULL;
   if (realpath(info.dli_fname, path) == NULL) return NULL;
   return path;
-}
-
-long long nccl_inspector_profiler_table(int version) {
-  switch (version) {
-    case 6: return (long long)(uintptr_t)&ncclProfiler_v6;
-    case 5: return (long long)(uintptr_t)&ncclProfiler_v5;
-    case 4: return (long long)(uintptr_t)&ncclProfiler_v4;
-    case 3: return (long long)(uintptr_t)&ncclProfiler_v3;
-    case 2: return (long long)(uintptr_t)&ncclProfiler_v2;
-    case 1: return (long long)(uintptr_t)&ncclProfiler_v1;
-    default: return 0;
-  }
 }
 
 static int find_nccl(struct dl_phdr_info* info, size_t size, void* data) {

@@ -61,8 +61,6 @@ int nccl_inspector_layout_size(int i);
 
 /* Absolute path of the shared object this code lives in (what NCCL must dlopen), or NULL. */
 const char* nccl_inspector_library_path(void);
-/* Address of the exported ncclProfiler_vN table (0 if this build has no such version). */
-long long nccl_inspector_profiler_table(int version);
 /* 1 if a libnccl shared object is mapped into this process already. */
 int nccl_inspector_nccl_loaded(void);
 

@@ -75,6 +75,8 @@ typedef struct op_slot {
   uint32_t comm_index, comm_gen; /* its communicator's table slot (for desync_latch) */
   uint64_t lag_mask;         /* its communicator's lagging channels when it started (channel_desync.h) */
   uint64_t launch_ns;        /* monotonic time of its kernel's launch (launch_clock.h), 0 if unknown */
+  uint32_t api_sn;           /* its call's number in the communicator (api_ledger.h), API_SN_UNKNOWN */
+  uint8_t comm_got_kernel_events; /* its communicator's got_kernel_events when it started */
   /* Written by the stop event (inside enter/leave). */
   uint64_t stop_ns;
   uint64_t last_channel_stop_ns; /* monotonic, CHANNELS_UNCOUNTED only (for quiescence) */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "api_ledger.h"
 #include "channel_desync.h"
 #include "clock.h"
 #include "core_state.h"
@@ -11,6 +12,7 @@
 #include "handles.h"
 #include "launch_clock.h"
 #include "names.h"
+#include "nccl_release.h"
 #include "op_reclaim.h"
 #include "op_timing.h"
 #include "record_emit.h"
@@ -26,7 +28,10 @@ int core_activation_mask(void) {
 }
 
 void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
-                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version) {
+                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version,
+                     const void* caller) {
+  /* Before the lock: a dladdr/dlopen(RTLD_NOLOAD) of the library that called, no load. */
+  int32_t nccl_version = nccl_release_of_caller(caller);
   pthread_mutex_lock(&g_core.lifecycle_lock);
   if (atomic_load_explicit(&g_core.state, memory_order_relaxed) != CORE_ENABLED) {
     pthread_mutex_unlock(&g_core.lifecycle_lock);
@@ -49,6 +54,10 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   c->nranks = nranks;
   c->rank = rank;
   c->abi_version = abi_version;
+  c->nccl_version = nccl_version;
+  atomic_store_explicit(&c->got_kernel_events, 0, memory_order_relaxed); /* published with the slot */
+  atomic_store_explicit(&c->api_seq, 0, memory_order_relaxed); /* published with the slot */
+  for (int f = 0; f < COMM_API_FUNCS; f++) atomic_store_explicit(&c->api_func_seq[f], 0, memory_order_relaxed);
   c->created_ns = clock_mono_ns();
   c->gpu = gpu_identity_of_current_context();
   memset(c->name, 0, sizeof(c->name));
@@ -58,9 +67,16 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   if (activation_mask != NULL) *activation_mask = core_activation_mask();
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   if (logfn) {
-    logfn(NCCL_LOG_INFO, NCCL_LOG_SUBSYS_PROFILE, __FILE__, __LINE__,
-          "NCCL Inspector (JVM): profiling communicator 0x%" PRIx64 " rank %d of %d (interface v%u)",
-          comm_id, rank, nranks, abi_version);
+    int major = 0, minor = 0, patch = 0;
+    if (nccl_release_parts(nccl_version, &major, &minor, &patch)) {
+      logfn(NCCL_LOG_INFO, NCCL_LOG_SUBSYS_PROFILE, __FILE__, __LINE__,
+            "NCCL Inspector (JVM): profiling communicator 0x%" PRIx64 " rank %d of %d (NCCL %d.%d.%d, interface v%u)",
+            comm_id, rank, nranks, major, minor, patch, abi_version);
+    } else {
+      logfn(NCCL_LOG_INFO, NCCL_LOG_SUBSYS_PROFILE, __FILE__, __LINE__,
+            "NCCL Inspector (JVM): profiling communicator 0x%" PRIx64 " rank %d of %d (NCCL release unknown, interface v%u)",
+            comm_id, rank, nranks, abi_version);
+    }
   }
   return context;
 }
@@ -78,6 +94,8 @@ void core_comm_finalize(void* context) {
     pthread_mutex_unlock(&g_core.lifecycle_lock);
     return;
   }
+  /* Calls still unlinked get no operation event any more: recorded before the communicator's end. */
+  api_ledger_flush(&g_core.ledger, c);
   reclaim_flush_all(RECLAIM_AT_FINALIZE, c->serial);
   emit_comm_record(c, RECORD_KIND_COMM_DESTROYED);
   comm_table_release(&g_core.comms, c);
@@ -106,6 +124,19 @@ void* core_op_start(void* context, const core_op_event* ev) {
     else if (context != NULL) counter_add(CTR_UNKNOWN_CONTEXT, 1);
     return NULL;
   }
+  /* Linked first, whatever becomes of the operation (paused, filtered): its call has its event. */
+  thread_tag tag = {-1, 0};
+  uint32_t api_sn = API_SN_UNKNOWN;
+  bool tagged = false;
+  if (ev->parent != NULL) {
+    if (handle_tag(ev->parent) == HANDLE_TAG_LEDGER) {
+      tagged = api_ledger_link(&g_core.ledger, ev->parent, c->serial, &tag, &api_sn);
+    } else if (handle_tag(ev->parent) == HANDLE_TAG_API) {
+      tag = tags_decode(ev->parent);
+      tagged = true;
+    }
+  }
+  if (!tagged) tag = tags_of_current_thread();
   int32_t rank = c->rank >= 0 ? c->rank : ev->rank;
   bool self_p2p = ev->kind == RECORD_KIND_P2P && rank >= 0 && ev->peer_or_root == rank;
   /* Whatever happens to this operation (paused, filtered, untracked P2P), a send/recv to self with
@@ -181,9 +212,10 @@ void* core_op_start(void* context, const core_op_event* ev) {
                : ev->seq;
   s->count = ev->count;
   s->bytes = bytes;
-  thread_tag tag = (ev->parent != NULL && handle_tag(ev->parent) == HANDLE_TAG_API)
-                       ? tags_decode(ev->parent)
-                       : tags_of_current_thread();
+  s->api_sn = api_sn;
+  /* Relaxed: a flag with nothing to publish; an operation racing the first kernel events of its
+   * communicator at most misses that they came. */
+  s->comm_got_kernel_events = atomic_load_explicit(&c->got_kernel_events, memory_order_relaxed);
   s->step = tag.step;
   s->phase = tag.phase;
   s->clock_device = gpu_clock_device_slot(c->gpu.ordinal);
@@ -319,11 +351,27 @@ static void op_stop(void* handle) {
   if (op_leave(s, add, 0)) finish_op(s, 0);
 }
 
+/* CollApi / P2pApi on the enqueuing thread. A collective call enters the API ledger (its handle
+ * then names the entry, which carries the thread's tag); P2P calls, graph captures and calls while
+ * the inspector takes nothing get the thread-tag handle. */
+static void* core_api_start(void* context, const core_event* ev) {
+  thread_tag tag = tags_of_current_thread();
+  if (ev->op.kind == RECORD_KIND_COLL && !ev->graph_captured && core_accepting()) {
+    comm_slot* c = comm_table_lookup(&g_core.comms, context);
+    if (c != NULL) {
+      void* h = api_ledger_enter(&g_core.ledger, c, context, names_func_id(ev->op.func),
+                                 names_datatype_id(ev->op.datatype), ev->op.count, ev->op.peer_or_root, tag);
+      if (h != NULL) return h;
+    }
+  }
+  return tags_encode(tag, ev->graph_captured);
+}
+
 void* core_event_start(void* context, const core_event* ev) {
   switch (ev->kind) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
-    case CORE_EVENT_API: return tags_encode(tags_of_current_thread(), ev->graph_captured);
+    case CORE_EVENT_API: return core_api_start(context, ev);
     case CORE_EVENT_LAUNCH: launch_clock_note(); return NULL;
     default: return NULL; /* API, group, proxy and network events: no handle, so no children */
   }
@@ -335,7 +383,10 @@ void core_stop(void* handle) {
   switch (handle_tag(handle)) {
     case HANDLE_TAG_OP: op_stop(handle); break;
     case HANDLE_TAG_CHANNEL: channel_stop(handle); break;
-    case HANDLE_TAG_API: break; /* a thread tag: nothing to stop */
+    case HANDLE_TAG_API: break;    /* a thread tag: nothing to stop */
+    case HANDLE_TAG_LEDGER: /* a collective call: its operation event links it */
+      if (!api_ledger_handle_in_range(&g_core.ledger, handle)) counter_add(CTR_INVALID_HANDLE, 1);
+      break;
     default: counter_add(CTR_INVALID_HANDLE, 1); break;
   }
 }

@@ -55,7 +55,9 @@ typedef enum {
 
 typedef struct core_event {
   core_event_kind kind;
-  core_op_event op;      /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag) */
+  /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag); CORE_EVENT_API of a
+   * collective call: op.kind RECORD_KIND_COLL with func, datatype, count and root (0 for P2P calls) */
+  core_op_event op;
   void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
   uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
@@ -66,9 +68,12 @@ typedef struct core_event {
 void* core_event_start(void* context, const core_event* ev);
 
 /* init: returns the context for NCCL (NULL when the inspector is not enabled or full) and sets
- * the activation mask. Never fails towards NCCL (facts doc 1.4: a failing init misbehaves). */
+ * the activation mask. Never fails towards NCCL (facts doc 1.4: a failing init misbehaves).
+ * `caller` is an address inside the NCCL library that called (its init's return address), which
+ * tells the NCCL release (nccl_release.h). */
 void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
-                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version);
+                     int nranks, int rank, ncclDebugLogger_t logfn, uint32_t abi_version,
+                     const void* caller);
 void core_comm_finalize(void* context);
 
 /* Start of a collective or P2P operation; returns its handle or NULL. */

@@ -5,9 +5,12 @@
 #include "channel_desync.h"
 #include "clock.h"
 #include "core_state.h"
+#include "handles.h"
+#include "nccl_release.h"
 #include "event_counters.h"
 #include "names.h"
 #include "op_timing.h"
+#include "profiler_core.h"
 #include "record_format.h"
 
 static void fill_channels(const op_slot* s, uint32_t seen, const op_timing* timing, channel_record* out) {
@@ -29,6 +32,13 @@ static void fill_channels(const op_slot* s, uint32_t seen, const op_timing* timi
   }
 }
 
+/* Notes on the operation's communicator that its operations get kernel events (once). */
+static void note_kernel_events(const op_slot* s) {
+  comm_slot* c = comm_table_lookup(&g_core.comms, handle_make(HANDLE_TAG_COMM, s->comm_index, 0, s->comm_gen));
+  /* Relaxed: a flag with nothing to publish. The serial guards a slot reused since. */
+  if (c != NULL && c->serial == s->comm_serial) atomic_store_explicit(&c->got_kernel_events, 1, memory_order_relaxed);
+}
+
 void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* Relaxed: the caller owns the slot (acquired through the control word). */
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
@@ -36,6 +46,18 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
   op_timing timing;
   op_timing_compute(s, seen, complete, &timing);
+  if (seen > 0 && !s->comm_got_kernel_events) note_kernel_events(s);
+  if (seen == 0 && s->comm_got_kernel_events && s->expected_channels != 0 &&
+      s->channel_mode == CHANNELS_COUNTED && (close_flags & (RECORD_FLAG_EXPIRED | RECORD_FLAG_EVICTED))) {
+    /* Announced channels never came within the in-flight expiry (or before the table needed the
+     * room), where this communicator's operations got them before: NCCL stopped delivering kernel
+     * events (NCCL 2.29-2.30 after a Broadcast on their AllGatherV path). Its CPU span is only its
+     * enqueue: no time, and set apart as evidence. An operation still waiting at finalize or close
+     * is not evidence of that (its channels may simply not have come yet). */
+    timing.source = TIMING_NONE;
+    timing.exec_ns = 0;
+    timing.quarantine = QUARANTINE_KERNEL_EVENTS_MISSING;
+  }
   if (timing.latch_channels) {
     desync_latch(s->comm_index, s->comm_gen, s->comm_serial, timing.latch_channels);
   }
@@ -115,6 +137,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->phase = s->phase;
   r->channels_desynced = timing.channels_desynced;
   r->launch_wall_ns = clock_mono_to_wall_ns(s->launch_ns);
+  r->api_sn = s->api_sn;
 
   uint64_t pos;
   if (!ring_reserve(&g_core.ring, r->cells, 0, &pos)) {
@@ -122,6 +145,59 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
     return;
   }
   ring_write(&g_core.ring, pos, 0, &rec, r->cells);
+  ring_publish(&g_core.ring, pos);
+}
+
+void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_gen, uint64_t comm_serial,
+                     uint8_t func, uint8_t datatype, uint64_t count, int32_t root, int64_t step, uint16_t phase,
+                     uint32_t api_sn, uint64_t func_sn, uint64_t start_ns) {
+  const comm_slot* c = comm != NULL ? comm
+                                     : comm_table_lookup(&g_core.comms, handle_make(HANDLE_TAG_COMM, comm_index, 0, comm_gen));
+  if (c == NULL || c->serial != comm_serial) {
+    counter_add(CTR_UNKNOWN_CONTEXT, 1); /* its communicator is gone: a finalize flushes first */
+    return;
+  }
+  uint32_t size = names_datatype_size(datatype);
+  uint64_t bytes = (size != 0 && count <= UINT64_MAX / size) ? count * size : 0;
+  if (count == 0 || bytes < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed)) {
+    counter_add(CTR_BELOW_MIN_SIZE, 1); /* as its operation event would have been */
+    return;
+  }
+  counter_add(CTR_NOT_PROFILED_BY_NCCL, 1);
+  op_record r;
+  memset(&r, 0, sizeof(r));
+  r.kind = RECORD_KIND_COLL;
+  r.cells = OP_RECORD_CELLS;
+  r.func = func;
+  r.datatype = datatype;
+  r.algo = ALGO_NONE;
+  r.proto = PROTO_NONE;
+  r.timing_source = TIMING_NONE;
+  r.flags = RECORD_FLAG_NOT_PROFILED_BY_NCCL | RECORD_FLAG_NO_KERNEL_EVENTS;
+  if (datatype == DATATYPE_UNKNOWN_AS_UINT8) r.flags |= RECORD_FLAG_UINT8_AS_UNKNOWN;
+  r.comm_serial = c->serial;
+  r.comm_id = c->comm_id;
+  r.rank = c->rank;
+  r.nranks = c->nranks;
+  r.nnodes = c->nnodes;
+  r.peer_or_root = root;
+  r.seq = func_sn; /* counted like NCCL's seqNumber: per operation, per communicator */
+  r.count = count;
+  r.bytes = bytes;
+  r.start_wall_ns = clock_mono_to_wall_ns(start_ns);
+  r.abi_version = (uint8_t)c->abi_version;
+  r.step = step;
+  r.phase = phase;
+  r.untimed_reason = (func == FUNC_BROADCAST && c->nccl_version >= NCCL_RELEASE_BROADCAST_WITHOUT_EVENTS)
+                         ? UNTIMED_NCCL_BROADCAST_ALLGATHERV
+                         : UNTIMED_NCCL_NO_OPERATION_EVENT;
+  r.api_sn = api_sn;
+  uint64_t pos;
+  if (!ring_reserve(&g_core.ring, r.cells, 0, &pos)) {
+    counter_add(CTR_RING_FULL, 1);
+    return;
+  }
+  ring_write(&g_core.ring, pos, 0, &r, r.cells);
   ring_publish(&g_core.ring, pos);
 }
 
@@ -136,6 +212,7 @@ void emit_comm_record(const comm_slot* c, uint16_t kind) {
   r.kind = kind;
   r.cells = COMM_RECORD_CELLS;
   r.abi_version = c->abi_version;
+  r.nccl_version = c->nccl_version;
   r.comm_serial = c->serial;
   r.comm_id = c->comm_id;
   r.rank = c->rank;

@@ -38,8 +38,22 @@ enum {
   RECORD_FLAG_QUARANTINED = 1u << 10,     /* GPU timestamps unusable: see quarantine_reason */
   RECORD_FLAG_GRAPH_LAUNCHED = 1u << 11,  /* launched by a CUDA graph replay (v5+: its API call was captured) */
   RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED = 1u << 12, /* timed by its in-step channels only (channel_desync.h) */
-  RECORD_FLAG_SEND_SIDE_STOP = 1u << 13   /* P2P GPU time: its channels' stops are the send side's */
+  RECORD_FLAG_SEND_SIDE_STOP = 1u << 13,  /* P2P GPU time: its channels' stops are the send side's */
+  RECORD_FLAG_NOT_PROFILED_BY_NCCL = 1u << 14 /* NCCL gave the call no operation event: recorded from the call */
 };
+
+/* Why a record carries no time although the operation ran (op_record.untimed_reason). */
+enum {
+  UNTIMED_NONE = 0,
+  /* NCCL >= 2.29.2 ran an ncclBroadcast through its AllGatherV path, which emits no events. */
+  UNTIMED_NCCL_BROADCAST_ALLGATHERV = 1,
+  /* NCCL emitted the call (CollApi) but no operation event for it (symmetric kernels, others). */
+  UNTIMED_NCCL_NO_OPERATION_EVENT = 2
+};
+
+/* op_record.api_sn of an operation whose call is not known (interface v4 and older, a CUDA-graph
+ * replay, a full API ledger). */
+#define API_SN_UNKNOWN 0xffffffffu
 
 /* Why a record is quarantined (op_record.quarantine_reason); the counter of the same name. */
 enum {
@@ -47,7 +61,9 @@ enum {
   QUARANTINE_GPU_TIMESTAMP_ZERO = 1,
   QUARANTINE_GPU_TIMESTAMP_REVERSED = 2,
   QUARANTINE_GPU_TIMESTAMP_ABSURD = 3,
-  QUARANTINE_KERNEL_CHANNEL_DESYNC = 4   /* every channel carried another work item's timestamps */
+  QUARANTINE_KERNEL_CHANNEL_DESYNC = 4,  /* every channel carried another work item's timestamps */
+  QUARANTINE_KERNEL_EVENTS_MISSING = 5   /* announced channels never came, on a communicator whose
+                                            operations got them before: NCCL stopped delivering */
 };
 
 typedef struct op_record {
@@ -86,8 +102,8 @@ typedef struct op_record {
   int64_t step;           /* 136: step tag of the enqueuing thread, -1 if none */
   uint16_t phase;         /* 144: phase tag (id given by Java), 0 if none */
   uint8_t channels_desynced; /* 146: channels left out because their timestamps lag */
-  uint8_t reserved1;      /* 147 */
-  uint32_t reserved2;     /* 148 */
+  uint8_t untimed_reason; /* 147: UNTIMED_*, why an operation that ran has no time */
+  uint32_t api_sn;        /* 148: its collective call's number in the communicator, API_SN_UNKNOWN */
   uint64_t launch_wall_ns;/* 152: host time of its kernel's launch (v5+ on the launching thread), 0 if unknown */
   uint8_t reserved3[32];  /* 160 */
 } op_record;
@@ -112,7 +128,7 @@ typedef struct comm_record {
   uint16_t cells;         /* 2 */
   uint32_t name_length;   /* 4 */
   uint32_t abi_version;   /* 8 */
-  uint32_t reserved0;     /* 12 */
+  int32_t nccl_version;   /* 12: NCCL's version code (22809 = 2.28.9), 0 if unknown */
   uint64_t comm_serial;   /* 16 */
   uint64_t comm_id;       /* 24 */
   int32_t rank;           /* 32 */

@@ -1,5 +1,7 @@
 #include "trace_recorder.h"
 
+#include "core_state.h"
+
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -78,6 +80,9 @@ void trace_init(uint32_t abi, void* context, uint64_t comm_id, const char* name,
   e.nnodes = nnodes;
   e.nranks = nranks;
   e.rank = rank;
+  /* The NCCL release the core learnt at this init (0 unknown), for replays to tell it again. */
+  const comm_slot* c = context != NULL ? comm_table_lookup(&g_core.comms, context) : NULL;
+  e.i0 = c != NULL ? c->nccl_version : 0;
   copy_string(e.comm_name, sizeof(e.comm_name), name);
   push(&e);
 }

@@ -84,7 +84,7 @@ static void events_for_recycled_handles_are_dropped_and_counted(void) {
   CHECK_EQ(d.last.seq, 4);
   /* A value that was never a handle is recognised as such. */
   long long invalid_before = test_counter("invalid_handle");
-  test_stop((void*)(uintptr_t)0x1234564); /* tag bits 0: not a handle of ours */
+  test_stop((void*)(uintptr_t)0x1234564); /* tag bits 0 (an API ledger entry) with an index beyond the ledger */
   CHECK_EQ(test_counter("invalid_handle") - invalid_before, 1);
   ncclProfiler_v5.finalize(ctx);
   test_shutdown();

@@ -73,7 +73,9 @@ static void graph_replays_are_marked_even_without_tags(void) {
   api.collApi.graphCaptured = 0;
   void* eager = NULL;
   ncclProfiler_v5.startEvent(context, &eager, &api);
-  CHECK(eager == NULL); /* nothing to carry: no handle, as before */
+  CHECK(eager != NULL); /* an entry of the API ledger (api_ledger.h), not a thread tag */
+  CHECK(((uintptr_t)eager & 3) == 0);
+  test_stop(eager);
   for (int replay = 0; replay < 3; replay++) {
     ncclProfilerEventDescr_v5_t d;
     memset(&d, 0, sizeof(d));

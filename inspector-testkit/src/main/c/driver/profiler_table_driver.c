@@ -16,6 +16,11 @@ typedef void (*virtual_clock_fn)(int enabled, unsigned long long mono_ns, unsign
 
 static void* lib;
 static const ncclProfiler_v5_t* table;
+/* The plugin's v6 table, called through the v5 type: the two tables have the same members and
+ * signatures, and a v6 descriptor starts with the v5 one (nccl_profiler_abi.h). */
+static const ncclProfiler_v5_t* table_v6;
+static uint8_t* context_v6; /* per context id: driven through table_v6 */
+static int nccl_version;
 static virtual_clock_fn set_clock;
 static char error[512];
 static char loaded_path[4096];
@@ -56,8 +61,10 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char* fil
 static void reset_maps(void) {
   free(handles);
   free(contexts);
+  free(context_v6);
   handles = NULL;
   contexts = NULL;
+  context_v6 = NULL;
   handle_cap = ctx_cap = 0;
 }
 
@@ -75,6 +82,7 @@ int profiler_driver_open(const char* library_path) {
     lib = NULL;
     return -1;
   }
+  table_v6 = dlsym(lib, "ncclProfiler_v6");
   set_clock = (virtual_clock_fn)dlsym(lib, "nccl_inspector_set_virtual_clock");
   struct link_map* map = NULL;
   loaded_path[0] = 0;
@@ -84,9 +92,21 @@ int profiler_driver_open(const char* library_path) {
   return 0;
 }
 
+int profiler_driver_exported_versions(void) {
+  if (lib == NULL) return 0;
+  int bits = 0;
+  char name[32];
+  for (int v = 1; v <= 9; v++) {
+    snprintf(name, sizeof(name), "ncclProfiler_v%d", v);
+    if (dlsym(lib, name) != NULL) bits |= 1 << v;
+  }
+  return bits;
+}
+
 int profiler_driver_open_null(void) {
   profiler_driver_close();
   table = &null_table;
+  table_v6 = NULL;
   set_clock = NULL;
   snprintf(loaded_path, sizeof(loaded_path), "(built-in null plugin)");
   return 0;
@@ -106,7 +126,8 @@ int profiler_driver_prepare(int max_handle_id, int max_ctx_id) {
   ctx_cap = max_ctx_id + 1;
   handles = calloc((size_t)handle_cap, sizeof(void*));
   contexts = calloc((size_t)ctx_cap, sizeof(void*));
-  if (handles == NULL || contexts == NULL) {
+  context_v6 = calloc((size_t)ctx_cap, 1);
+  if (handles == NULL || contexts == NULL || context_v6 == NULL) {
     reset_maps();
     snprintf(error, sizeof(error), "out of memory for %d handles", handle_cap);
     return -1;
@@ -155,7 +176,7 @@ static int handle_in_range(uint32_t id) { return id < (uint32_t)handle_cap; }
 static int ctx_in_range(uint32_t id) { return id < (uint32_t)ctx_cap; }
 static void* handle_of(uint32_t id) { return (id > 0 && handle_in_range(id)) ? handles[id] : NULL; }
 
-static void build_descriptor(const driver_event* e, ncclProfilerEventDescr_v5_t* d) {
+static void build_descriptor(const driver_event* e, ncclProfilerEventDescr_v6_t* d) {
   memset(d, 0, sizeof(*d));
   d->type = e->type;
   d->parentObj = handle_of(e->parent);
@@ -213,10 +234,31 @@ static void build_descriptor(const driver_event* e, ncclProfilerEventDescr_v5_t*
       d->kernelCh.channelId = e->channel_id;
       d->kernelCh.pTimer = e->a;
       break;
+    case ncclProfileCeColl:
+      d->ceColl.seqNumber = e->a;
+      d->ceColl.func = str(e->func);
+      d->ceColl.count = e->count;
+      d->ceColl.root = e->peer_or_root;
+      d->ceColl.datatype = str(e->datatype);
+      break;
     default:
       break;
   }
 }
+
+/* The table that drives a context: v6 for a communicator recorded under interface 6. */
+static const ncclProfiler_v5_t* table_of(uint32_t ctx) {
+  return (table_v6 != NULL && ctx_in_range(ctx) && context_v6[ctx]) ? table_v6 : table;
+}
+
+/* NCCL's ncclGetVersion, as this stand-in for NCCL answers it. */
+__attribute__((visibility("default"))) int ncclGetVersion(int* version) {
+  if (version == NULL) return ncclInvalidArgument;
+  *version = nccl_version;
+  return ncclSuccess;
+}
+
+void profiler_driver_set_nccl_version(int version_code) { nccl_version = version_code; }
 
 static inline long long now_ns(void) {
   struct timespec ts;
@@ -241,9 +283,11 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
       case DRIVER_OP_INIT: {
         if (!ctx_in_range(e->ctx)) break;
         void* ctx = NULL;
+        nccl_version = e->i0; /* the release the trace recorded for this init, 0 when it did not */
+        context_v6[e->ctx] = (uint8_t)(e->i1 == 6 && table_v6 != NULL);
         if (call_ns) t0 = now_ns();
-        table->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
-                    e->nranks, e->rank, logger);
+        table_of(e->ctx)->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
+                               e->nranks, e->rank, logger);
         if (call_ns) call_ns[i] = now_ns() - t0;
         contexts[e->ctx] = ctx;
         calls++;
@@ -256,11 +300,13 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
         /* A parent id out of range would reach the plugin as no parent: not an event NCCL makes. */
         if ((e->parent != 0 && !handle_in_range(e->parent)) ||
             (e->parent_group != 0 && !handle_in_range(e->parent_group))) break;
-        ncclProfilerEventDescr_v5_t d;
+        /* CE events exist only for a communicator driven through v6 (NCCL's v5 adapter drops them). */
+        if ((e->type & (ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch)) && table_of(e->ctx) != table_v6) break;
+        ncclProfilerEventDescr_v6_t d;
         build_descriptor(e, &d);
         void* h = NULL;
         if (call_ns) t0 = now_ns();
-        table->startEvent(contexts[e->ctx], &h, &d);
+        table_of(e->ctx)->startEvent(contexts[e->ctx], &h, (ncclProfilerEventDescr_v5_t*)&d);
         if (call_ns) call_ns[i] = now_ns() - t0;
         handles[e->handle] = h;
         calls++;
@@ -290,7 +336,7 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
       case DRIVER_OP_FINI: {
         if (!ctx_in_range(e->ctx) || contexts[e->ctx] == NULL) break;
         if (call_ns) t0 = now_ns();
-        table->finalize(contexts[e->ctx]);
+        table_of(e->ctx)->finalize(contexts[e->ctx]);
         if (call_ns) call_ns[i] = now_ns() - t0;
         contexts[e->ctx] = NULL;
         calls++;
@@ -330,5 +376,6 @@ void profiler_driver_close(void) {
   if (lib != NULL) dlclose(lib);
   lib = NULL;
   table = NULL;
+  table_v6 = NULL;
   set_clock = NULL;
 }

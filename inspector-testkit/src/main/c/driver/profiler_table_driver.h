@@ -47,16 +47,22 @@ typedef struct driver_event {
   uint32_t state;      /* 72 */
   int32_t nnodes;      /* 76 */
   int32_t nranks;      /* 80 */
-  int32_t i0;          /* 84: proxyOp pid / groupApi depth / proxyStep step */
-  int32_t i1;          /* 88: proxyOp nSteps */
+  int32_t i0;          /* 84: proxyOp pid / groupApi depth / proxyStep step; init: NCCL version code */
+  int32_t i1;          /* 88: proxyOp nSteps; init: the profiler interface version recorded */
   int32_t i2;          /* 92: proxyOp chunkSize */
   int32_t i3;          /* 96: proxyOp isSend */
   uint8_t graph_captured; /* 100 */
   uint8_t reserved[27];   /* 101 */
 } driver_event;
 
-/* Opens a plugin; version 5 is the interface used. Returns 0, or -1 with profiler_driver_error(). */
+/* Opens a plugin: its ncclProfiler_v5 table, and ncclProfiler_v6 if it has one. A communicator
+ * whose init event names interface 6 (a trace recorded under NCCL 2.29+) is driven through v6,
+ * which also carries copy-engine events; every other through v5. Returns 0, or -1 with
+ * profiler_driver_error(). */
 int profiler_driver_open(const char* library_path);
+/* The profiler interface versions the opened plugin exports a table of (bit N: ncclProfiler_vN), as
+ * NCCL looks them up by name. */
+int profiler_driver_exported_versions(void);
 /* Uses a built-in plugin whose functions return at once (the benchmark's baseline). */
 int profiler_driver_open_null(void);
 const char* profiler_driver_error(void);
@@ -77,6 +83,11 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
  * with enabled == 0 gives it back its real clock. Returns 0, or -1 if the plugin has no virtual
  * clock (not this project's core, or the built-in null plugin). */
 int profiler_driver_set_virtual_clock(int enabled, unsigned long long mono_ns, unsigned long long wall_ns);
+/* The NCCL release this stand-in claims to be: the driver exports ncclGetVersion, which the plugin
+ * may ask at init (as it asks NCCL). An init event that carries a version sets it for that init;
+ * 0 (unknown) makes ncclGetVersion report 0. */
+void profiler_driver_set_nccl_version(int version_code);
+
 /* Forgets handles and contexts (dlclose, as NCCL's unload does). */
 void profiler_driver_close(void);
 

@@ -8,7 +8,9 @@ import java.util.Set;
  *
  * @param communicator the communicator it ran on
  * @param operation AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AlltoAll, ...
- * @param sequence NCCL's sequence number
+ * @param sequence NCCL's sequence number (per operation and communicator); for a call NCCL gave no
+ *     operation event ({@link RecordFlag#NOT_PROFILED_BY_NCCL}), the call's number among the
+ *     communicator's calls of the same operation, counted the same way
  * @param root the root rank (Broadcast, Reduce)
  * @param algorithm algorithm, protocol and warps NCCL chose
  * @param transfer size and bandwidths
@@ -17,6 +19,9 @@ import java.util.Set;
  * @param tags step and phase tags of the enqueuing thread
  * @param flags facts about how the record came about
  * @param trace callback sequence numbers and, in verbose mode, the kernel channels
+ * @param callNumber the application's call: its number among the communicator's collective calls
+ *     (0, 1, ...; interface v5 and later), {@link #CALL_NUMBER_UNKNOWN} when not known (interface
+ *     v4 and older, CUDA-graph replays). Gaps are calls that made no record (see the counters)
  */
 public record CollectiveRecord(
     CommunicatorInfo communicator,
@@ -29,8 +34,12 @@ public record CollectiveRecord(
     Channels channels,
     Tags tags,
     Set<RecordFlag> flags,
-    EventTrace trace)
+    EventTrace trace,
+    long callNumber)
     implements OperationRecord {
+
+  /** {@link #callNumber()} of a record whose call is not known. */
+  public static final long CALL_NUMBER_UNKNOWN = -1;
 
   public CollectiveRecord {
     Objects.requireNonNull(communicator, "communicator");
@@ -42,6 +51,14 @@ public record CollectiveRecord(
     Objects.requireNonNull(tags, "tags");
     Objects.requireNonNull(trace, "trace");
     flags = Set.copyOf(flags);
+  }
+
+  /** A record whose call number is not known. */
+  public CollectiveRecord(CommunicatorInfo communicator, String operation, long sequence, int root,
+      Algorithm algorithm, Transfer transfer, Timing timing, Channels channels, Tags tags,
+      Set<RecordFlag> flags, EventTrace trace) {
+    this(communicator, operation, sequence, root, algorithm, transfer, timing, channels, tags, flags, trace,
+        CALL_NUMBER_UNKNOWN);
   }
 
   @Override

@@ -17,7 +17,7 @@ import java.util.Objects;
  */
 public record CommunicatorInfo(
     long serial, long id, String name, int rank, int ranks, int nodes, int profilerInterfaceVersion,
-    int cudaDevice, String gpuUuid) {
+    int cudaDevice, String gpuUuid, int ncclVersionCode) {
 
   /** The name written when NCCL gave a communicator none. */
   public static final String UNKNOWN_NAME = "unknown";
@@ -28,6 +28,30 @@ public record CommunicatorInfo(
   public CommunicatorInfo {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(gpuUuid, "gpuUuid");
+  }
+
+  /** A communicator whose NCCL release is unknown. */
+  public CommunicatorInfo(
+      long serial, long id, String name, int rank, int ranks, int nodes, int profilerInterfaceVersion,
+      int cudaDevice, String gpuUuid) {
+    this(serial, id, name, rank, ranks, nodes, profilerInterfaceVersion, cudaDevice, gpuUuid, 0);
+  }
+
+  /**
+   * The NCCL release that runs this communicator, as {@code major.minor.patch} (for example
+   * {@code 2.30.7}), or empty when NCCL did not say (a replay of a trace that does not record it,
+   * an NCCL older than 2.9).
+   */
+  public java.util.Optional<String> ncclVersion() {
+    return ncclVersionText(ncclVersionCode);
+  }
+
+  /** {@code major.minor.patch} of an NCCL version code ({@code NCCL_VERSION_CODE}), or empty. */
+  public static java.util.Optional<String> ncclVersionText(int code) {
+    if (code < 20900) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(code / 10000 + "." + (code / 100) % 100 + "." + code % 100);
   }
 
   /** A communicator whose device is unknown. */

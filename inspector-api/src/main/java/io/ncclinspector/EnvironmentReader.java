@@ -51,6 +51,7 @@ final class EnvironmentReader {
     number("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "minMessageBytes", Long::parseLong, b::minMessageBytes);
     bool("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", "requireKernelTiming", b::requireKernelTiming);
     bool("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", b::overridePlugin);
+    bool("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", b::ncclWorkarounds);
     number("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Integer::parseInt, b::inflightOperations);
     number("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Integer::parseInt, b::maxCommunicators);
     number("NCCL_INSPECTOR_RING_CELLS", "ringCells", Integer::parseInt, b::ringCells);

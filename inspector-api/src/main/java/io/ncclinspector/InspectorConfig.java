@@ -36,6 +36,7 @@ public final class InspectorConfig {
   private final long minMessageBytes;
   private final boolean requireKernelTiming;
   private final boolean overridePlugin;
+  private final boolean ncclWorkarounds;
   private final int inflightOperations;
   private final int maxCommunicators;
   private final int ringCells;
@@ -62,6 +63,7 @@ public final class InspectorConfig {
     this.minMessageBytes = b.minMessageBytes;
     this.requireKernelTiming = b.requireKernelTiming;
     this.overridePlugin = b.overridePlugin;
+    this.ncclWorkarounds = b.ncclWorkarounds;
     this.inflightOperations = b.inflightOperations;
     this.maxCommunicators = b.maxCommunicators;
     this.ringCells = b.ringCells;
@@ -144,6 +146,16 @@ public final class InspectorConfig {
   /** Whether a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names is replaced (default off: enable() fails). */
   public boolean overridePlugin() {
     return overridePlugin;
+  }
+
+  /**
+   * Whether {@code enable()} sets the NCCL variables that keep known NCCL defects away from a
+   * profiled job, where the program has not set them itself (default on; see
+   * {@link InspectorStatus#nccl()}): today {@code NCCL_ALLGATHERV_ENABLE=0}, without which NCCL 2.29
+   * and 2.30 give broadcasts no events and can hang on grouped broadcasts under a profiler.
+   */
+  public boolean ncclWorkarounds() {
+    return ncclWorkarounds;
   }
 
   /** Operations that can be in flight at once (2048; native memory about 3.2 KB each). */
@@ -259,7 +271,8 @@ public final class InspectorConfig {
     return "InspectorConfig[enabled=" + enabled + ", jsonOutput=" + jsonOutput + ", dumpInterval=" + dumpInterval
         + ", dumpDirectory=" + dumpDirectory + ", verbose=" + verbose + ", trackP2p=" + trackP2p
         + ", minMessageBytes=" + minMessageBytes + ", requireKernelTiming=" + requireKernelTiming
-        + ", overridePlugin=" + overridePlugin + ", inflightOperations=" + inflightOperations
+        + ", overridePlugin=" + overridePlugin + ", ncclWorkarounds=" + ncclWorkarounds
+        + ", inflightOperations=" + inflightOperations
         + ", maxCommunicators=" + maxCommunicators + ", ringCells=" + ringCells + ", inflightExpiry=" + inflightExpiry
         + ", processIdentity=" + processIdentity + ", traceDirectory=" + traceDirectory + ", traceMaxBytes="
         + traceMaxBytes + ", traceBufferBytes=" + traceBufferBytes + ", slowCollectives=" + slowCollectives
@@ -283,6 +296,7 @@ public final class InspectorConfig {
     private long minMessageBytes = 8192;
     private boolean requireKernelTiming = true;
     private boolean overridePlugin;
+    private boolean ncclWorkarounds = true;
     private int inflightOperations = 2048;
     private int maxCommunicators = 1024;
     private int ringCells = 1 << 16;
@@ -317,6 +331,7 @@ public final class InspectorConfig {
       minMessageBytes = c.minMessageBytes;
       requireKernelTiming = c.requireKernelTiming;
       overridePlugin = c.overridePlugin;
+      ncclWorkarounds = c.ncclWorkarounds;
       inflightOperations = c.inflightOperations;
       maxCommunicators = c.maxCommunicators;
       ringCells = c.ringCells;
@@ -378,6 +393,12 @@ public final class InspectorConfig {
 
     public Builder overridePlugin(boolean v) {
       overridePlugin = v;
+      return this;
+    }
+
+    /** See {@link InspectorConfig#ncclWorkarounds()}. */
+    public Builder ncclWorkarounds(boolean v) {
+      ncclWorkarounds = v;
       return this;
     }
 

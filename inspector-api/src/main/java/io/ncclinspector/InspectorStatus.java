@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param output the JSON Lines output, if it is on
  * @param recording the raw event recording, if it is on and could start
  * @param listenersAbandoned listeners that did not finish in time at close or removal
+ * @param nccl what the inspector knows of NCCL in this process, and what it changed in NCCL's settings
  * @param problems each problem in one sentence (empty when there is none)
  */
 public record InspectorStatus(
@@ -28,6 +29,7 @@ public record InspectorStatus(
     Optional<Output> output,
     Optional<Recording> recording,
     long listenersAbandoned,
+    Nccl nccl,
     List<String> problems) {
 
   /** What the inspector is doing. */
@@ -39,7 +41,47 @@ public record InspectorStatus(
     Objects.requireNonNull(records, "records");
     Objects.requireNonNull(output, "output");
     Objects.requireNonNull(recording, "recording");
+    Objects.requireNonNull(nccl, "nccl");
     problems = List.copyOf(problems);
+  }
+
+  /**
+   * NCCL as the inspector sees it.
+   *
+   * @param releases the NCCL releases its communicators ran on ({@code 2.30.7}), in the order first
+   *     seen; {@code unknown} for a communicator whose NCCL did not say
+   * @param interfaceVersions the profiler interface versions NCCL picked, in the order first seen
+   * @param workarounds the NCCL settings {@code enable()} looked at ({@link InspectorConfig#ncclWorkarounds()})
+   * @param notProfiledByNccl collective calls NCCL gave no operation event, recorded untimed from the call
+   * @param kernelEventsStopped communicators (hex id and rank) whose operations stopped getting the
+   *     kernel events they used to get
+   */
+  public record Nccl(List<String> releases, List<Integer> interfaceVersions, List<Workaround> workarounds,
+      long notProfiledByNccl, List<String> kernelEventsStopped) {
+    public static final Nccl NONE = new Nccl(List.of(), List.of(), List.of(), 0, List.of());
+
+    public Nccl {
+      releases = List.copyOf(releases);
+      interfaceVersions = List.copyOf(interfaceVersions);
+      workarounds = List.copyOf(workarounds);
+      kernelEventsStopped = List.copyOf(kernelEventsStopped);
+    }
+  }
+
+  /**
+   * An NCCL setting that keeps a known NCCL defect away from the profiled job.
+   *
+   * @param variable the environment variable ({@code NCCL_ALLGATHERV_ENABLE})
+   * @param value its value in the process ({@code ""} when unset)
+   * @param applied whether {@code enable()} set it
+   * @param reason why it matters, and what was or was not done
+   */
+  public record Workaround(String variable, String value, boolean applied, String reason) {
+    public Workaround {
+      Objects.requireNonNull(variable, "variable");
+      Objects.requireNonNull(value, "value");
+      Objects.requireNonNull(reason, "reason");
+    }
   }
 
   /**

@@ -11,6 +11,8 @@ import io.ncclinspector.internal.JsonFileSink;
 import io.ncclinspector.internal.JsonLinesWriter;
 import io.ncclinspector.internal.ListenerDispatcher;
 import io.ncclinspector.internal.NativeCore;
+import io.ncclinspector.internal.NcclReleaseMonitor;
+import io.ncclinspector.internal.NcclWorkarounds;
 import io.ncclinspector.internal.PluginEnvironment;
 import io.ncclinspector.internal.RecordDecoder;
 import io.ncclinspector.internal.SlowCollectiveDetector;
@@ -83,7 +85,7 @@ public final class NcclInspector implements AutoCloseable {
    * disk stalls and bursts) before records are dropped and counted.
    */
   private static final int BACKLOG = 1 << 18;
-  /** Native ring of the raw event recording: 65536 cells (4 MiB), about 21k callbacks. */
+  /** Guards enabling and closing: one active inspector per process. */
   private static final Object LOCK = new Object();
   /* Written under LOCK; read without it, so that current() never waits for a close in progress
      (a listener asking for the inspector from its callback while close waits for it). */
@@ -106,7 +108,8 @@ public final class NcclInspector implements AutoCloseable {
       ExporterSet exporters,
       DumpThread dumpThread,
       HangWatchdog watchdog,
-      TraceRecording recording) {}
+      TraceRecording recording,
+      NcclReleaseMonitor nccl) {}
 
   private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
     this.config = config;
@@ -147,6 +150,8 @@ public final class NcclInspector implements AutoCloseable {
       }
       NativeCore core = NativeCore.get();
       PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
+      List<InspectorStatus.Workaround> workarounds =
+          NcclWorkarounds.apply(core, config.ncclWorkarounds(), core.ncclAlreadyLoaded());
       int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
           config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
           config.inflightExpiry().toNanos());
@@ -158,7 +163,7 @@ public final class NcclInspector implements AutoCloseable {
             + "table sizes of that session are kept");
       }
       AtomicReference<ExporterSet.Inspector> self = new AtomicReference<>();
-      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self, ticker));
+      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self, ticker, workarounds));
       self.set(inspector.new ForExporters());
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
@@ -170,9 +175,11 @@ public final class NcclInspector implements AutoCloseable {
   }
 
   private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<ExporterSet.Inspector> self,
-      Ticker ticker) {
+      Ticker ticker, List<InspectorStatus.Workaround> workarounds) {
     CommunicatorRegistry communicators = new CommunicatorRegistry();
     List<EventSink> sinks = new ArrayList<>();
+    NcclReleaseMonitor nccl = new NcclReleaseMonitor(workarounds);
+    sinks.add(nccl); /* on the dump thread itself: a few field tests per record */
     JsonFileSink json = null;
     AsyncSink jsonWriter = null;
     if (config.jsonOutput()) {
@@ -200,7 +207,7 @@ public final class NcclInspector implements AutoCloseable {
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
         : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
     return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, exporters, thread, watchdog,
-        recording);
+        recording, nccl);
   }
 
   /** The inspector active in this process, if one is. */
@@ -392,7 +399,7 @@ public final class NcclInspector implements AutoCloseable {
         : closed ? InspectorStatus.State.CLOSED : InspectorStatus.State.ACTIVE;
     if (parts == null) {
       return new InspectorStatus(state, Optional.empty(), false, 0, InspectorStatus.Records.NONE, Optional.empty(),
-          Optional.empty(), 0, List.of());
+          Optional.empty(), 0, InspectorStatus.Nccl.NONE, List.of());
     }
     JsonFileSink json = parts.jsonSink();
     long seen = parts.communicators().seen();
@@ -418,6 +425,7 @@ public final class NcclInspector implements AutoCloseable {
     if (abandoned > 0) {
       problems.add(abandoned + " listener(s) did not finish in time and were abandoned");
     }
+    problems.addAll(parts.nccl().problems());
     InspectorStatus.Records records = new InspectorStatus.Records(parts.dumpThread().recordsDelivered(),
         json == null ? 0 : json.linesWritten(), json == null ? 0 : json.linesQuarantined(), notWritten);
     Optional<InspectorStatus.Output> output = json == null ? Optional.empty()
@@ -427,7 +435,7 @@ public final class NcclInspector implements AutoCloseable {
         : Optional.of(new InspectorStatus.Recording(recording.file(), recording.eventsWritten(),
             recording.eventsDroppedAtLimit(), traceLost, recording.outputError()));
     return new InspectorStatus(state, Optional.of(core.libraryPath()), isActive() && core.state() == NativeCore.STATE_PAUSED,
-        seen, records, output, rec, abandoned, problems);
+        seen, records, output, rec, abandoned, parts.nccl().status(), problems);
   }
 
   private static final String NO_COMMUNICATOR = "no NCCL communicator reached the inspector: NCCL did not load it"

@@ -21,7 +21,14 @@ public enum Quarantine {
    * this inspector predicts that from the send/receive and also recognises starts earlier than
    * the operation's kernel launch. See the README's section on the NCCL defect.
    */
-  KERNEL_CHANNEL_DESYNC;
+  KERNEL_CHANNEL_DESYNC,
+  /**
+   * NCCL announced kernel channels for the operation and never delivered one, although the same
+   * communicator's operations got them before: NCCL stopped delivering kernel events (NCCL 2.29
+   * and 2.30 do after a Broadcast on their AllGatherV path). The operation has no time
+   * ({@link TimingSource#NONE}); its CPU span is only its enqueue.
+   */
+  KERNEL_EVENTS_MISSING;
 
   private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
 

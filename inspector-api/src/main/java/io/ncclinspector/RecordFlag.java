@@ -22,7 +22,7 @@ public enum RecordFlag {
   CHANNELS_TRUNCATED,
   /** A copy-engine collective (profiler interface v6). */
   COPY_ENGINE,
-  /** Its GPU timestamps were unusable; see {@link OperationRecord#quarantine()}. */
+  /** Its GPU timestamps were unusable; see {@link Timing#quarantine()}. */
   QUARANTINED,
   /**
    * Launched by a replay of a CUDA graph that captured it (interface v5 and later): NCCL reports
@@ -31,7 +31,7 @@ public enum RecordFlag {
   GRAPH_LAUNCHED,
   /**
    * Some kernel channels carried other work items' timestamps and were left out; the time comes
-   * from the channels that ran in step ({@link OperationRecord#desyncedChannels()} says how many
+   * from the channels that ran in step ({@link Channels#desynced()} says how many
    * were left out).
    */
   DESYNC_CHANNELS_EXCLUDED,
@@ -40,7 +40,13 @@ public enum RecordFlag {
    * ends, so the time ends at the send side. For a receive the data may arrive later: the time is a
    * lower bound and its bandwidths upper bounds.
    */
-  SEND_SIDE_STOP;
+  SEND_SIDE_STOP,
+  /**
+   * NCCL gave the application's call no operation event (NCCL 2.29 and later route ncclBroadcast
+   * through a path without events; symmetric-kernel collectives): the record comes from the call
+   * itself, untimed; {@link Timing#untimedReason()} says why.
+   */
+  NOT_PROFILED_BY_NCCL;
 
   private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
 

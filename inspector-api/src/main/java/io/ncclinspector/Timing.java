@@ -17,13 +17,24 @@ import java.util.Objects;
  *     the clock only where a figure depends on it)
  * @param launchWallNanos wall-clock nanoseconds of the kernel launch that ran it (interface v5 and
  *     later, when NCCL started the operation on the launching thread), 0 when unknown
+ * @param untimedReason why an operation that ran has no time, where the quarantine does not say
+ *     ({@link UntimedReason#NONE} normally)
  */
 public record Timing(long executionNanos, TimingSource source, Quarantine quarantine, long gpuStartNanos,
-    long gpuSpanNanos, long gpuSkewNanos, long startWallNanos, long stopWallNanos, long launchWallNanos) {
+    long gpuSpanNanos, long gpuSkewNanos, long startWallNanos, long stopWallNanos, long launchWallNanos,
+    UntimedReason untimedReason) {
 
   public Timing {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(quarantine, "quarantine");
+    Objects.requireNonNull(untimedReason, "untimedReason");
+  }
+
+  /** A timing with no untimed reason. */
+  public Timing(long executionNanos, TimingSource source, Quarantine quarantine, long gpuStartNanos,
+      long gpuSpanNanos, long gpuSkewNanos, long startWallNanos, long stopWallNanos, long launchWallNanos) {
+    this(executionNanos, source, quarantine, gpuStartNanos, gpuSpanNanos, gpuSkewNanos, startWallNanos,
+        stopWallNanos, launchWallNanos, UntimedReason.NONE);
   }
 
   /** Whether the execution time is a measurement ({@code false}: {@link TimingSource#NONE}). */

@@ -10,7 +10,7 @@ public enum TimingSource {
   NONE("none"),
   /**
    * GPU timestamps of every kernel channel that ran in step (the precise case); see
-   * {@link OperationRecord#desyncedChannels()} for channels left out.
+   * {@link Channels#desynced()} for channels left out.
    */
   KERNEL_GPU("kernel_gpu"),
   /** CPU times of the kernel-channel callbacks, for channels without usable GPU timestamps. */

@@ -42,7 +42,7 @@ public final class CommunicatorRegistry {
     }
     CommunicatorInfo made = known != null
         ? new CommunicatorInfo(serial, id, known.name(), rank, ranks, nodes, abiVersion,
-            known.cudaDevice(), known.gpuUuid())
+            known.cudaDevice(), known.gpuUuid(), known.ncclVersionCode())
         : new CommunicatorInfo(serial, id, CommunicatorInfo.UNKNOWN_NAME, rank, ranks, nodes, abiVersion);
     live.put(serial, made);
     return made;

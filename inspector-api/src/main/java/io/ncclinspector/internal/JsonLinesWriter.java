@@ -16,6 +16,7 @@ import io.ncclinspector.RecordFlag;
 import io.ncclinspector.Tags;
 import io.ncclinspector.Timing;
 import io.ncclinspector.Transfer;
+import io.ncclinspector.UntimedReason;
 import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.KernelEventField;
 import io.ncclinspector.format.MetadataField;
@@ -64,7 +65,7 @@ public final class JsonLinesWriter implements Closeable {
   private final long pid;
   private final Map<String, SerializableString> values = new HashMap<>();
   private final Map<Long, Header> headers = new HashMap<>();
-  private final Map<Integer, SerializableString[]> metadata = new HashMap<>();
+  private final Map<Long, SerializableString[]> metadata = new HashMap<>();
   private static final SerializableString NEWLINE = new SerializedString("\n");
   private static final RecordFlag[] FLAGS = RecordFlag.values();
   private final Prefixed coll = new Prefixed(RecordKind.COLL);
@@ -84,7 +85,7 @@ public final class JsonLinesWriter implements Closeable {
   public void write(OperationRecord r, long dumpMicros) throws IOException {
     json.writeStartObject();
     writeHeader(r.communicator());
-    writeMetadata(dumpMicros, r.communicator().profilerInterfaceVersion());
+    writeMetadata(dumpMicros, r.communicator().profilerInterfaceVersion(), r.communicator().ncclVersionCode());
     if (r instanceof CollectiveRecord c) {
       writeCollective(c);
     } else if (r instanceof P2pRecord p) {
@@ -172,19 +173,21 @@ public final class JsonLinesWriter implements Closeable {
     return h;
   }
 
-  /**
-   * The metadata object: rendered once per interface version up to its timestamp and once after
-   * it; only the timestamp is written per record.
-   */
-  private int lastInterfaceVersion = -1;
+  /* The metadata of the previous record: consecutive records mostly share it. */
+  private long lastMetadataKey = -1;
   private SerializableString[] lastMetadata;
 
-  private void writeMetadata(long dumpMicros, int interfaceVersion) throws IOException {
+  /**
+   * The metadata object: rendered once per interface version and NCCL release up to its timestamp
+   * and once after it; only the timestamp is written per record.
+   */
+  private void writeMetadata(long dumpMicros, int interfaceVersion, int ncclVersionCode) throws IOException {
+    long key = ((long) interfaceVersion << 32) | (ncclVersionCode & 0xffffffffL);
     SerializableString[] parts = lastMetadata;
-    if (interfaceVersion != lastInterfaceVersion) {
-      parts = metadata(interfaceVersion);
+    if (key != lastMetadataKey || parts == null) {
+      parts = metadata(key, interfaceVersion, ncclVersionCode);
       lastMetadata = parts;
-      lastInterfaceVersion = interfaceVersion;
+      lastMetadataKey = key;
     }
     json.writeFieldName(F.METADATA);
     json.writeRawValue(parts[0]);
@@ -196,9 +199,10 @@ public final class JsonLinesWriter implements Closeable {
     json.writeRaw(parts[1]);
   }
 
-  /** The metadata object of an interface version, cut at its timestamp. */
-  private SerializableString[] metadata(int interfaceVersion) {
-    return metadata.computeIfAbsent(interfaceVersion, v -> {
+  /** The metadata object of an interface version and NCCL release, cut at its timestamp. */
+  private SerializableString[] metadata(long key, int interfaceVersion, int ncclVersionCode) {
+    return metadata.computeIfAbsent(key, k -> {
+      int v = interfaceVersion;
       String whole = render(g -> {
         g.writeStartObject();
         g.writeStringField(MetadataField.FORMAT_VERSION.jsonName(), FORMAT_VERSION);
@@ -208,6 +212,10 @@ public final class JsonLinesWriter implements Closeable {
         g.writeStringField(MetadataField.HOSTNAME.jsonName(), hostname.getValue());
         g.writeNumberField(MetadataField.PID.jsonName(), pid);
         g.writeNumberField(MetadataField.PROFILER_INTERFACE_VERSION.jsonName(), v);
+        java.util.Optional<String> release = CommunicatorInfo.ncclVersionText(ncclVersionCode);
+        if (release.isPresent()) {
+          g.writeStringField(MetadataField.NCCL_VERSION.jsonName(), release.get());
+        }
         g.writeEndObject();
       });
       String stamp = "\"" + MetadataField.DUMP_TIMESTAMP_US.jsonName() + "\":";
@@ -334,9 +342,17 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.quarantine);
       json.writeString(value(time.quarantine().jsonName()));
     }
+    if (time.untimedReason() != UntimedReason.NONE) {
+      json.writeFieldName(f.untimedReason);
+      json.writeString(value(time.untimedReason().jsonName()));
+    }
     if (r.channels().desynced() > 0) {
       json.writeFieldName(f.channelsDesynced);
       json.writeNumber(r.channels().desynced());
+    }
+    if (f.apiSn != null && r instanceof CollectiveRecord c && c.callNumber() >= 0) {
+      json.writeFieldName(f.apiSn);
+      json.writeNumber(c.callNumber());
     }
     Set<RecordFlag> set = r.flags();
     if (set.isEmpty()) {
@@ -480,7 +496,8 @@ public final class JsonLinesWriter implements Closeable {
   private static final class Prefixed {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
-        gpuSpan, gpuSkew, quarantine, flags, step, phase, channelsDesynced, bwUpperBound, eventTraceSn,
+        gpuSpan, gpuSkew, quarantine, untimedReason, flags, step, phase, channelsDesynced, apiSn, bwUpperBound,
+        eventTraceSn,
         eventTraceTs, startSn, stopSn, startTs, stopTs, launchTs, kernelEvents;
     private final RecordKind kind;
 
@@ -509,6 +526,8 @@ public final class JsonLinesWriter implements Closeable {
       gpuSpan = name(PerfField.GPU_SPAN_NS);
       gpuSkew = name(PerfField.GPU_SKEW_NS);
       quarantine = name(PerfField.QUARANTINE_REASON);
+      untimedReason = name(PerfField.UNTIMED_REASON);
+      apiSn = coll ? name(PerfField.API_SN) : null;
       flags = name(PerfField.FLAGS);
       step = name(PerfField.STEP);
       phase = name(PerfField.PHASE);

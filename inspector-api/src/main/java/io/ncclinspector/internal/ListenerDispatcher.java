@@ -80,10 +80,6 @@ public final class ListenerDispatcher implements EventSink {
     return r;
   }
 
-  public boolean hasListeners() {
-    return !registrations.isEmpty();
-  }
-
   /**
    * Offers an event to every registration whose selector matches its communicator. Called by the
    * dump thread (records, communicators), the analysis thread (slow collectives the rate limit let

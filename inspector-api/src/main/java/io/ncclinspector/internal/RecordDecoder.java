@@ -15,6 +15,7 @@ import io.ncclinspector.Tags;
 import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
 import io.ncclinspector.Transfer;
+import io.ncclinspector.UntimedReason;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,8 @@ public final class RecordDecoder {
 
   /** Quarantine reasons by their native code (QUARANTINE_* in record_format.h). */
   private static final Quarantine[] QUARANTINES = Quarantine.values();
+  /** Untimed reasons by their native code (UNTIMED_* in record_format.h). */
+  private static final UntimedReason[] UNTIMED = UntimedReason.values();
 
   private final NativeCore core;
   private final RecordLayout l;
@@ -148,7 +151,8 @@ public final class RecordDecoder {
         b.getInt(o + l.nnodes),
         b.getInt(o + l.commAbiVersion),
         b.getInt(o + l.commCudaDevice),
-        gpuUuid(b, o + l.commGpuUuid, l.gpuUuidMax));
+        gpuUuid(b, o + l.commGpuUuid, l.gpuUuidMax),
+        b.getInt(o + l.commNcclVersion));
     boolean created = kind == l.kindCommCreated;
     lastCommunicator = null; /* its name may have changed what resolve returns */
     if (created) {
@@ -197,13 +201,16 @@ public final class RecordDecoder {
         Short.toUnsignedInt(b.getShort(o + l.stopSn)), channels(b, o));
     Tags tags = tags(b.getLong(o + l.step), Short.toUnsignedInt(b.getShort(o + l.phase)));
     Transfer transfer = new Transfer(b.getLong(o + l.count), datatype, bytes, algbw, busbw);
+    int untimed = u8(b, o + l.untimedReason);
     Timing timing = new Timing(execNanos, source, quarantine, b.getLong(o + l.gpuStartNs),
-        b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall);
+        b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall,
+        untimed < UNTIMED.length ? UNTIMED[untimed] : UntimedReason.NCCL_NO_OPERATION_EVENT);
     Channels channels = channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced);
     if (kind == l.kindColl) {
       Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));
+      int callNumber = b.getInt(o + l.apiSn);
       return new CollectiveRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, algorithm, transfer, timing, channels,
-          tags, flags, trace);
+          tags, flags, trace, callNumber == -1 ? CollectiveRecord.CALL_NUMBER_UNKNOWN : Integer.toUnsignedLong(callNumber));
     }
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, transfer, timing, channels, tags, flags, trace);
   }

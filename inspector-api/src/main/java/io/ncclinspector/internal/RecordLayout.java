@@ -15,12 +15,12 @@ public final class RecordLayout {
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
       flags, commSerial, commId, rank, nranks, nnodes, peerOrRoot, seq, count, bytes, execNs,
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
-      quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs;
+      quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs, untimedReason, apiSn;
   /* Their verbose channel cells: channel.* */
   final int chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
       chStopWallNs, chGpuStartNs, chGpuStopNs, chDesync;
   /* Communicator records: comm.* */
-  final int commNameLength, commAbiVersion, commEventWallNs, commCudaDevice, commGpuUuid, commName;
+  final int commNameLength, commAbiVersion, commNcclVersion, commEventWallNs, commCudaDevice, commGpuUuid, commName;
   /* In-flight entries (the hang watchdog): inflight.* */
   final int inflightCommSerial, inflightCommId, inflightSeq, inflightStartWallNs, inflightAgeNs,
       inflightStep, inflightPhase, inflightKind, inflightFunc, inflightChannelsStarted,
@@ -66,6 +66,8 @@ public final class RecordLayout {
     phase = field("op.phase", 2);
     channelsDesynced = field("op.channels_desynced", 1);
     launchWallNs = field("op.launch_wall_ns", 8);
+    untimedReason = field("op.untimed_reason", 1);
+    apiSn = field("op.api_sn", 4);
     chChannelId = field("channel.channel_id", 1);
     chState = field("channel.state", 1);
     chStartSn = field("channel.start_sn", 2);
@@ -81,6 +83,7 @@ public final class RecordLayout {
     field("comm.cells", 2);
     commNameLength = field("comm.name_length", 4);
     commAbiVersion = field("comm.abi_version", 4);
+    commNcclVersion = field("comm.nccl_version", 4);
     field("comm.comm_serial", 8);
     field("comm.comm_id", 8);
     field("comm.rank", 4);

@@ -29,10 +29,6 @@ public final class ThreadTags {
     InspectorNative.setThreadTag(t[0], (int) t[1]);
   }
 
-  public static long currentStep() {
-    return CURRENT.get()[0];
-  }
-
   public static Phase phase(String name) {
     int id = PhaseNames.idOf(name);
     long[] t = CURRENT.get();

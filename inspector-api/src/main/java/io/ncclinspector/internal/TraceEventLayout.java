@@ -7,7 +7,7 @@ import io.ncclinspector.nativecore.NativeLayout;
  * core exports them by name ("trace.*"), each checked against the width it is read with.
  */
 final class TraceEventLayout {
-  static final int EV, TID, TYPE, T_MONO, T_WALL, CONTEXT, HANDLE, PARENT, PARENT_GROUP, RANK, PEER_OR_ROOT, A,
+  static final int EV, ABI_VERSION, TID, TYPE, T_MONO, T_WALL, CONTEXT, HANDLE, PARENT, PARENT_GROUP, RANK, PEER_OR_ROOT, A,
     COUNT, N_CHANNELS, N_WARPS, CHANNEL_ID, GRAPH_CAPTURED, STATE, NNODES, NRANKS, I0, I1, I2, I3, STREAM, FUNC,
     DATATYPE, ALGO, PROTO, COMM_NAME, EVENT_BYTES, EV_INIT, EV_START, EV_STOP, EV_STATE;
   /** Bytes of each name field (func, datatype, algo, proto) and of the communicator name. */
@@ -16,6 +16,7 @@ final class TraceEventLayout {
   static {
     NativeLayout l = NativeCore.get().layoutTable();
     EV = l.field("trace.ev", 1);
+    ABI_VERSION = l.field("trace.abi_version", 1);
     TID = l.field("trace.tid", 4);
     TYPE = l.field("trace.type", 4);
     T_MONO = l.field("trace.t_mono", 8);

@@ -216,6 +216,10 @@ public final class TraceRecording {
       json.writeNumberField("nNodes", b.getInt(o + NNODES));
       json.writeNumberField("nranks", b.getInt(o + NRANKS));
       json.writeNumberField("rank", b.getInt(o + RANK));
+      json.writeNumberField("abi", Byte.toUnsignedInt(b.get(o + ABI_VERSION)));
+      if (b.getInt(o + I0) != 0) {
+        json.writeNumberField("ncclVersion", b.getInt(o + I0));
+      }
     } else if (ev == EV_START) {
       writeStart(o);
     } else if (ev == EV_STOP) {

@@ -267,7 +267,7 @@ public final class NcclTrainingListener implements TrainingListener, AutoCloseab
   }
 
   /**
-   * The epoch of a step tag this listener gave ({@link io.ncclinspector.OperationRecord#step()}):
+   * The epoch of a step tag this listener gave ({@link io.ncclinspector.Tags#step()} of a record):
    * for exact attribution of records after the fact. -1 for an untagged record (step -1).
    */
   public int epochOfStep(long step) {

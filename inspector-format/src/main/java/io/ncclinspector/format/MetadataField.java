@@ -10,7 +10,9 @@ public enum MetadataField implements RecordField {
   HOSTNAME("hostname", FieldType.STRING, Origin.REFERENCE),
   PID("pid", FieldType.LONG, Origin.REFERENCE),
   /** The profiler interface version NCCL negotiated with the plugin. */
-  PROFILER_INTERFACE_VERSION("profiler_interface_version", FieldType.INT, Origin.INSPECTOR_JVM);
+  PROFILER_INTERFACE_VERSION("profiler_interface_version", FieldType.INT, Origin.INSPECTOR_JVM),
+  /** The NCCL release that ran the communicator ({@code 2.30.7}); left out when NCCL did not say. */
+  NCCL_VERSION("nccl_version", FieldType.STRING, Origin.INSPECTOR_JVM);
 
   /** The object's name. */
   public static final String OBJECT = "metadata";

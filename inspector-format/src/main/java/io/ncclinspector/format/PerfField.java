@@ -8,7 +8,7 @@ import java.util.List;
  * writer writes them. Most are named with the kind's prefix ({@code coll_sn}, {@code p2p_sn});
  * the verbose event traces are not ({@code event_trace_sn}). Fields the writer leaves out when they
  * have no value: the GPU times (no GPU timing), step and phase (no tag), the quarantine reason,
- * the desynchronized channel count, the upper-bound mark and the flags (when there are none), the
+ * the untimed reason, the desynchronized channel count, the call number (unknown), the upper-bound mark and the flags (when there are none), the
  * event traces (unless verbose).
  */
 public enum PerfField implements RecordField {
@@ -38,7 +38,11 @@ public enum PerfField implements RecordField {
   STEP("_step", FieldType.LONG, Origin.INSPECTOR_JVM, null),
   PHASE("_phase", FieldType.STRING, Origin.INSPECTOR_JVM, null),
   QUARANTINE_REASON("_quarantine_reason", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  /** Why an operation that ran has no time ({@code nccl_broadcast_allgatherv}, ...), where known. */
+  UNTIMED_REASON("_untimed_reason", FieldType.STRING, Origin.INSPECTOR_JVM, null),
   CHANNELS_DESYNCED("_channels_desynced", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** The application's call: its number among the communicator's collective calls, where known. */
+  API_SN("_api_sn", FieldType.LONG, Origin.INSPECTOR_JVM, RecordKind.COLL),
   /** True when the bandwidth is an upper bound (a P2P time that ends at the send side). */
   BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, RecordKind.P2P),
   FLAGS("_flags", FieldType.STRING_LIST, Origin.INSPECTOR_JVM, null),

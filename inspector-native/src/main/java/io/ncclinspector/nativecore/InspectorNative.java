@@ -118,9 +118,6 @@ public final class InspectorNative {
   @Name("nccl_inspector_library_path")
   public static native String libraryPath();
 
-  @Name("nccl_inspector_profiler_table")
-  public static native long profilerTable(int version);
-
   @Name("nccl_inspector_nccl_loaded")
   public static native int ncclLoaded();
 

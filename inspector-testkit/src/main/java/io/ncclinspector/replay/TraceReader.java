@@ -297,6 +297,8 @@ public final class TraceReader {
         b.putInt(o + NNODES, (int) num(f, "nNodes", 0));
         b.putInt(o + NRANKS, (int) num(f, "nranks", 0));
         b.putInt(o + RANK, (int) num(f, "rank", 0));
+        b.putInt(o + I0, (int) num(f, "ncclVersion", 0));
+        b.putInt(o + I1, (int) num(f, "abi", 0));
       }
       case "start" -> encodeStart(f, b, o);
       case "stop" -> {
@@ -346,6 +348,10 @@ public final class TraceReader {
         b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
       }
       case "CollApi" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+      case "CeColl" -> {
+        b.putLong(o + A, num(f, "seq", 0));
+        b.putInt(o + PEER_OR_ROOT, (int) num(f, "root", 0));
+      }
       case "P2p", "ProxyOp" -> b.putInt(o + PEER_OR_ROOT, (int) num(f, "peer", 0));
       case "KernelCh" -> b.putLong(o + A, num(f, "pTimer", 0));
       default -> { }

@@ -44,6 +44,51 @@ public final class SyntheticTrace {
     return this;
   }
 
+  /**
+   * An init as NCCL of a given release and profiler interface makes it (the replay's stand-in for
+   * NCCL then answers ncclGetVersion with {@code ncclVersionCode}; interface 6 drives the plugin's
+   * v6 table, which carries copy-engine events).
+   */
+  public SyntheticTrace init(int ctx, long commId, int rank, int nranks, int ncclVersionCode, int abi) {
+    lines.add(stamp() + "\"ev\":\"init\",\"ctx\":" + ctx + ",\"commId\":\"0x" + Long.toHexString(commId)
+        + "\",\"commName\":\"synthetic\",\"nNodes\":" + nranks + ",\"nranks\":" + nranks + ",\"rank\":" + rank
+        + ",\"mask\":0,\"innerMask\":0,\"abi\":" + abi + ",\"ncclVersion\":" + ncclVersionCode + "}");
+    return this;
+  }
+
+  /**
+   * An application's collective call (interface v5+: CollApi, started and stopped on the calling
+   * thread); its operation event names the returned handle as parent ({@link #coll(int, int, String,
+   * long, long, String, int)}).
+   */
+  public int collApi(int ctx, String func, long count, String datatype, int root) {
+    int h = nextHandle++;
+    lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"CollApi\",\"parent\":0,"
+        + "\"rank\":0,\"func\":\"" + func + "\",\"count\":" + count + ",\"datatype\":\"" + datatype + "\",\"root\":"
+        + root + ",\"stream\":\"0x1\",\"graphCaptured\":0}");
+    stop(h);
+    return h;
+  }
+
+  /** A collective operation event whose call was {@code api} (a {@link #collApi} handle). */
+  public int coll(int ctx, int api, String func, long seq, long count, String datatype, int channels) {
+    int h = nextHandle++;
+    lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"Coll\",\"parent\":" + api
+        + ",\"rank\":0,\"seq\":" + seq + ",\"func\":\"" + func + "\",\"count\":" + count + ",\"root\":0,"
+        + "\"datatype\":\"" + datatype + "\",\"nChannels\":" + channels + ",\"nWarps\":8,\"algo\":\"RING\","
+        + "\"proto\":\"SIMPLE\",\"parentGroup\":0}");
+    return h;
+  }
+
+  /** A copy-engine collective (interface v6 only) of the call {@code api}. */
+  public int ceColl(int ctx, int api, String func, long seq, long count, String datatype) {
+    int h = nextHandle++;
+    lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"CeColl\",\"parent\":" + api
+        + ",\"rank\":0,\"seq\":" + seq + ",\"func\":\"" + func + "\",\"count\":" + count + ",\"root\":0,"
+        + "\"datatype\":\"" + datatype + "\",\"stream\":\"0x1\"}");
+    return h;
+  }
+
   public int coll(int ctx, String func, long seq, long count, String datatype, int channels) {
     int h = nextHandle++;
     lines.add(stamp() + "\"ev\":\"start\",\"ctx\":" + ctx + ",\"h\":" + h + ",\"type\":\"Coll\",\"parent\":0,"

@@ -4,13 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
 import io.ncclinspector.OperationRecord;
+import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
+import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
+import io.ncclinspector.UntimedReason;
 import io.ncclinspector.testkit.RecordBuilder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -28,8 +32,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The JSON Lines output, byte for byte: a fixed set of records (both kinds, every field and flag,
- * every quarantine reason and timing source, names that need escaping, bandwidths at the edges of
- * the six-decimal formatting, communicators renamed under the same serial, every interface version)
+ * every quarantine reason, untimed reason and timing source, call numbers, names that need
+ * escaping, bandwidths at the edges of the six-decimal formatting, communicators renamed under the
+ * same serial, every interface version, with and without an NCCL release)
  * written verbose and not, compared with the output the writer produced before its encoding path
  * was reworked for throughput ({@code json-lines/writer-golden.log.gz}).
  *
@@ -135,6 +140,8 @@ class JsonLinesWriterGoldenTest {
     c.add(new CommunicatorInfo(5, 42, "\u00fcn\u00efc\u00f6d\u00e9 \u2713 \ud83d\ude80", 7, 16, 4, 3, 0,
         "GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"));
     c.add(new CommunicatorInfo(6, 0, "", 0, 3, 3, 6));
+    c.add(new CommunicatorInfo(7, 0x77, "with-release", 2, 4, 1, 6, 3, "GPU-77", 23007)); /* NCCL 2.30.7 */
+    c.add(new CommunicatorInfo(8, 0x88, "old-release", 0, 2, 1, 4, 1, "GPU-88", 20800)); /* before 2.9: none */
     return c;
   }
 
@@ -189,9 +196,26 @@ class JsonLinesWriterGoldenTest {
             rnd.nextLong() >>> 12, pick(rnd, KernelChannelTrace.Desync.values())));
       }
       b.trace(rnd.nextInt(70_000), rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(70_000), channels);
-      out.add(b.build());
+      out.add(withCallAndUntimedReason(b.build(), rnd));
     }
     return out;
+  }
+
+  /** The fields the builder does not set: a collective's call number, an untimed reason. */
+  private static OperationRecord withCallAndUntimedReason(OperationRecord r, Random rnd) {
+    Timing t = r.timing();
+    Timing timing = new Timing(t.executionNanos(), t.source(), t.quarantine(), t.gpuStartNanos(), t.gpuSpanNanos(),
+        t.gpuSkewNanos(), t.startWallNanos(), t.stopWallNanos(), t.launchWallNanos(),
+        rnd.nextInt(4) == 0 ? pick(rnd, UntimedReason.values()) : UntimedReason.NONE);
+    if (r instanceof CollectiveRecord c) {
+      long call = rnd.nextInt(3) == 0 ? CollectiveRecord.CALL_NUMBER_UNKNOWN
+          : rnd.nextInt(5) == 0 ? 0xffffffffL - rnd.nextInt(3) : rnd.nextInt(100_000);
+      return new CollectiveRecord(c.communicator(), c.operation(), c.sequence(), c.root(), c.algorithm(),
+          c.transfer(), timing, c.channels(), c.tags(), c.flags(), c.trace(), call);
+    }
+    P2pRecord p = (P2pRecord) r;
+    return new P2pRecord(p.communicator(), p.operation(), p.sequence(), p.peer(), p.transfer(), timing, p.channels(),
+        p.tags(), p.flags(), p.trace());
   }
 
   private static double bandwidth(Random rnd) {

@@ -32,7 +32,8 @@ final class CallCounter {
   }
 
   private final int ranks;
-  private final Map<Operation, Long> collectiveCounts = new HashMap<>();
+  /** NCCL's sequence numbers by operation name (a grouped broadcast counts as its broadcasts). */
+  private final Map<String, Long> collectiveCounts = new HashMap<>();
   private long calls;
   private long nextP2pSn = 1;
   private long expectedRecords;
@@ -49,13 +50,13 @@ final class CallCounter {
       case ALL_TO_ALL -> p2p = 2 * ranks;
       case SEND_RECV -> p2p = 2;
       default -> {
-        seq = collectiveCounts.getOrDefault(op, 0L);
-        collectiveCounts.put(op, seq + 1);
+        seq = collectiveCounts.getOrDefault(op.recordName(), 0L);
+        collectiveCounts.put(op.recordName(), seq + op.calls());
       }
     }
     CallId id = new CallId(calls++, op, seq, p2p > 0 ? nextP2pSn : -1, p2p, selfP2pSeen);
     nextP2pSn += p2p;
-    expectedRecords += p2p > 0 ? p2p : 1;
+    expectedRecords += p2p > 0 ? p2p : op.calls();
     selfP2pSeen |= id.hasSelfP2p();
     return id;
   }

@@ -183,6 +183,8 @@ public final class NcclBenchmark {
         snap = session.inspector.snapshot();
         session.inspector.flush();
         result.put("counters", snap.counters());
+        result.put("nccl", session.inspector.status().nccl());
+        result.put("problems", session.inspector.status().problems());
         result.put("prometheusFiles", session.inspector.exporter(TextfileExporter.class).map(TextfileExporter::files).orElse(java.util.Set.of()).stream().map(Path::toString).sorted().toList());
         result.put("outputFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::file).map(Path::toString).orElse(""));
         result.put("traceFile", session.inspector.status().recording().map(rec -> rec.file()).map(Path::toString).orElse(""));

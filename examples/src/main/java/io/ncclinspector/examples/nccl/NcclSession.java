@@ -143,8 +143,10 @@ final class NcclSession implements AutoCloseable {
     }
     Cuda.check(cudaMalloc(buffers.send, bufferBytes), "cudaMalloc");
     Cuda.check(cudaMalloc(buffers.recv, bufferBytes), "cudaMalloc");
+    Cuda.check(cudaMalloc(buffers.recv2, bufferBytes), "cudaMalloc");
     Cuda.check(cudaMemset(buffers.send, 1, bufferBytes), "cudaMemset");
     Cuda.check(cudaMemset(buffers.recv, 0, bufferBytes), "cudaMemset");
+    Cuda.check(cudaMemset(buffers.recv2, 0, bufferBytes), "cudaMemset");
   }
 
   /** A timer on this session's stream; with the barrier when ranks are to be synchronised. */
@@ -252,6 +254,7 @@ final class NcclSession implements AutoCloseable {
     destroyCommunicator();
     cudaFree(buffers.send);
     cudaFree(buffers.recv);
+    cudaFree(buffers.recv2);
     cudaStreamDestroy(stream);
     if (cupti != null) {
       cupti.close();

@@ -65,6 +65,31 @@ enum Operation {
       return 1;
     }
   },
+  /**
+   * Two broadcasts in one group, from roots 0 and 1 (a framework batching its broadcasts). NCCL 2.29
+   * and later run them as one AllGatherV, which has hung profiled jobs on 2.30.7 (README: NCCL
+   * defects). Two calls: NCCL numbers each; the size is each broadcast's.
+   */
+  BROADCAST_GROUP("BroadcastGroup2", true) {
+    @Override
+    void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
+      Cuda.nccl(ncclGroupStart(), "ncclGroupStart");
+      Cuda.nccl(ncclBroadcast(b.send, b.recv, Math.max(1, size / 4), ncclFloat32, 0, comm, stream), "ncclBroadcast");
+      Cuda.nccl(ncclBroadcast(b.send, b.recv2, Math.max(1, size / 4), ncclFloat32, 1 % ranks, comm, stream),
+          "ncclBroadcast");
+      Cuda.nccl(ncclGroupEnd(), "ncclGroupEnd");
+    }
+
+    @Override
+    int calls() {
+      return 2;
+    }
+
+    @Override
+    double busFactor(int n) {
+      return 1;
+    }
+  },
   ALL_TO_ALL("AlltoAll", true) {
     @Override
     void launch(Buffers b, long size, int ranks, int rank, ncclComm comm, CUstream_st stream) {
@@ -106,6 +131,16 @@ enum Operation {
   /** nccl-tests' bus bandwidth factor for n ranks. */
   abstract double busFactor(int n);
 
+  /** NCCL calls one launch makes (each gets a record). */
+  int calls() {
+    return 1;
+  }
+
+  /** The operation's name in NCCL's events and the profilers' records. */
+  String recordName() {
+    return this == BROADCAST_GROUP ? BROADCAST.name : name;
+  }
+
   static Operation byName(String s) {
     for (Operation o : values()) {
       if (o.name.equalsIgnoreCase(s) || o.name().equalsIgnoreCase(s)) {
@@ -119,5 +154,7 @@ enum Operation {
   static final class Buffers {
     final Pointer send = new Pointer();
     final Pointer recv = new Pointer();
+    /** The second receive buffer of a grouped broadcast (two roots, two destinations). */
+    final Pointer recv2 = new Pointer();
   }
 }

@@ -27,6 +27,10 @@ public final class ProfilerTableDriver {
   @Name("profiler_driver_open")
   public static native int open(String libraryPath);
 
+  /** The interface versions the opened plugin exports a table of: bit N for {@code ncclProfiler_vN}. */
+  @Name("profiler_driver_exported_versions")
+  public static native int exportedVersions();
+
   @Name("profiler_driver_open_null")
   public static native int openNull();
 

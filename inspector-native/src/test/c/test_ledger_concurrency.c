@@ -1,0 +1,168 @@
+/* The API ledger under concurrency (also under ThreadSanitizer: make test-tsan): application
+ * threads enter collective calls; half of them get their operation event on another thread (as
+ * NCCL's host callbacks do), half never; a sweeper closes unlinked calls with a 1 ms expiry while
+ * all this runs, and a consumer drains. Every call must come out exactly once as a not-profiled
+ * record, or as its operation's record, or (linked after its call was closed) as both, counted. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+
+#define THREADS 3
+#define CALLS 20000
+#define QUEUE 128
+
+typedef struct handoff {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  void* items[QUEUE];
+  int head, tail, done;
+} handoff;
+
+static handoff queues[THREADS];
+static void* contexts[THREADS];
+static _Atomic int running;
+static _Atomic long long operation_records, unlinked_records;
+
+static void push(handoff* q, void* h) {
+  pthread_mutex_lock(&q->lock);
+  while ((q->tail + 1) % QUEUE == q->head) pthread_cond_wait(&q->cond, &q->lock);
+  q->items[q->tail] = h;
+  q->tail = (q->tail + 1) % QUEUE;
+  pthread_cond_broadcast(&q->cond);
+  pthread_mutex_unlock(&q->lock);
+}
+
+static int pop(handoff* q, void** h) {
+  pthread_mutex_lock(&q->lock);
+  while (q->head == q->tail && !q->done) pthread_cond_wait(&q->cond, &q->lock);
+  int got = q->head != q->tail;
+  if (got) {
+    *h = q->items[q->head];
+    q->head = (q->head + 1) % QUEUE;
+    pthread_cond_broadcast(&q->cond);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return got;
+}
+
+static void* application(void* arg) {
+  int t = (int)(uintptr_t)arg;
+  for (int i = 0; i < CALLS; i++) {
+    ncclProfilerEventDescr_v5_t d;
+    memset(&d, 0, sizeof(d));
+    d.type = ncclProfileCollApi;
+    d.collApi.func = (i % 2) ? "Broadcast" : "AllReduce";
+    d.collApi.count = 4096;
+    d.collApi.datatype = "ncclFloat32";
+    void* h = NULL;
+    ncclProfiler_v5.startEvent(contexts[t], &h, &d);
+    ncclProfiler_v5.stopEvent(h);
+    if (i % 2 == 0) push(&queues[t], h); /* the AllReduces get their Coll event elsewhere */
+    /* NCCL takes microseconds per call; faster producers would fill the ledger within the 1 ms
+     * expiry, which a_full_ledger_is_counted (test_api_ledger.c) covers. */
+    if ((i & 7) == 7) {
+      struct timespec pause = {0, 20000};
+      nanosleep(&pause, NULL);
+    }
+    while ((i & 255) == 255 && nccl_inspector_ring_used_cells() > (1 << 15)) sched_yield();
+  }
+  pthread_mutex_lock(&queues[t].lock);
+  queues[t].done = 1;
+  pthread_cond_broadcast(&queues[t].cond);
+  pthread_mutex_unlock(&queues[t].lock);
+  return NULL;
+}
+
+static void* host_callback(void* arg) {
+  int t = (int)(uintptr_t)arg;
+  void* api;
+  uint64_t seq = 0;
+  while (pop(&queues[t], &api)) {
+    ncclProfilerEventDescr_v5_t d;
+    memset(&d, 0, sizeof(d));
+    d.type = ncclProfileColl;
+    d.parentObj = api;
+    d.coll.seqNumber = seq++;
+    d.coll.func = "AllReduce";
+    d.coll.count = 4096;
+    d.coll.datatype = "ncclFloat32";
+    void* op = NULL;
+    ncclProfiler_v5.startEvent(contexts[t], &op, &d);
+    ncclProfiler_v5.stopEvent(op); /* no channels announced: complete at its stop */
+  }
+  return NULL;
+}
+
+static void count_records(const uint8_t* buf, long long n) {
+  for (long long off = 0; off < n;) {
+    const op_record* r = (const op_record*)(buf + off);
+    if (r->kind == RECORD_KIND_COLL) {
+      if (r->flags & RECORD_FLAG_NOT_PROFILED_BY_NCCL) {
+        atomic_fetch_add_explicit(&unlinked_records, 1, memory_order_relaxed);
+      } else {
+        atomic_fetch_add_explicit(&operation_records, 1, memory_order_relaxed);
+      }
+    }
+    off += (long long)r->cells * INSPECTOR_CELL_BYTES;
+  }
+}
+
+static void* sweeper_and_consumer(void* arg) {
+  (void)arg;
+  static uint8_t buf[1 << 20];
+  while (atomic_load_explicit(&running, memory_order_acquire)) {
+    nccl_inspector_sweep();
+    count_records(buf, nccl_inspector_drain(buf, sizeof(buf)));
+    sched_yield();
+  }
+  return NULL;
+}
+
+static void calls_come_out_exactly_once(void) {
+  test_config c = test_defaults();
+  c.op_slots = 16384;
+  c.expiry_ns = 1000000; /* 1 ms: sweeps race with links */
+  test_enable(c);
+  for (int t = 0; t < THREADS; t++) {
+    contexts[t] = test_comm(0x100 + (uint64_t)t, 0, 2);
+    pthread_mutex_init(&queues[t].lock, NULL);
+    pthread_cond_init(&queues[t].cond, NULL);
+  }
+  atomic_store_explicit(&running, 1, memory_order_release);
+  pthread_t app[THREADS], cb[THREADS], sweeper;
+  pthread_create(&sweeper, NULL, sweeper_and_consumer, NULL);
+  for (int t = 0; t < THREADS; t++) {
+    pthread_create(&app[t], NULL, application, (void*)(uintptr_t)t);
+    pthread_create(&cb[t], NULL, host_callback, (void*)(uintptr_t)t);
+  }
+  for (int t = 0; t < THREADS; t++) {
+    pthread_join(app[t], NULL);
+    pthread_join(cb[t], NULL);
+  }
+  atomic_store_explicit(&running, 0, memory_order_release);
+  pthread_join(sweeper, NULL);
+  for (int t = 0; t < THREADS; t++) ncclProfiler_v5.finalize(contexts[t]);
+  static uint8_t buf[1 << 20];
+  long long n;
+  while ((n = nccl_inspector_drain(buf, sizeof(buf))) > 0) count_records(buf, n);
+  long long late = test_counter("api_link_late");
+  long long calls = (long long)THREADS * CALLS;
+  printf("     %lld calls: %lld operation records, %lld not profiled, %lld linked late, ledger full %lld\n",
+         calls, (long long)operation_records, (long long)unlinked_records, late,
+         test_counter("api_ledger_full"));
+  CHECK_EQ(operation_records, calls / 2);
+  CHECK_EQ(test_counter("api_ledger_full"), 0);
+  CHECK_EQ(unlinked_records, calls / 2 + late);
+  CHECK_EQ(test_counter("not_profiled_by_nccl"), unlinked_records);
+  CHECK_EQ(test_counter("ring_full"), 0);
+  test_shutdown();
+}
+
+int main(void) {
+  RUN(calls_come_out_exactly_once);
+  return test_failures ? 1 : 0;
+}
