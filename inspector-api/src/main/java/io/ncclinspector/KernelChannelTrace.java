@@ -27,9 +27,11 @@ public record KernelChannelTrace(
     /** Lagging, seen: it started before the operation's kernel was launched. */
     DETECTED;
 
+    private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
+
     /** The name in JSON output. */
     public String jsonName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return jsonName;
     }
   }
 

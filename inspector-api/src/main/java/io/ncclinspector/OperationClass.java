@@ -45,6 +45,23 @@ public record OperationClass(OperationKind kind, String operation, String algori
     return p2p(r.operation(), bytes);
   }
 
+  /* Written out rather than generated: the analysis thread looks classes up for every record. */
+  @Override
+  public boolean equals(Object o) {
+    return this == o || o instanceof OperationClass c && sizeBucketBytes == c.sizeBucketBytes && kind == c.kind
+        && operation.equals(c.operation) && Objects.equals(algorithm, c.algorithm)
+        && Objects.equals(protocol, c.protocol);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = kind.hashCode();
+    h = 31 * h + operation.hashCode();
+    h = 31 * h + Objects.hashCode(algorithm);
+    h = 31 * h + Objects.hashCode(protocol);
+    return 31 * h + Long.hashCode(sizeBucketBytes);
+  }
+
   static long bucket(long bytes) {
     return bytes <= 0 ? 0 : Long.highestOneBit(bytes);
   }

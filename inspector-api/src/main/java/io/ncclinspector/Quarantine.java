@@ -30,8 +30,10 @@ public enum Quarantine {
    */
   KERNEL_EVENTS_MISSING;
 
+  private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
+
   /** The name used in JSON output and counters, e.g. {@code gpu_timestamp_zero}. */
   public String jsonName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return jsonName;
   }
 }

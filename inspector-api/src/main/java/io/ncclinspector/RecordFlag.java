@@ -48,8 +48,10 @@ public enum RecordFlag {
    */
   NOT_PROFILED_BY_NCCL;
 
+  private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
+
   /** The flag's name in JSON output. */
   public String jsonName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return jsonName;
   }
 }

@@ -1,6 +1,7 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.CommunicatorInfo;
+import io.ncclinspector.OperationClass;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
@@ -39,8 +40,9 @@ public final class AnalysisSink implements InspectorExporter {
 
   @Override
   public void operationCompleted(OperationRecord record) {
-    statistics.record(record);
-    SlowCollectiveEvent slow = detector.observe(record);
+    OperationClass operationClass = OperationClass.of(record);
+    statistics.record(record, operationClass);
+    SlowCollectiveEvent slow = detector.observe(record, operationClass);
     if (slow == null) {
       return;
     }

@@ -3,11 +3,11 @@ package io.ncclinspector.internal;
 import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.spi.InspectorExporter;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * thread from draining the native ring. When the queue is full the event is dropped and counted;
  * nothing blocks. On the sink's thread each event is delivered to the sink's method for its kind
  * ({@link InspectorEvent#deliverTo}).
+ *
+ * <p>The dump thread hands over what it drained in one go ({@link #acceptAll}): one lock and at
+ * most one wake-up of the sink's thread per batch, not per event; the sink's thread takes what is
+ * queued in batches too. The queue is bounded in events, whichever way they came.
  *
  * <p>Nothing waits on the sink's thread without a bound either: closing asks the thread to finish
  * (without ever blocking on the full queue) and waits at most the close timeout; a thread still
@@ -29,8 +33,11 @@ public final class AsyncSink implements EventSink {
   private static final Object FLUSH_NOW = new Object();
   private static final Object WAKE = new Object();
 
+  /** Events (and markers) the sink's thread takes at once. */
+  private static final int TAKE_MAX = 4096;
+
   private final InspectorExporter delegate;
-  private final BlockingQueue<Object> queue;
+  private final Queue queue;
   private final Thread thread;
   private final Duration closeTimeout;
   private final AtomicLong dropped = new AtomicLong();
@@ -47,7 +54,7 @@ public final class AsyncSink implements EventSink {
 
   public AsyncSink(InspectorExporter delegate, String threadName, int capacity, Duration closeTimeout) {
     this.delegate = delegate;
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.queue = new Queue(capacity);
     this.closeTimeout = closeTimeout;
     this.thread = new Thread(this::run, threadName);
     this.thread.setDaemon(true);
@@ -87,6 +94,18 @@ public final class AsyncSink implements EventSink {
     }
     if (!queue.offer(event)) {
       dropped.incrementAndGet();
+    }
+  }
+
+  /** Queues events in their order, as many as fit; the others are dropped and counted. Never blocks. */
+  @Override
+  public void acceptAll(List<? extends InspectorEvent> events) {
+    if (discarding || closeRequested || events.isEmpty()) {
+      return;
+    }
+    int taken = queue.offerAll(events);
+    if (taken < events.size()) {
+      dropped.addAndGet(events.size() - taken);
     }
   }
 
@@ -169,13 +188,7 @@ public final class AsyncSink implements EventSink {
   private void abandon() {
     abandoned = true;
     discarding = true;
-    int queued = 0;
-    for (Object item : queue) {
-      if (item != FLUSH && item != FLUSH_NOW && item != WAKE) {
-        queued++;
-      }
-    }
-    queue.clear();
+    int queued = queue.clear();
     dropped.addAndGet(queued);
     StackTraceElement[] stack = thread.getStackTrace();
     String where = stack.length == 0 ? "(unknown)" : stack[0].toString();
@@ -192,25 +205,33 @@ public final class AsyncSink implements EventSink {
   }
 
   private void run() {
-    List<Object> batch = new ArrayList<>(4096);
+    Object[] batch = new Object[TAKE_MAX];
     try {
       while (!(closeRequested && queue.isEmpty())) {
+        int n;
         try {
-          batch.add(queue.take());
-          queue.drainTo(batch, 4095);
+          n = queue.take(batch);
         } catch (InterruptedException e) {
           if (abandoned) {
             return;
           }
           continue;
         }
-        for (Object item : batch) {
+        int events = 0;
+        for (int i = 0; i < n; i++) {
+          Object item = batch[i];
+          batch[i] = null;
           if (discarding) {
-            break;
+            if (abandoned && isEvent(item)) {
+              dropped.incrementAndGet(); /* taken, never handed over: counted like those still queued */
+            }
+            continue;
           }
-          handle(item);
+          if (handle(item)) {
+            events++;
+          }
         }
-        batch.clear();
+        delivered.addAndGet(events);
       }
     } finally {
       if (!abandoned) {
@@ -224,22 +245,145 @@ public final class AsyncSink implements EventSink {
     }
   }
 
-  /** The queue holds events and the three markers above, nothing else. */
-  private void handle(Object item) {
+  /**
+   * The queue holds events and the three markers above, nothing else. Returns whether the item
+   * was an event handed to the delegate.
+   */
+  private boolean handle(Object item) {
     try {
       if (item == WAKE) {
-        return;
+        return false;
       } else if (item == FLUSH) {
         delegate.flush();
+        return false;
       } else if (item == FLUSH_NOW) {
         delegate.flushNow();
         flushesNow.incrementAndGet();
+        return false;
       } else {
         ((InspectorEvent) item).deliverTo(delegate);
-        delivered.incrementAndGet();
+        return true;
       }
     } catch (RuntimeException | Error ex) {
       log.error("NCCL Inspector: {} failed on {}, continuing", thread.getName(), item.getClass().getSimpleName(), ex);
+      return false;
+    }
+  }
+
+  private static boolean isEvent(Object item) {
+    return item != FLUSH && item != FLUSH_NOW && item != WAKE;
+  }
+
+  /**
+   * A bounded ring of events and markers under one lock. Producers (the dump thread, the analysis
+   * thread, the watchdog) add one item or a batch and signal the sink's thread once; it takes up
+   * to a batch at a time.
+   */
+  private static final class Queue {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Object[] ring;
+    private int head;
+    private int count;
+
+    Queue(int capacity) {
+      if (capacity < 1) {
+        throw new IllegalArgumentException("capacity must be positive: " + capacity);
+      }
+      ring = new Object[capacity];
+    }
+
+    boolean offer(Object item) {
+      lock.lock();
+      try {
+        if (count == ring.length) {
+          return false;
+        }
+        ring[index(count)] = item;
+        count++;
+        notEmpty.signal();
+        return true;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Adds the first items of a batch that fit; returns how many. */
+    int offerAll(List<?> items) {
+      lock.lock();
+      try {
+        int n = Math.min(items.size(), ring.length - count);
+        int at = index(count);
+        for (int i = 0; i < n; i++) {
+          ring[at] = items.get(i);
+          if (++at == ring.length) {
+            at = 0;
+          }
+        }
+        count += n;
+        if (n > 0) {
+          notEmpty.signal();
+        }
+        return n;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Waits for an item, then moves as many as are there (up to the array's length) to {@code out}. */
+    int take(Object[] out) throws InterruptedException {
+      lock.lockInterruptibly();
+      try {
+        while (count == 0) {
+          notEmpty.await();
+        }
+        int n = Math.min(count, out.length);
+        int first = Math.min(n, ring.length - head);
+        System.arraycopy(ring, head, out, 0, first);
+        Arrays.fill(ring, head, head + first, null);
+        if (first < n) {
+          System.arraycopy(ring, 0, out, first, n - first);
+          Arrays.fill(ring, 0, n - first, null);
+        }
+        head = index(n);
+        count -= n;
+        return n;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    boolean isEmpty() {
+      lock.lock();
+      try {
+        return count == 0;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Empties the queue; returns the events (not markers) it held. */
+    int clear() {
+      lock.lock();
+      try {
+        int events = 0;
+        for (int i = 0; i < count; i++) {
+          if (isEvent(ring[index(i)])) {
+            events++;
+          }
+        }
+        Arrays.fill(ring, null);
+        head = 0;
+        count = 0;
+        return events;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    private int index(int offset) {
+      int i = head + offset;
+      return i >= ring.length ? i - ring.length : i;
     }
   }
 }

@@ -4,6 +4,7 @@ import io.ncclinspector.InspectorEvent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -139,6 +140,9 @@ public final class DumpThread {
     }
   }
 
+  /** The events of one drain, handed to each sink at once. */
+  private final List<InspectorEvent> batch = new ArrayList<>();
+
   private int drainOnce() {
     buffer.clear();
     int bytes = core.drain(buffer);
@@ -147,17 +151,21 @@ public final class DumpThread {
       InspectorEvent event = decoder.decode(buffer, offset);
       offset += decoder.recordBytes(buffer, offset);
       if (event != null) {
-        for (EventSink s : sinks) {
-          deliver(s, event);
-        }
+        batch.add(event);
       }
+    }
+    if (!batch.isEmpty()) {
+      for (EventSink s : sinks) {
+        deliver(s, batch);
+      }
+      batch.clear();
     }
     return bytes;
   }
 
-  private static void deliver(EventSink s, InspectorEvent event) {
+  private static void deliver(EventSink s, List<InspectorEvent> events) {
     try {
-      s.accept(event);
+      s.acceptAll(events);
     } catch (RuntimeException e) {
       log.error("NCCL Inspector: a record sink failed", e);
     }

@@ -1,6 +1,7 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.InspectorEvent;
+import java.util.List;
 
 /**
  * A stage of the pipeline that takes events: the queue in front of a sink's thread
@@ -11,6 +12,16 @@ import io.ncclinspector.InspectorEvent;
 public interface EventSink {
   /** Takes an event; never blocks its caller (a full queue drops and counts). */
   void accept(InspectorEvent event);
+
+  /**
+   * Takes events in their order, as {@link #accept} each would: what the dump thread drained in
+   * one go. A stage with a queue takes them at once (one hand-over, not one per event).
+   */
+  default void acceptAll(List<? extends InspectorEvent> events) {
+    for (int i = 0; i < events.size(); i++) {
+      accept(events.get(i));
+    }
+  }
 
   /** Called at the dump interval, after the events drained before it. */
   default void flush() {}

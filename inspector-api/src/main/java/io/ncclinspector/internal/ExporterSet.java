@@ -69,6 +69,13 @@ public final class ExporterSet implements EventSink {
   }
 
   @Override
+  public void acceptAll(List<? extends InspectorEvent> events) {
+    for (Started s : started) {
+      s.queue().acceptAll(events);
+    }
+  }
+
+  @Override
   public void flush() {
     for (Started s : started) {
       s.queue().flush();

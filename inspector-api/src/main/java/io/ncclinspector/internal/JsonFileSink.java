@@ -1,5 +1,6 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
@@ -160,7 +161,15 @@ public final class JsonFileSink implements InspectorExporter {
     }
   }
 
-  /** One record as one unit: the generator's bytes are pushed to the held buffer, then the line ends. */
+  @Override
+  public void communicatorDestroyed(CommunicatorInfo communicator) {
+    writer.forget(communicator.serial());
+    if (quarantineWriter != null) {
+      quarantineWriter.forget(communicator.serial());
+    }
+  }
+
+  /** One record as one unit: the writer's bytes are pushed to the held buffer, then the line ends. */
   private static void line(JsonLinesWriter w, AccountedFile f, OperationRecord record, long now) throws IOException {
     w.write(record, now);
     w.flush();

@@ -1,6 +1,5 @@
 package io.ncclinspector.internal;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
@@ -29,6 +28,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes records in the reference Inspector's JSON Lines format v4.0: one object per line with
@@ -43,8 +43,10 @@ import java.util.Map;
  * <p>The names are those of the shared record format ({@code io.ncclinspector.format}), which the
  * offline report reads by.
  *
- * <p>Written for the dump thread's throughput: field names and repeated values are pre-encoded,
- * doubles use Jackson's fast writer.
+ * <p>Written for the throughput of the JSON writer thread: field names and repeated values are
+ * pre-encoded once (Jackson's {@link SerializedString}), the header and the metadata rendered once
+ * (Jackson's generator), and each line is put together by {@link JsonLineEncoder} from those
+ * bytes and Jackson's number formatting, without a generator's per-token checks.
  */
 public final class JsonLinesWriter implements Closeable {
   public static final String FORMAT_VERSION = MetadataField.FORMAT_VERSION_VALUE;
@@ -55,7 +57,7 @@ public final class JsonLinesWriter implements Closeable {
       .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
       .build();
 
-  private final JsonGenerator json;
+  private final JsonLineEncoder json;
   private final OutputStream out;
   private final boolean verbose;
   private final SerializableString hostname;
@@ -65,14 +67,14 @@ public final class JsonLinesWriter implements Closeable {
   private final Map<Long, Header> headers = new HashMap<>();
   private final Map<Long, SerializableString[]> metadata = new HashMap<>();
   private static final SerializableString NEWLINE = new SerializedString("\n");
+  private static final RecordFlag[] FLAGS = RecordFlag.values();
   private final Prefixed coll = new Prefixed(RecordKind.COLL);
   private final Prefixed p2p = new Prefixed(RecordKind.P2P);
 
   public JsonLinesWriter(OutputStream out, ProcessIdentity identity, String gitRev, boolean verbose)
       throws IOException {
     this.out = out;
-    this.json = FACTORY.createGenerator(out, JsonEncoding.UTF8);
-    this.json.setRootValueSeparator(null); /* lines are separated by our newline only */
+    this.json = new JsonLineEncoder(out); /* lines are separated by our newline only */
     this.hostname = new SerializedString(identity.hostname());
     this.gitRev = new SerializedString(gitRev);
     this.pid = identity.pid();
@@ -95,7 +97,17 @@ public final class JsonLinesWriter implements Closeable {
 
   public void flush() throws IOException {
     json.flush();
-    out.flush();
+  }
+
+  /**
+   * Forgets a destroyed communicator's rendered header, so that a job that creates communicators
+   * over and over does not accumulate them (a record of it arriving later renders it again).
+   */
+  public void forget(long communicatorSerial) {
+    headers.remove(communicatorSerial);
+    if (lastHeader != null && lastHeader.comm().serial() == communicatorSerial) {
+      lastHeader = null;
+    }
   }
 
   @Override
@@ -104,17 +116,23 @@ public final class JsonLinesWriter implements Closeable {
     out.close();
   }
 
-  /** The encoded form of a repeated value; the last one is remembered by identity. */
-  private String lastValue;
-  private SerializableString lastEncoded;
+  /**
+   * The encoded form of a repeated value. Values mostly are the same few string instances (the
+   * native name tables, the enums' names), so they are first looked up by identity in a small
+   * direct-mapped cache, then by equality.
+   */
+  private static final int VALUE_SLOTS = 64;
+  private final String[] recentValues = new String[VALUE_SLOTS];
+  private final SerializableString[] recentEncoded = new SerializableString[VALUE_SLOTS];
 
   private SerializableString value(String s) {
-    if (s == lastValue) {
-      return lastEncoded;
+    int slot = System.identityHashCode(s) & (VALUE_SLOTS - 1);
+    if (recentValues[slot] == s) {
+      return recentEncoded[slot];
     }
     SerializableString encoded = values.computeIfAbsent(s, SerializedString::new);
-    lastValue = s;
-    lastEncoded = encoded;
+    recentValues[slot] = s;
+    recentEncoded[slot] = encoded;
     return encoded;
   }
 
@@ -125,7 +143,20 @@ public final class JsonLinesWriter implements Closeable {
   /** A communicator's header object, rendered once (it is the same for all its records). */
   private record Header(CommunicatorInfo comm, SerializableString json) {}
 
+  /** The header of the previous record: consecutive records mostly share their communicator. */
+  private Header lastHeader;
+
   private void writeHeader(CommunicatorInfo c) throws IOException {
+    Header h = lastHeader;
+    if (h == null || h.comm() != c) {
+      h = header(c);
+      lastHeader = h;
+    }
+    json.writeFieldName(F.HEADER);
+    json.writeRawValue(h.json());
+  }
+
+  private Header header(CommunicatorInfo c) {
     Header h = headers.get(c.serial());
     if (h == null || !h.comm().equals(c)) {
       h = new Header(c, new SerializedString(render(g -> {
@@ -139,9 +170,12 @@ public final class JsonLinesWriter implements Closeable {
       })));
       headers.put(c.serial(), h);
     }
-    json.writeFieldName(F.HEADER);
-    json.writeRawValue(h.json());
+    return h;
   }
+
+  /* The metadata of the previous record: consecutive records mostly share it. */
+  private long lastMetadataKey = -1;
+  private SerializableString[] lastMetadata;
 
   /**
    * The metadata object: rendered once per interface version and NCCL release up to its timestamp
@@ -149,7 +183,25 @@ public final class JsonLinesWriter implements Closeable {
    */
   private void writeMetadata(long dumpMicros, int interfaceVersion, int ncclVersionCode) throws IOException {
     long key = ((long) interfaceVersion << 32) | (ncclVersionCode & 0xffffffffL);
-    SerializableString[] parts = metadata.computeIfAbsent(key, k -> {
+    SerializableString[] parts = lastMetadata;
+    if (key != lastMetadataKey || parts == null) {
+      parts = metadata(key, interfaceVersion, ncclVersionCode);
+      lastMetadata = parts;
+      lastMetadataKey = key;
+    }
+    json.writeFieldName(F.METADATA);
+    json.writeRawValue(parts[0]);
+    if (dumpMicros != lastMicros) {
+      lastMicros = dumpMicros;
+      lastMicrosText = new SerializedString(Long.toString(dumpMicros));
+    }
+    json.writeRaw(lastMicrosText);
+    json.writeRaw(parts[1]);
+  }
+
+  /** The metadata object of an interface version and NCCL release, cut at its timestamp. */
+  private SerializableString[] metadata(long key, int interfaceVersion, int ncclVersionCode) {
+    return metadata.computeIfAbsent(key, k -> {
       int v = interfaceVersion;
       String whole = render(g -> {
         g.writeStartObject();
@@ -171,14 +223,6 @@ public final class JsonLinesWriter implements Closeable {
       return new SerializableString[] {
           new SerializedString(whole.substring(0, at)), new SerializedString(whole.substring(at + 1))};
     });
-    json.writeFieldName(F.METADATA);
-    json.writeRawValue(parts[0]);
-    if (dumpMicros != lastMicros) {
-      lastMicros = dumpMicros;
-      lastMicrosText = new SerializedString(Long.toString(dumpMicros));
-    }
-    json.writeRaw(lastMicrosText);
-    json.writeRaw(parts[1]);
   }
 
   /** Writes a fragment with its own generator (not the line's) and returns its text. */
@@ -310,20 +354,49 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.apiSn);
       json.writeNumber(c.callNumber());
     }
-    if (f.bwUpperBound != null && r.flags().contains(RecordFlag.SEND_SIDE_STOP)) { /* P2P only: send side */
+    Set<RecordFlag> set = r.flags();
+    if (set.isEmpty()) {
+      return;
+    }
+    Flags flags = flags(set);
+    if (f.bwUpperBound != null && flags.sendSideStop()) { /* P2P only: send side */
       json.writeFieldName(f.bwUpperBound);
       json.writeBoolean(true);
     }
-    if (!r.flags().isEmpty()) {
-      json.writeFieldName(f.flags);
-      json.writeStartArray();
-      for (RecordFlag flag : RecordFlag.values()) {
-        if (r.flags().contains(flag)) {
-          json.writeString(value(flag.jsonName()));
-        }
-      }
-      json.writeEndArray();
+    json.writeFieldName(f.flags);
+    json.writeStartArray();
+    for (SerializableString name : flags.names()) {
+      json.writeString(name);
     }
+    json.writeEndArray();
+  }
+
+  /** A set of flags as written: their names in declaration order, and whether the send side stopped. */
+  private record Flags(Set<RecordFlag> set, SerializableString[] names, boolean sendSideStop) {}
+
+  /**
+   * Recent flag sets by identity: records share a handful of sets (the decoder makes one per bit
+   * pattern), so the names are looked up once per set, not once per record and flag.
+   */
+  private final Flags[] recentFlags = new Flags[8];
+  private int nextFlags;
+
+  private Flags flags(Set<RecordFlag> set) {
+    for (Flags known : recentFlags) {
+      if (known != null && known.set() == set) {
+        return known;
+      }
+    }
+    java.util.List<SerializableString> names = new java.util.ArrayList<>();
+    for (RecordFlag flag : FLAGS) {
+      if (set.contains(flag)) {
+        names.add(value(flag.jsonName()));
+      }
+    }
+    Flags made = new Flags(set, names.toArray(SerializableString[]::new), set.contains(RecordFlag.SEND_SIDE_STOP));
+    recentFlags[nextFlags] = made;
+    nextFlags = (nextFlags + 1) % recentFlags.length;
+    return made;
   }
 
   private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
@@ -386,35 +459,17 @@ public final class JsonLinesWriter implements Closeable {
     json.writeEndObject();
   }
 
-  private final char[] number = new char[32];
-
   /**
-   * A bandwidth with six decimals, as the reference prints them ({@code %lf}), formatted here
-   * without allocating and handed to Jackson as a number. Values beyond what a long of millionths
-   * holds, or not finite, fall back to Jackson's own formatting.
+   * A bandwidth with six decimals, as the reference prints them ({@code %lf}), formatted without
+   * allocating. Values beyond what a long of millionths holds, or not finite, fall back to
+   * Jackson's own formatting.
    */
   private void writeFixed6(double v) throws IOException {
     if (!(Math.abs(v) < 9.0e12)) {
       json.writeNumber(v);
       return;
     }
-    long micros = Math.round(v * 1e6);
-    int end = number.length;
-    int pos = end;
-    long abs = Math.abs(micros);
-    for (int i = 0; i < 6; i++) {
-      number[--pos] = (char) ('0' + (abs % 10));
-      abs /= 10;
-    }
-    number[--pos] = '.';
-    do {
-      number[--pos] = (char) ('0' + (abs % 10));
-      abs /= 10;
-    } while (abs > 0);
-    if (micros < 0) {
-      number[--pos] = '-';
-    }
-    json.writeNumber(number, pos, end - pos);
+    json.writeNumberMillionths(Math.round(v * 1e6));
   }
 
   /** Pre-encoded names without a prefix. */

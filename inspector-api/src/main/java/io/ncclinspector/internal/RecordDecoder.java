@@ -21,9 +21,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -43,6 +41,8 @@ public final class RecordDecoder {
   private final TimingSource[] timingSources;
   /** Flag of bit i, by the native core's own names (null for a bit this version does not know). */
   private final RecordFlag[] flagBits;
+  /** The bit of {@link RecordFlag#SELF_P2P}: tested on the bits, not on the decoded set. */
+  private final int selfP2pBit;
 
   public RecordDecoder(NativeCore core, CommunicatorRegistry communicators) {
     this.core = core;
@@ -62,6 +62,13 @@ public final class RecordDecoder {
         }
       }
     }
+    int selfP2p = 0;
+    for (int i = 0; i < flagBits.length; i++) {
+      if (flagBits[i] == RecordFlag.SELF_P2P) {
+        selfP2p |= 1 << i;
+      }
+    }
+    selfP2pBit = selfP2p;
   }
 
   @SuppressWarnings("unchecked")
@@ -176,25 +183,29 @@ public final class RecordDecoder {
     int desynced = u8(b, o + l.channelsDesynced);
     long launchWall = b.getLong(o + l.launchWallNs);
     long skew = b.getLong(o + l.gpuSkewNs);
-    String op = core.name(NativeCore.TABLE_FUNC, u8(b, o + l.func));
+    int func = u8(b, o + l.func);
+    String op = core.name(NativeCore.TABLE_FUNC, func);
     String datatype = core.name(NativeCore.TABLE_DATATYPE, u8(b, o + l.datatype));
     int sourceCode = u8(b, o + l.timingSource);
     TimingSource source = sourceCode < timingSources.length ? timingSources[sourceCode] : TimingSource.COLLECTIVE_CPU;
-    Set<RecordFlag> flags = flags(b.getInt(o + l.flags));
+    int flagBitsSet = b.getInt(o + l.flags);
+    Set<RecordFlag> flags = flags(flagBitsSet);
     long bytes = b.getLong(o + l.bytes);
     long execNanos = b.getLong(o + l.execNs);
     int peerOrRoot = b.getInt(o + l.peerOrRoot);
-    boolean crossesNoLink = flags.contains(RecordFlag.SELF_P2P);
-    Bandwidth.Figures bw = Bandwidth.of(op, bytes, execNanos, comm.ranks(), crossesNoLink);
-    EventTrace trace = new EventTrace(Short.toUnsignedInt(b.getShort(o + l.startSn)),
+    boolean crossesNoLink = (flagBitsSet & selfP2pBit) != 0;
+    Bandwidth.Rule rule = bandwidthRule(func, op);
+    double algbw = rule.algorithmGbs(bytes, execNanos, comm.ranks());
+    double busbw = rule.busGbs(algbw, bytes, execNanos, comm.ranks(), crossesNoLink);
+    EventTrace trace = trace(Short.toUnsignedInt(b.getShort(o + l.startSn)),
         Short.toUnsignedInt(b.getShort(o + l.stopSn)), channels(b, o));
     Tags tags = tags(b.getLong(o + l.step), Short.toUnsignedInt(b.getShort(o + l.phase)));
-    Transfer transfer = new Transfer(b.getLong(o + l.count), datatype, bytes, bw.algorithmGbs(), bw.busGbs());
+    Transfer transfer = new Transfer(b.getLong(o + l.count), datatype, bytes, algbw, busbw);
     int untimed = u8(b, o + l.untimedReason);
     Timing timing = new Timing(execNanos, source, quarantine, b.getLong(o + l.gpuStartNs),
         b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall,
         untimed < UNTIMED.length ? UNTIMED[untimed] : UntimedReason.NCCL_NO_OPERATION_EVENT);
-    Channels channels = new Channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced);
+    Channels channels = channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced);
     if (kind == l.kindColl) {
       Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));
       int callNumber = b.getInt(o + l.apiSn);
@@ -204,12 +215,49 @@ public final class RecordDecoder {
     return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, transfer, timing, channels, tags, flags, trace);
   }
 
-  /** Algorithm values by (algorithm, protocol, warps): a job uses a handful. */
-  private final Map<Integer, Algorithm> algorithms = new HashMap<>();
+  /** Bandwidth rules by the native operation code (decided once per code from its name). */
+  private final Bandwidth.Rule[] bandwidthRules = new Bandwidth.Rule[256];
+
+  private Bandwidth.Rule bandwidthRule(int func, String op) {
+    Bandwidth.Rule r = bandwidthRules[func];
+    if (r == null) {
+      r = Bandwidth.Rule.of(op);
+      bandwidthRules[func] = r;
+    }
+    return r;
+  }
+
+  /**
+   * Algorithm values by (algorithm, protocol, warps): a job uses a handful, kept in a small
+   * direct-mapped cache (a value that collides with another is built again, never wrong).
+   */
+  private static final int ALGORITHM_SLOTS = 64;
+  private final int[] algorithmKeys = new int[ALGORITHM_SLOTS];
+  private final Algorithm[] algorithms = new Algorithm[ALGORITHM_SLOTS];
 
   private Algorithm algorithm(int algo, int proto, int warps) {
-    return algorithms.computeIfAbsent((algo << 16) | (proto << 8) | warps, k -> new Algorithm(
-        core.name(NativeCore.TABLE_ALGO, algo), core.name(NativeCore.TABLE_PROTO, proto), warps));
+    int key = (algo << 16) | (proto << 8) | warps;
+    int slot = (key * 0x9E3779B1 >>> 26) & (ALGORITHM_SLOTS - 1);
+    Algorithm a = algorithms[slot];
+    if (a == null || algorithmKeys[slot] != key) {
+      a = new Algorithm(core.name(NativeCore.TABLE_ALGO, algo), core.name(NativeCore.TABLE_PROTO, proto), warps);
+      algorithms[slot] = a;
+      algorithmKeys[slot] = key;
+    }
+    return a;
+  }
+
+  /** The channels of the previous record: consecutive records mostly have the same. */
+  private Channels lastChannels = new Channels(0, 0, 0);
+
+  private Channels channels(int announced, int seen, int desynced) {
+    Channels last = lastChannels;
+    if (last.announced() == announced && last.seen() == seen && last.desynced() == desynced) {
+      return last;
+    }
+    last = new Channels(announced, seen, desynced);
+    lastChannels = last;
+    return last;
   }
 
   /** The tags of a record: most records of a job share none, or the step of the moment. */
@@ -223,6 +271,21 @@ public final class RecordDecoder {
     }
     last = new Tags(step, phase);
     lastTags = last;
+    return last;
+  }
+
+  /** The trace of the previous record without channels (outside verbose mode, all of them). */
+  private EventTrace lastTrace = EventTrace.NONE;
+
+  private EventTrace trace(int startSequence, int stopSequence, List<KernelChannelTrace> channels) {
+    if (!channels.isEmpty()) {
+      return new EventTrace(startSequence, stopSequence, channels);
+    }
+    EventTrace last = lastTrace;
+    if (last.startSequence() != startSequence || last.stopSequence() != stopSequence) {
+      last = new EventTrace(startSequence, stopSequence, channels);
+      lastTrace = last;
+    }
     return last;
   }
 

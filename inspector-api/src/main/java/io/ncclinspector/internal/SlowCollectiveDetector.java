@@ -38,10 +38,14 @@ public final class SlowCollectiveDetector {
 
   /** Judges a record, then adds it to its class's baseline; returns an event if it was slow. */
   public SlowCollectiveEvent observe(OperationRecord r) {
+    return observe(r, OperationClass.of(r));
+  }
+
+  /** As {@link #observe(OperationRecord)}, with the record's class already known. */
+  public SlowCollectiveEvent observe(OperationRecord r, OperationClass cls) {
     if (!config.enabled() || !judgeable(r)) {
       return null;
     }
-    OperationClass cls = OperationClass.of(r);
     ClassBaseline b = baselines.get(new Key(r.communicator().serial(), cls));
     if (b == null) {
       b = newBaseline(r.communicator().serial(), cls);

@@ -35,9 +35,24 @@ public final class StatisticsStore {
 
   /** Analysis thread only. */
   public void record(OperationRecord r) {
-    CommStats c = communicators.computeIfAbsent(r.communicator().serial(), s -> new CommStats(r.communicator()));
-    c.record(r, lastRecordsKept);
+    record(r, OperationClass.of(r));
   }
+
+  /** Analysis thread only: a record and its class. */
+  public void record(OperationRecord r, OperationClass operationClass) {
+    long serial = r.communicator().serial();
+    CommStats c = lastStats;
+    if (c == null || lastSerial != serial) {
+      c = communicators.computeIfAbsent(serial, s -> new CommStats(r.communicator()));
+      lastStats = c;
+      lastSerial = serial;
+    }
+    c.record(r, operationClass, lastRecordsKept);
+  }
+
+  /* The communicator of the previous record (consecutive records mostly share it); analysis thread only. */
+  private CommStats lastStats;
+  private long lastSerial;
 
   /** Analysis thread only: a communicator created ({@code live}) or destroyed. */
   public void communicator(CommunicatorInfo info, boolean live) {
@@ -50,6 +65,9 @@ public final class StatisticsStore {
         Long oldest = destroyedOrder.pollFirst();
         if (oldest != null) {
           communicators.remove(oldest);
+          if (lastStats != null && lastSerial == oldest) {
+            lastStats = null;
+          }
         }
       }
     }
@@ -80,14 +98,14 @@ public final class StatisticsStore {
       this.info = info;
     }
 
-    void record(OperationRecord r, int keep) {
+    void record(OperationRecord r, OperationClass operationClass, int keep) {
       info = r.communicator();
       operations.increment();
       bytes.add(r.transfer().messageBytes());
       if (r.tags().step() > lastStep) {
         lastStep = r.tags().step(); /* the highest: records complete out of enqueue order */
       }
-      classes.computeIfAbsent(OperationClass.of(r), k -> new ClassStats(k)).record(r);
+      classes.computeIfAbsent(operationClass, k -> new ClassStats(k)).record(r);
       String phase = r.tags().phase();
       if (phase != null) {
         PhaseStats p = phases.computeIfAbsent(phase, k -> new PhaseStats());

@@ -18,8 +18,12 @@ final class WindowedLogHistogram {
   private static final int MAX_EXPONENT = 42;
   static final int BUCKETS = (MAX_EXPONENT + 1) << SUB_BITS;
 
+  /** The older generation of a window that has not yet rolled over: read, never written. */
+  private static final int[] NONE_YET = new int[BUCKETS];
+
   private int[] current = new int[BUCKETS];
-  private int[] previous = new int[BUCKETS];
+  /* NONE_YET until the first roll-over: a class seen fewer than window / 2 times needs one array. */
+  private int[] previous = NONE_YET;
   private final int generation;
   private int currentCount;
   private int previousCount;
@@ -49,7 +53,11 @@ final class WindowedLogHistogram {
       previous = current;
       previousCount = currentCount;
       previousFlagged = currentFlagged;
-      Arrays.fill(dropped, 0);
+      if (dropped == NONE_YET) {
+        dropped = new int[BUCKETS];
+      } else {
+        Arrays.fill(dropped, 0);
+      }
       current = dropped;
       currentCount = 0;
       currentFlagged = 0;

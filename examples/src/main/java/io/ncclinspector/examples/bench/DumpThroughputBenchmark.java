@@ -7,6 +7,7 @@ import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,12 @@ import java.util.concurrent.locks.LockSupport;
  *       default ring size, JSON output off (drain, decode, deliver) and on; a run passes if
  *       nothing is dropped.
  * </ul>
+ *
+ * <p><em>written</em> counts the lines of both JSON files: the output file and the quarantine file
+ * beside it (records whose GPU timestamps are not trusted are written there, line for line the
+ * same work). <em>cpu</em> is the process's CPU time (every thread: producer, dump thread, JSON
+ * writer, analysis, GC, JIT) per record delivered, a figure less sensitive than rates to other
+ * work sharing the machine.
  *
  * <pre>
  * bench/dump-throughput [TRACE] [SECONDS] [TARGET_OPS_PER_SECOND]
@@ -84,6 +91,7 @@ public final class DumpThroughputBenchmark {
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
     NcclInspector inspector = NcclInspector.enable(config);
     String lib = inspector.status().libraryPath().orElseThrow().toString();
+    long cpuStart = processCpuNanos();
     long start = System.nanoTime();
     long deadline = start + (long) (seconds * 1e9);
     long produced = 0;
@@ -101,14 +109,23 @@ public final class DumpThroughputBenchmark {
     long produceEnd = System.nanoTime();
     inspector.close();
     long end = System.nanoTime();
+    long cpu = processCpuNanos() - cpuStart;
     long delivered = inspector.status().records().received();
-    long written = inspector.status().records().written();
+    long written = inspector.status().records().written() + inspector.status().records().quarantined();
     long dropped = inspector.counters().get("ring_full") + inspector.counters().get("json_backlog_full");
     double producedRate = produced / ((produceEnd - start) / 1e9);
     double elapsed = (end - start) / 1e9;
-    System.out.printf("  %-9s %-7s produced %,10.0f ops/s  delivered %,10.0f/s  written %,10.0f/s  dropped %,d (%.1f%%)%s%n",
+    System.out.printf("  %-9s %-7s produced %,10.0f ops/s  delivered %,10.0f/s  written %,10.0f/s  dropped %,d (%.1f%%)"
+        + "  cpu %.2f us/record%s%n",
         targetOpsPerSecond > 0 ? "sustained" : "max", json ? "json" : "no-json", producedRate,
         delivered / elapsed, written / elapsed, dropped, 100.0 * dropped / Math.max(produced, 1),
+        cpu / 1e3 / Math.max(delivered, 1),
         targetOpsPerSecond > 0 ? (dropped == 0 ? "   PASS (zero drops)" : "   FAIL") : "");
+  }
+
+  /** CPU time of the whole process so far (all threads). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 }
