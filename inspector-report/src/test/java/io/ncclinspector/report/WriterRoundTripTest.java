@@ -14,6 +14,7 @@ import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import io.ncclinspector.TimingSource;
+import io.ncclinspector.UntimedReason;
 import io.ncclinspector.format.KernelEventField;
 import io.ncclinspector.format.PerfField;
 import io.ncclinspector.format.RecordField;
@@ -50,8 +51,10 @@ import org.junit.jupiter.api.io.TempDir;
 class WriterRoundTripTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long WALL = 1_795_942_870_000_000_000L;
-  private static final CommunicatorInfo WORLD = new CommunicatorInfo(1, 0x5eedf00dcafe1234L, "world", 1, 4, 2, 5);
-  private static final CommunicatorInfo PAIR = new CommunicatorInfo(2, 0x0123456789abcdefL, "pair", 0, 2, 1, 4);
+  private static final CommunicatorInfo WORLD = new CommunicatorInfo(1, 0x5eedf00dcafe1234L, "world", 1, 4, 2, 6, 0,
+      "GPU-5eed", 23007);
+  private static final CommunicatorInfo PAIR = new CommunicatorInfo(2, 0x0123456789abcdefL, "pair", 0, 2, 1, 5, 1,
+      "GPU-0123", 22809);
 
   @TempDir Path tmp;
 
@@ -67,12 +70,17 @@ class WriterRoundTripTest {
             .executionNanos(250_123).algorithmBandwidthGbs(16.77).busBandwidthGbs(25.15).gpu(7_000_000, 250_000, 1_000)
             .startWallNanos(WALL + 9_000).stopWallNanos(WALL + 13_000).launchWallNanos(WALL + 9_500)
             .flags(RecordFlag.EXTRA_CHANNELS).step(12).phase("backward").trace(1, 2, List.of(inStep, lagging))
-            .build(),
+            .callNumber(77).build(),
         RecordBuilder.collective(WORLD, "Broadcast").sequence(42).count(100).datatype("ncclInt8")
             .messageBytes(100).rootOrPeer(3).algorithm("TREE", "LL").warps(8).channels(1, 1).executionNanos(9_000)
             .timingSource(TimingSource.COLLECTIVE_CPU).quarantine(Quarantine.GPU_TIMESTAMP_ZERO)
             .startWallNanos(WALL + 20_000).stopWallNanos(WALL + 29_000).flags(RecordFlag.QUARANTINED)
             .trace(1, 2, List.of()).build(),
+        RecordBuilder.collective(WORLD, "Broadcast").sequence(43).count(1 << 20).datatype("ncclFloat32")
+            .messageBytes(4L << 20).rootOrPeer(1).algorithm("None", "None").channels(0, 0)
+            .timingSource(TimingSource.NONE).untimedReason(UntimedReason.NCCL_BROADCAST_ALLGATHERV)
+            .startWallNanos(WALL + 25_000).flags(RecordFlag.NOT_PROFILED_BY_NCCL, RecordFlag.NO_KERNEL_EVENTS)
+            .callNumber(79).build(),
         RecordBuilder.p2p(PAIR, "Send").sequence(7).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(1, 1).executionNanos(4_500).algorithmBandwidthGbs(1.82)
             .busBandwidthGbs(1.82).gpu(8_000_000, 4_500, 0).startWallNanos(WALL + 30_000)
@@ -81,7 +89,10 @@ class WriterRoundTripTest {
         RecordBuilder.p2p(PAIR, "Recv").sequence(8).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(2, 2).desyncedChannels(1).executionNanos(4_700)
             .timingSource(TimingSource.KERNEL_CPU).quarantine(Quarantine.KERNEL_CHANNEL_DESYNC)
-            .startWallNanos(WALL + 40_000).stopWallNanos(WALL + 45_000).build());
+            .startWallNanos(WALL + 40_000).stopWallNanos(WALL + 45_000).build(),
+        RecordBuilder.p2p(PAIR, "Recv").sequence(9).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
+            .messageBytes(8192).channels(1, 0).timingSource(TimingSource.NONE)
+            .untimedReason(UntimedReason.NCCL_NO_OPERATION_EVENT).startWallNanos(WALL + 50_000).build());
   }
 
   /** Writes the records, verbose or not, to a log as the core does; returns its lines. */

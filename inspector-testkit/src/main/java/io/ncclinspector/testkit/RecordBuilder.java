@@ -14,6 +14,7 @@ import io.ncclinspector.Tags;
 import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
 import io.ncclinspector.Transfer;
+import io.ncclinspector.UntimedReason;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -59,6 +60,8 @@ public final class RecordBuilder {
   private long startWallNanos;
   private long stopWallNanos;
   private long launchWallNanos;
+  private UntimedReason untimedReason = UntimedReason.NONE;
+  private long callNumber = CollectiveRecord.CALL_NUMBER_UNKNOWN;
   private final Set<RecordFlag> flags = EnumSet.noneOf(RecordFlag.class);
   private long step = -1;
   private String phase;
@@ -103,6 +106,7 @@ public final class RecordBuilder {
     b.startWallNanos = t.startWallNanos();
     b.stopWallNanos = t.stopWallNanos();
     b.launchWallNanos = t.launchWallNanos();
+    b.untimedReason = t.untimedReason();
     b.announcedChannels = r.channels().announced();
     b.channelsSeen = r.channels().seen();
     b.desyncedChannels = r.channels().desynced();
@@ -114,6 +118,7 @@ public final class RecordBuilder {
     b.channelTraces = r.trace().channels();
     if (r instanceof CollectiveRecord c) {
       b.rootOrPeer = c.root();
+      b.callNumber = c.callNumber();
       b.algorithm = c.algorithm().name();
       b.protocol = c.algorithm().protocol();
       b.warps = c.algorithm().warps();
@@ -220,6 +225,18 @@ public final class RecordBuilder {
     return this;
   }
 
+  /** Why an operation that ran has no time (default {@link UntimedReason#NONE}). */
+  public RecordBuilder untimedReason(UntimedReason v) {
+    untimedReason = v;
+    return this;
+  }
+
+  /** A collective's call number in its communicator (default unknown). */
+  public RecordBuilder callNumber(long v) {
+    callNumber = v;
+    return this;
+  }
+
   public RecordBuilder flags(RecordFlag... v) {
     flags.addAll(List.of(v));
     return this;
@@ -247,13 +264,13 @@ public final class RecordBuilder {
     Transfer transfer = new Transfer(count >= 0 ? count : collective ? messageBytes / 4 : messageBytes, datatype,
         messageBytes, algorithmBandwidthGbs, busBandwidthGbs);
     Timing timing = new Timing(executionNanos, timingSource, quarantine, gpuStartNanos, gpuSpanNanos, gpuSkewNanos,
-        startWallNanos, stopWallNanos, launchWallNanos);
+        startWallNanos, stopWallNanos, launchWallNanos, untimedReason);
     Channels channels = new Channels(announcedChannels, channelsSeen, desyncedChannels);
     Tags tags = step < 0 && phase == null ? Tags.NONE : new Tags(step, phase);
     EventTrace trace = new EventTrace(startSequence, stopSequence, channelTraces);
     if (collective) {
       return new CollectiveRecord(communicator, operation, sequence, rootOrPeer,
-          new Algorithm(algorithm, protocol, warps), transfer, timing, channels, tags, flags, trace);
+          new Algorithm(algorithm, protocol, warps), transfer, timing, channels, tags, flags, trace, callNumber);
     }
     return new P2pRecord(communicator, operation, sequence, rootOrPeer, transfer, timing, channels, tags, flags,
         trace);

@@ -37,6 +37,12 @@ public enum Exclusion {
   /** GPU timestamps were unusable: the record is CPU-timed and flagged (this project). */
   QUARANTINED("quarantined"),
   /**
+   * No time at all (timing source {@code none}): a call NCCL gave no operation event, recorded from
+   * the call (flag {@code not_profiled_by_nccl}, {@code *_untimed_reason}). Counted as an operation,
+   * never in a time or bandwidth figure, with {@code --all-timing} too.
+   */
+  UNTIMED("untimed"),
+  /**
    * Not timed from GPU timestamps ({@code kernel_cpu}, {@code collective_cpu}, {@code ce_cpu}):
    * CPU spans measure enqueueing or host callbacks, not the transfer. Included with
    * {@code --all-timing}.
@@ -59,7 +65,7 @@ public enum Exclusion {
 
   /** The reasons that keep a record out of the straggler and point-to-point analyses. */
   public static final java.util.List<Exclusion> UNALIGNABLE = java.util.List.of(INVALID_IDENTITY,
-      INVALID_TIME, QUARANTINED);
+      INVALID_TIME, QUARANTINED, UNTIMED);
 
   private final String label;
 
@@ -94,6 +100,7 @@ public enum Exclusion {
         + " WHEN " + bandwidth + " THEN '" + INVALID_BANDWIDTH.label + "'"
         + " WHEN r_quarantine_reason IS NOT NULL OR array_contains(r_flags, 'quarantined') THEN '"
         + QUARANTINED.label + "'"
+        + " WHEN r_timing_source = 'none' THEN '" + UNTIMED.label + "'"
         + " WHEN r_timing_source <> 'kernel_gpu' THEN '" + CPU_TIMING.label + "'"
         + " END";
   }

@@ -108,13 +108,18 @@ public final class RecordSchema {
       field("phase", "VARCHAR", PerfField.PHASE, "`*_phase` tag"),
       field("flags", "VARCHAR[]", PerfField.FLAGS, "`*_flags`"),
       field("quarantine_reason", "VARCHAR", PerfField.QUARANTINE_REASON, "`*_quarantine_reason`"),
+      field("untimed_reason", "VARCHAR", PerfField.UNTIMED_REASON, "`*_untimed_reason`: why an operation "
+          + "that ran has no time (`nccl_broadcast_allgatherv`, `nccl_no_operation_event`; this project only)"),
+      field("api_sn", "BIGINT", PerfField.API_SN, "`coll_api_sn`: the application's call, its number "
+          + "among the communicator's collective calls (this project only)"),
       computed("excluded_reason", "VARCHAR", Exclusion.sql(), "why the report's performance "
           + "figures leave the record out (null: used), the first that applies: "
           + "`invalid_identity` (a negative rank, rank count, node count, peer, sequence number or "
           + "pid; a rank or peer past the rank count), `invalid_time` (an execution time, GPU span "
           + "or skew below 0 or over a day; a GPU start or dump timestamp below 0 or past 2^62 ns), "
           + "`invalid_size`, `invalid_bandwidth` (below 0 or above 100 TB/s), `quarantined`, "
-          + "`cpu_timing` (used with `--all-timing`); the first two also keep the record out of the "
+          + "`untimed` (timing source `none`: a call NCCL gave no event), `cpu_timing` (used with "
+          + "`--all-timing`); the first two, `quarantined` and `untimed` also keep the record out of the "
           + "straggler and point-to-point analyses"),
       field("format_version", "VARCHAR", MetadataField.FORMAT_VERSION,
           "`metadata.inspector_output_format_version`"),
@@ -126,6 +131,8 @@ public final class RecordSchema {
       field("pid", "BIGINT", MetadataField.PID, "`metadata.pid`"),
       field("profiler_interface_version", "INTEGER", MetadataField.PROFILER_INTERFACE_VERSION,
           "`metadata.profiler_interface_version` (this project only)"),
+      field("nccl_version", "VARCHAR", MetadataField.NCCL_VERSION,
+          "`metadata.nccl_version`: the NCCL release (this project only)"),
       field("event_trace_sn", "VARCHAR", PerfField.EVENT_TRACE_SN,
           "verbose `event_trace_sn` object, as JSON text"),
       field("event_trace_ts", "VARCHAR", PerfField.EVENT_TRACE_TS,
