@@ -40,6 +40,7 @@ int64_t comm_table_claim(comm_table* t) {
       s->serial = atomic_fetch_add_explicit(&t->next_serial, 1, memory_order_relaxed);
       atomic_store_explicit(&s->p2p_seq, 0, memory_order_relaxed);
       atomic_store_explicit(&s->lag_mask, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->work_seq, 0, memory_order_relaxed);
       return i;
     }
   }

@@ -24,6 +24,7 @@ typedef struct comm_slot {
   _Atomic uint64_t api_seq;  /* collective calls seen (CollApi events), numbering them */
   _Atomic uint64_t api_func_seq[COMM_API_FUNCS]; /* the same per operation (names.h FUNC_*) */
   _Atomic uint64_t lag_mask; /* channels whose kernel timestamps lag (channel_desync.h) */
+  _Atomic uint64_t work_seq; /* operation events (Coll, P2p) started, tracked or not (channel_late_read.h) */
   _Atomic uint8_t got_kernel_events; /* an operation of it completed with kernel channels */
   uint64_t serial;
   uint64_t comm_id;

@@ -42,6 +42,7 @@
   X(SELF_P2P_CHANNEL_LAG, "self_p2p_channel_lag", NOTE) /* channels a send/recv to self put out of step (channel_desync.h) */ \
   X(DESYNC_DETECTED, "desync_detected", NOTE) /* channels found lagging that no send/recv to self predicted */ \
   X(DESYNC_CHANNELS_EXCLUDED, "desync_channels_excluded", NOTE) /* records timed by their in-step channels only */ \
+  X(LATE_READ_CHANNELS, "late_read_channels", NOTE) /* channels left out: NCCL read their timestamps after their slot could be reused (channel_late_read.h) */ \
   X(NOT_PROFILED_BY_NCCL, "not_profiled_by_nccl", NOTE) /* collective calls NCCL gave no operation event: recorded untimed from the call */ \
   X(API_LINK_LATE, "api_link_late", NOTE) /* an operation event that came after its call was closed as not profiled */ \
   X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \

@@ -44,6 +44,7 @@ enum { CHANNEL_EMPTY = 0, CHANNEL_STARTED = 1, CHANNEL_RECORDED = 2, CHANNEL_STO
 typedef struct channel_slot {
   _Atomic uint8_t state;
   uint8_t channel_id;
+  uint8_t read_late; /* a timestamp of it was read after its slot may have been reused (channel_late_read.h) */
   uint16_t start_sn, record_sn, stop_sn;
   uint64_t gpu_start_ns, gpu_stop_ns;
   uint64_t cpu_start_ns, cpu_record_ns, cpu_stop_ns; /* monotonic */
@@ -74,6 +75,7 @@ typedef struct op_slot {
   uint8_t clock_device;      /* gpu_clock_bound.h entry of its communicator's GPU */
   uint32_t comm_index, comm_gen; /* its communicator's table slot (for desync_latch) */
   uint64_t lag_mask;         /* its communicator's lagging channels when it started (channel_desync.h) */
+  uint64_t work_sn;          /* operation events of its communicator before it (channel_late_read.h) */
   uint64_t launch_ns;        /* monotonic time of its kernel's launch (launch_clock.h), 0 if unknown */
   uint32_t api_sn;           /* its call's number in the communicator (api_ledger.h), API_SN_UNKNOWN */
   uint8_t comm_got_kernel_events; /* its communicator's got_kernel_events when it started */

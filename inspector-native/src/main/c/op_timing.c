@@ -56,6 +56,11 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete, 
       t->desync[i] = CHANNEL_LAG_PREDICTED;
       continue;
     }
+    if (ch->read_late) {
+      t->desync[i] = CHANNEL_READ_LATE;
+      t->channels_read_late++;
+      continue;
+    }
     /* Relaxed: the slot is owned by the caller; ordering came with the control word. */
     uint8_t state = atomic_load_explicit(&((channel_slot*)ch)->state, memory_order_relaxed);
     bool gpu_ok = state == CHANNEL_STOPPED && op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);

@@ -15,7 +15,8 @@
  * A channel found early while other channels of the same operation started normally, and which
  * stopped before any of them started, is a lag nothing predicted: it is latched for the
  * communicator (a shift of either clock moves all channels of one kernel alike, so it cannot
- * produce that pattern).
+ * produce that pattern). A channel whose timestamps NCCL read after 64 later operations had
+ * started may carry a later work item's timestamps (channel_late_read.h): left out the same way.
  *
  * Outside verbose mode a channel's CPU times are only taken when its GPU timestamps are missing
  * or bad; a channel whose GPU start was fine but whose stop is not has no CPU start, and the
@@ -41,12 +42,13 @@ static inline bool op_timing_gpu_interval_ok(uint64_t start, uint64_t stop) {
   return start != 0 && stop > start && stop - start <= OP_TIMING_MAX_PLAUSIBLE_NS;
 }
 
-enum { CHANNEL_IN_STEP = 0, CHANNEL_LAG_PREDICTED = 1, CHANNEL_LAG_DETECTED = 2 };
+enum { CHANNEL_IN_STEP = 0, CHANNEL_LAG_PREDICTED = 1, CHANNEL_LAG_DETECTED = 2, CHANNEL_READ_LATE = 3 };
 
 typedef struct op_timing {
   uint8_t source;        /* TIMING_* */
   uint8_t quarantine;    /* QUARANTINE_*: why GPU timestamps that should exist are unusable */
-  uint8_t channels_desynced; /* channels left out as lagging */
+  uint8_t channels_desynced; /* channels left out as lagging or read late */
+  uint8_t channels_read_late; /* of those, read too late to be its own (channel_late_read.h) */
   uint64_t exec_ns;
   uint64_t gpu_start_ns; /* earliest valid channel GPU start, 0 if none */
   uint64_t gpu_span_ns;  /* latest valid GPU stop - earliest valid GPU start */

@@ -5,6 +5,7 @@
 
 #include "api_ledger.h"
 #include "channel_desync.h"
+#include "channel_late_read.h"
 #include "clock.h"
 #include "core_state.h"
 #include "event_counters.h"
@@ -142,6 +143,8 @@ void* core_op_start(void* context, const core_op_event* ev) {
   /* Whatever happens to this operation (paused, filtered, untracked P2P), a send/recv to self with
    * counted channels shifts NCCL's channel counters: note it first. */
   if (self_p2p && ev->channel_mode == CHANNELS_COUNTED) desync_note_self_p2p(c, ev->n_channels);
+  /* Counted whatever becomes of it too: its work items reuse timestamp slots all the same. */
+  uint64_t work_sn = late_read_number_op(c);
   if (!core_accepting()) {
     count_not_accepted();
     return NULL;
@@ -222,6 +225,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
   s->comm_index = handle_index(context);
   s->comm_gen = handle_gen(context);
   s->lag_mask = desync_lagging_channels(c);
+  s->work_sn = work_sn;
   s->launch_ns = launch_clock_last();
   s->start_ns = clock_mono_ns();
   s->stop_ns = 0;
@@ -243,6 +247,14 @@ static inline uint16_t next_sn(op_slot* s) {
   return (uint16_t)(atomic_fetch_add_explicit(&s->callback_sn, 1, memory_order_relaxed) + 1);
 }
 
+/* Whether a kernel-channel timestamp of operation s that NCCL has just read may be a later work
+ * item's (channel_late_read.h). CUDA-graph replays are exempt: their operation events are made as
+ * the replay runs, in bursts that say nothing of how far the GPU got (on 2 x H200, replays whose
+ * channels were read 300 operation events later were right within 3.1-3.4 us of CUPTI). */
+static inline bool read_late(const op_slot* s) {
+  if (s->static_flags & RECORD_FLAG_GRAPH_LAUNCHED) return false;
+  return late_read_possible(&g_core.comms.slots[s->comm_index], s->work_sn);
+}
 
 void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns) {
   if (parent == NULL) return NULL; /* the operation was not tracked (filtered or dropped) */
@@ -262,6 +274,7 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
     ch->channel_id = channel_id;
     ch->gpu_start_ns = gpu_start_ns;
     ch->gpu_stop_ns = 0;
+    ch->read_late = gpu_start_ns != 0 && read_late(s);
     ch->cpu_start_ns = (gpu_start_ns == 0 || verbose()) ? clock_mono_ns() : 0;
     /* One observation of the GPU clock's offset per operation (gpu_clock_bound.h), from its first
      * channel not known to lag (a lagging channel's old timestamp would only weaken the bound).
@@ -299,6 +312,7 @@ void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns) {
   channel_slot* ch = &s->ch[handle_channel(handle)];
   if (atomic_load_explicit(&ch->state, memory_order_relaxed) == CHANNEL_STARTED) {
     ch->gpu_stop_ns = gpu_stop_ns;
+    if (gpu_stop_ns != 0 && read_late(s)) ch->read_late = 1;
     ch->cpu_record_ns = (verbose() || !op_timing_gpu_interval_ok(ch->gpu_start_ns, gpu_stop_ns)) ? clock_mono_ns() : 0;
     ch->record_sn = next_sn(s);
     atomic_store_explicit(&ch->state, CHANNEL_RECORDED, memory_order_relaxed);

@@ -63,6 +63,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   }
 
   uint32_t flags = s->static_flags | close_flags;
+  if (timing.channels_read_late > 0) counter_add(CTR_LATE_READ_CHANNELS, timing.channels_read_late);
   if (timing.channels_desynced > 0 && timing.source != TIMING_NONE) {
     flags |= RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED;
     counter_add(CTR_DESYNC_CHANNELS_EXCLUDED, 1);

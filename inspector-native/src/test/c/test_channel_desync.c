@@ -334,6 +334,84 @@ static void without_a_launch_time_only_prediction_applies(void) {
   end(ctx);
 }
 
+/* Operation events that put work on the communicator's channels while NCCL's proxy thread is
+ * behind: `n` sends to rank 1 (not tracked: P2P records off), none of whose channels come yet. */
+static void later_operations(void* ctx, int n) {
+  for (int i = 0; i < n; i++) {
+    void* p = test_p2p(ctx, "Send", 1, 65536, 2);
+    CHECK(p == NULL); /* counted, not tracked */
+  }
+}
+
+/* A channel NCCL read after 64 later operation events had started may carry the timestamps of the
+ * work item 64 positions later (channel_late_read.h): left out, whatever its timestamps look like. */
+static void a_channel_read_after_sixty_four_later_operations_is_left_out(void) {
+  begin(0);
+  void* ctx = test_comm(0x1a7e, 0, 2);
+  (void)test_drain();
+  offset_ns = (int64_t)(1 * MS);
+  /* 63 later operations: the slot cannot have been reused, both channels count. */
+  uint64_t launch = now_mono;
+  test_launch(ctx);
+  at(launch + 12 * US);
+  void* a = test_coll(ctx, "AllReduce", 0, 262144, "ncclFloat32", 2);
+  test_stop(a);
+  later_operations(ctx, 63);
+  at(launch + 200 * US);
+  void* a0 = test_channel(a, 0, gpu_at(launch + 8 * US));
+  void* a1 = test_channel(a, 1, gpu_at(launch + 9 * US));
+  test_channel_done(a0, gpu_at(launch + 40 * US));
+  test_channel_done(a1, gpu_at(launch + 50 * US));
+  at(launch + 300 * US);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.channels_desynced, 0);
+  CHECK_EQ(d.last.exec_ns, 41 * US);
+  CHECK_EQ(test_counter("late_read_channels"), 0);
+
+  /* Channel 0 read in time, channel 1 read (its stop) after the 64th later operation. */
+  launch = now_mono;
+  test_launch(ctx);
+  at(launch + 12 * US);
+  void* b = test_coll(ctx, "AllReduce", 1, 262144, "ncclFloat32", 2);
+  test_stop(b);
+  at(launch + 60 * US);
+  void* b0 = test_channel(b, 0, gpu_at(launch + 8 * US));
+  void* b1 = test_channel(b, 1, gpu_at(launch + 8 * US));
+  test_channel_done(b0, gpu_at(launch + 30 * US));
+  later_operations(ctx, 64);
+  at(launch + 20 * MS);
+  test_channel_done(b1, gpu_at(launch + 10 * MS)); /* a later work item's stop */
+  at(launch + 21 * MS);
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.channels_desynced, 1);
+  CHECK_EQ(d.last.exec_ns, 22 * US);
+  CHECK(d.last.flags & RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED);
+  CHECK_EQ(test_counter("late_read_channels"), 1);
+
+  /* Every channel read late: no time at all. */
+  launch = now_mono;
+  test_launch(ctx);
+  at(launch + 12 * US);
+  void* c = test_coll(ctx, "AllReduce", 2, 262144, "ncclFloat32", 1);
+  test_stop(c);
+  later_operations(ctx, 64);
+  at(launch + 20 * MS);
+  void* c0 = test_channel(c, 0, gpu_at(launch + 10 * MS));
+  test_channel_done(c0, gpu_at(launch + 10 * MS + 30 * US));
+  at(launch + 21 * MS);
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.quarantine_reason, QUARANTINE_KERNEL_CHANNEL_DESYNC);
+  CHECK_EQ(test_counter("late_read_channels"), 2);
+  CHECK_EQ(test_counter("desync_detected"), 0); /* nothing latched: the next operation is judged afresh */
+  end(ctx);
+}
+
 int main(void) {
   RUN(a_self_exchange_makes_its_channels_lag_for_later_operations);
   RUN(p2p_records_are_flagged_send_side_and_self_p2p_is_noted_when_untracked);
@@ -342,5 +420,6 @@ int main(void) {
   RUN(an_unpredicted_lag_is_detected_and_latched);
   RUN(a_clock_step_latches_nothing_and_heals_within_the_window);
   RUN(without_a_launch_time_only_prediction_applies);
+  RUN(a_channel_read_after_sixty_four_later_operations_is_left_out);
   return test_failures == 0 ? 0 : 1;
 }

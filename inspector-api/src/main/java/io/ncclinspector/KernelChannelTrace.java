@@ -4,7 +4,8 @@ package io.ncclinspector;
  * One kernel channel of an operation, as seen in verbose mode. Sequence numbers count the
  * operation's callbacks (1 is its start); times are wall-clock nanoseconds of the callbacks;
  * GPU times are NCCL's global-timer nanoseconds (0 when absent). {@code desync} says whether the
- * channel carried another work item's timestamps and was left out of the timing.
+ * channel carried, or may have carried, another work item's timestamps and was left out of the
+ * timing.
  */
 public record KernelChannelTrace(
     int channelId,
@@ -25,7 +26,12 @@ public record KernelChannelTrace(
     /** Lagging, predicted from a send/receive to the own rank before the operation started. */
     PREDICTED,
     /** Lagging, seen: it started before the operation's kernel was launched. */
-    DETECTED;
+    DETECTED,
+    /**
+     * Read late: NCCL read its timestamps after 64 later operations of the communicator had
+     * started, when its slot in NCCL's timestamp ring may already hold a later work item's.
+     */
+    READ_LATE;
 
     private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
 

@@ -41,10 +41,41 @@ class GroundTruthTest {
 
   private record Kernel(String name, long durationNanos) {}
 
+  /** What one recording gives, judged against CUPTI's kernel durations. */
+  private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
+      int referenceTimed, int referenceWrong, long lateReadChannels) {}
+
   @Test
   void everyCollectiveWeTimeMatchesItsKernelAndNoneIsAnotherWorksTime() throws IOException {
-    Path scenario = TestData.traces().resolve("n2_truth");
-    Path trace = scenario.resolve("trace/trace-pid585.jsonl.gz");
+    Judged j = judge("n2_truth", "585", "cupti-rank0.ndjson");
+    assertEquals(List.of(), j.wrong(), "collective times off their kernels");
+    assertTrue(j.timed() >= 100, "timed collectives: " + j.timed());
+    assertTrue(j.partial() >= 50, "collectives timed from their in-step channels: " + j.partial());
+    assertTrue(j.untimed() > 0, "collectives left untimed");
+    assertTrue(j.p2pTimed() > 0);
+    assertTrue(j.referenceWrong() > 0, "the reference's lagging-channel times are wrong in this run");
+  }
+
+  /**
+   * {@code n2_moe}: NCCL's proxy thread fell far behind the GPU on channels 16-23, whose counters
+   * were in step, and from the 27th AllReduce on handed over the timestamps of the work item 64
+   * positions later (README, "Leaves out late reads"). Before the late-read guard, 86 of the 200
+   * collective times of this run were off their kernels by 15 µs to 10 ms.
+   */
+  @Test
+  void channelsReadAfterTheirSlotWasReusedAreLeftOut() throws IOException {
+    Judged j = judge("n2_moe", "586", "cupti-rank0.ndjson");
+    assertEquals(List.of(), j.wrong(), "collective times off their kernels");
+    assertTrue(j.lateReadChannels() > 0, "channels read late");
+    assertTrue(j.timed() >= 40, "timed collectives: " + j.timed());
+    assertTrue(j.timed() + j.untimed() >= 190, "collectives judged: " + (j.timed() + j.untimed()));
+    assertTrue(j.referenceWrong() >= 100, "NVIDIA's Inspector passes the late reads on: " + j.referenceWrong());
+  }
+
+  private Judged judge(String name, String pid, String cuptiFile) throws IOException {
+    Path scenario = TestData.traces().resolve(name);
+    Path trace = scenario.resolve("trace/trace-pid" + pid + ".jsonl.gz");
+    Path run = out.resolve(name);
 
     /* The trace's kernel launches in order, with the operations each launched. */
     List<Long> launchWalls = new ArrayList<>();
@@ -70,17 +101,19 @@ class GroundTruthTest {
       }
     }
     List<Kernel> kernels = new ArrayList<>();
-    for (String line : Files.readAllLines(scenario.resolve("cupti-rank0.ndjson"))) {
+    for (String line : Files.readAllLines(scenario.resolve(cuptiFile))) {
       JsonNode k = JSON.readTree(line);
       kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("dur_us").asDouble() * 1000)));
     }
     int shift = alignment(launchOps, kernels);
 
-    ReplayResult result = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(out)
+    ReplayResult result = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(run)
         .verbose(true).minMessageBytes(0).requireKernelTiming(false).build(), "vm");
     List<JsonNode> ours = new ArrayList<>(ReferenceConformanceTest.readLines(result.outputFile().orElseThrow()));
-    Path quarantine = out.resolve("vm-pid585.quarantine.log");
-    ours.addAll(ReferenceConformanceTest.readLines(quarantine));
+    Path quarantine = run.resolve("vm-pid" + pid + ".quarantine.log");
+    if (Files.exists(quarantine)) {
+      ours.addAll(ReferenceConformanceTest.readLines(quarantine));
+    }
 
     int timedCollectives = 0;
     int untimedCollectives = 0;
@@ -122,16 +155,11 @@ class GroundTruthTest {
         assertTrue(p.path("p2p_bw_is_upper_bound").asBoolean(), p.toString());
       }
     }
-    assertEquals(List.of(), wrong, "collective times off their kernels");
-    assertTrue(timedCollectives >= 100, "timed collectives: " + timedCollectives);
-    assertTrue(partialCollectives >= 50, "collectives timed from their in-step channels: " + partialCollectives);
-    assertTrue(untimedCollectives > 0, "collectives left untimed");
-    assertTrue(p2pTimed > 0);
 
     /* NVIDIA's Inspector in the same run: its collective times against the same kernels. */
     int referenceTimed = 0;
     int referenceWrong = 0;
-    for (JsonNode ref : ReferenceConformanceTest.readLines(scenario.resolve("inspector/vm-pid585.log.gz"))) {
+    for (JsonNode ref : ReferenceConformanceTest.readLines(scenario.resolve("inspector/vm-pid" + pid + ".log.gz"))) {
       JsonNode c = ref.get("coll_perf");
       if (c == null || !"kernel_gpu".equals(c.get("coll_timing_source").asText())) {
         continue;
@@ -146,11 +174,14 @@ class GroundTruthTest {
         referenceWrong++;
       }
     }
-    System.out.printf("n2_truth rank 0 against CUPTI: ours %d collectives timed (%d from in-step channels"
-        + " only), %d untimed, 0 off their kernel, %d P2P timed (send side); NVIDIA's Inspector: %d of %d"
-        + " collective times off their kernel by more than launch overhead%n", timedCollectives,
-        partialCollectives, untimedCollectives, p2pTimed, referenceWrong, referenceTimed);
-    assertTrue(referenceWrong > 0, "the reference's lagging-channel times are wrong in this run");
+    long lateRead = result.counters().get("late_read_channels");
+    System.out.printf("%s rank 0 against CUPTI: ours %d collectives timed (%d from in-step channels"
+        + " only), %d untimed, %d off their kernel, %d P2P timed (send side), %d channels read late;"
+        + " NVIDIA's Inspector: %d of %d collective times off their kernel by more than launch overhead%n",
+        name, timedCollectives, partialCollectives, untimedCollectives, wrong.size(), p2pTimed, lateRead,
+        referenceWrong, referenceTimed);
+    return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
+        referenceTimed, referenceWrong, lateRead);
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
