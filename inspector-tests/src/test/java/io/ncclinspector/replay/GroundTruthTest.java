@@ -36,6 +36,9 @@ class GroundTruthTest {
   /** In step, a channel runs 2.8-3.6 µs shorter than its kernel (kernel launch and teardown). */
   private static final long SHORTER_AT_MOST_NS = 6_000;
   private static final long LONGER_AT_MOST_NS = 1_000;
+  /** Beyond this (plus 10 ppm of the kernel, the drift between GPU timer and CUPTI's clock), a
+   * time cannot be its kernel's with any launch overhead: it is another work item's. */
+  private static final long ANOTHER_WORK_ITEM_NS = 10_000;
 
   @TempDir Path out;
 
@@ -43,7 +46,7 @@ class GroundTruthTest {
 
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
-      int referenceTimed, int referenceWrong, long lateReadChannels) {}
+      List<String> anotherWorksTime, int referenceTimed, int referenceWrong, long lateReadChannels) {}
 
   @Test
   void everyCollectiveWeTimeMatchesItsKernelAndNoneIsAnotherWorksTime() throws IOException {
@@ -70,6 +73,28 @@ class GroundTruthTest {
     assertTrue(j.timed() >= 40, "timed collectives: " + j.timed());
     assertTrue(j.timed() + j.untimed() >= 190, "collectives judged: " + (j.timed() + j.untimed()));
     assertTrue(j.referenceWrong() >= 100, "NVIDIA's Inspector passes the late reads on: " + j.referenceWrong());
+  }
+
+  /**
+   * MoE loops over sockets (one H200, two ranks, 2 channels) on NCCL 2.28.9, 2.29.7 and 2.30.7.
+   * On 2.28.9 every channel lags after the first AlltoAll: all but the first collective untimed.
+   * On 2.29.7 and 2.30.7 one channel of two stays in step and times the collective; 21 and 30 of
+   * those times of 4.4 ms AllReduce kernels fall 6.0 to 8.5 µs short of CUPTI (the other channel
+   * ran longer, or the socket transport's launch overhead is larger), past the 6 µs NVLink window,
+   * and one 954 ms first AllReduce (waiting for its peer) reads 4.6 µs long, inside the GPU
+   * timer's drift against CUPTI: counted, not hidden. No time is another work item's.
+   */
+  @Test
+  void moeLoopsOverSocketsOnThreeReleases() throws IOException {
+    Judged s28 = judge("s28_moe", "19478", "cupti-rank0.ndjson");
+    assertEquals(List.of(), s28.wrong());
+    assertTrue(s28.untimed() >= 190, "untimed after the first AlltoAll: " + s28.untimed());
+    for (String[] run : new String[][] {{"s29_moe", "7096"}, {"s30_moe", "6089"}}) {
+      Judged j = judge(run[0], run[1], "cupti-rank0.ndjson");
+      assertEquals(List.of(), j.anotherWorksTime(), run[0]);
+      assertTrue(j.timed() >= 150, run[0] + " timed: " + j.timed());
+      assertTrue(j.wrong().size() <= 40, run[0] + ": " + j.wrong());
+    }
   }
 
   private Judged judge(String name, String pid, String cuptiFile) throws IOException {
@@ -120,6 +145,7 @@ class GroundTruthTest {
     int partialCollectives = 0;
     int p2pTimed = 0;
     List<String> wrong = new ArrayList<>();
+    List<String> anotherWorksTime = new ArrayList<>();
     for (JsonNode r : ours) {
       String kind = r.has("coll_perf") ? "coll" : "p2p";
       JsonNode p = r.get(kind + "_perf");
@@ -144,9 +170,14 @@ class GroundTruthTest {
           partialCollectives++;
         }
         long diff = exec - kernel.durationNanos();
+        String judged = p.get("coll").asText() + "#" + p.get("coll_sn") + ": ours " + exec + " ns, kernel "
+            + kernel.durationNanos() + " ns (" + kernel.name() + ")";
         if (diff < -SHORTER_AT_MOST_NS || diff > LONGER_AT_MOST_NS) {
-          wrong.add(p.get("coll").asText() + "#" + p.get("coll_sn") + ": ours " + exec + " ns, kernel "
-              + kernel.durationNanos() + " ns (" + kernel.name() + ")");
+          wrong.add(judged);
+        }
+        /* Another work item's time is off by far more than launch overhead and clock drift. */
+        if (Math.abs(diff) > ANOTHER_WORK_ITEM_NS + kernel.durationNanos() / 100_000) {
+          anotherWorksTime.add(judged);
         }
       } else if (source.equals("kernel_gpu")) {
         p2pTimed++;
@@ -181,7 +212,7 @@ class GroundTruthTest {
         name, timedCollectives, partialCollectives, untimedCollectives, wrong.size(), p2pTimed, lateRead,
         referenceWrong, referenceTimed);
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
-        referenceTimed, referenceWrong, lateRead);
+        anotherWorksTime, referenceTimed, referenceWrong, lateRead);
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
@@ -216,12 +247,17 @@ class GroundTruthTest {
     if (launchUs == 0) {
       return -1;
     }
+    int nearest = -1;
+    long best = Long.MAX_VALUE;
     for (int i = 0; i < launchWalls.size(); i++) {
-      if (Math.abs(launchWalls.get(i) / 1000 - launchUs) <= 5) {
-        return i;
+      long d = Math.abs(launchWalls.get(i) / 1000 - launchUs);
+      if (d < best) {
+        best = d;
+        nearest = i;
       }
     }
-    assertFalse(true, "no launch at " + launchUs + " us");
-    return -1;
+    /* Launches are 100 µs and more apart in these runs: the nearest within 50 µs is the one. */
+    assertTrue(best <= 50, "no launch at " + launchUs + " us (nearest " + best + " us away)");
+    return nearest;
   }
 }
