@@ -48,9 +48,15 @@ static inline uint64_t late_read_number_op(comm_slot* c) {
 static inline bool late_read_possible(const comm_slot* c, uint64_t work_sn) {
   /* Acquire fence: orders NCCL's read of the timestamp slot, done before this callback, before the
    * load of the count below (on x86 a compiler barrier only; on Arm a load barrier), so the count
-   * is at least what it was when the slot was read. The load itself can be relaxed. */
+   * is at least what it was when the slot was read. The load itself can be relaxed. ThreadSanitizer
+   * does not model fences: its builds read the count with a release RMW instead, which orders the
+   * earlier read as well (tests only). */
+#if defined(__SANITIZE_THREAD__)
+  uint64_t now = atomic_fetch_add_explicit(&((comm_slot*)c)->work_seq, 0, memory_order_acq_rel);
+#else
   atomic_thread_fence(memory_order_acquire);
   uint64_t now = atomic_load_explicit(&((comm_slot*)c)->work_seq, memory_order_relaxed);
+#endif
   /* Later operation events: now - work_sn - 1; 64 of them can have put a work item in its slot. */
   return now - work_sn > NCCL_CHANNEL_TIMESTAMP_SLOTS;
 }
