@@ -32,14 +32,16 @@
 
 #include "comm_table.h"
 
-/* Slots of NCCL's per-channel timestamp ring (MAX_PROFILER_EVENTS_PER_CHANNEL, NCCL 2.26-2.30). */
+/* Slots of NCCL's per-channel timestamp ring (MAX_PROFILER_EVENTS_PER_CHANNEL in src/include/device.h,
+ * 64 in the 2.30.7 sources; 2.28.9's behaviour in n2_moe matches it). */
 #define NCCL_CHANNEL_TIMESTAMP_SLOTS 64
 
 /* Numbers an operation event of communicator c: how many started before it. */
 static inline uint64_t late_read_number_op(comm_slot* c) {
-  /* Relaxed: a count with nothing to publish. It is ordered before the device can run the
-   * operation's work by the kernel launch itself (the driver's doorbell write comes after full
-   * barriers), not by this atomic. */
+  /* Relaxed: a count with nothing to publish. What orders it before the device can run the
+   * operation's work is the launch that follows on this thread: the driver must make its work
+   * descriptors visible before it rings the GPU's doorbell, and the store barrier that takes orders
+   * this earlier store too. */
   return atomic_fetch_add_explicit(&c->work_seq, 1, memory_order_relaxed);
 }
 
