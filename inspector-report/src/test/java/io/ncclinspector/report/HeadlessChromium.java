@@ -102,7 +102,9 @@ final class HeadlessChromium implements AutoCloseable {
     int before = events.size();
     call(session, "Page.navigate", Map.of("url", page.toString()));
     long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    while (events.subList(before, events.size()).stream()
+    /* A snapshot each time: a sub-list view of the copy-on-write list fails when the socket's
+     * thread adds an event while it is streamed. */
+    while (List.copyOf(events).stream().skip(before)
         .noneMatch(e -> e.path("method").asText().equals("Page.loadEventFired"))) {
       if (System.nanoTime() > deadline) {
         throw new IOException("the page did not load within " + TIMEOUT);
