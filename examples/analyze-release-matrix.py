@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SHORTER_AT_MOST_NS = 6_000
 LONGER_AT_MOST_NS = 1_000
-# The GPU's global timer and CUPTI's clock run apart by about 4 ppm (README): over a kernel of 0.7 s
+# The GPU's global timer and CUPTI's clock run apart by about 4 ppm (docs/nccl-defects-and-releases.md): over a kernel of 0.7 s
 # (a first collective waiting for its peer) that is 3 us, so the window widens by 10 ppm of the kernel.
 DRIFT = 10e-6
 

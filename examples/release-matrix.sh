@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NCCL release matrix (README: "NCCL releases"): on one GPU, two ranks over loopback sockets, for one
+# The NCCL release matrix (docs/nccl-defects-and-releases.md, "NCCL releases"): on one GPU, two ranks over loopback sockets, for one
 # NCCL release, every run this project's claims about that release rest on:
 #
 #   java-on        the Java benchmark with NcclInspector.enable() (its NCCL workaround on): AllReduce,

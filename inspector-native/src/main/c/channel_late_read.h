@@ -18,7 +18,8 @@
  * cannot have been reused. Counting every Coll and P2p event of the communicator, tracked or not,
  * overcounts (a send and its receive count twice) and so errs on the side of leaving a channel
  * out. The count misses device work NCCL gives no operation event: NCCL 2.29-2.30's Broadcast on
- * its AllGatherV path, which the NCCL workaround (README, "NCCL releases") turns off.
+ * its AllGatherV path, which the NCCL workaround (docs/nccl-defects-and-releases.md,
+ * "NCCL releases") turns off.
  *
  * CUDA-graph replays are not judged so (profiler_core.c): their operation events come in bursts as
  * the replay runs, far ahead of the GPU's progress, and their channels read 300 events later were

@@ -52,7 +52,7 @@ enum {
   DATATYPE_FLOAT8E4M3,
   DATATYPE_FLOAT8E5M2,
   /* NCCL 2.28's ncclDatatypeToString has no case for ncclUint8 and returns "Unknown":
-   * counted as one byte per element (see README, "Message size"). */
+   * counted as one byte per element (see docs/output.md, "Message size"). */
   DATATYPE_UNKNOWN_AS_UINT8,
   DATATYPE_OTHER,
   DATATYPE_COUNT

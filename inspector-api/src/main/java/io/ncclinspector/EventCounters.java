@@ -17,7 +17,7 @@ import java.util.Map;
 public record EventCounters(Map<String, Long> drops, Map<String, Long> notes, Map<Quarantine, Long> quarantined) {
   /** Records the JSON writer thread could not take: it fell too far behind. */
   public static final String JSON_BACKLOG_FULL = "json_backlog_full";
-  /** Records that never reached the JSON file (see the failure behaviour in the README). */
+  /** Records that never reached the JSON file (see docs/failure-behaviour.md). */
   public static final String JSON_NOT_WRITTEN = "json_not_written";
   /** Records the statistics thread could not take: it fell too far behind. */
   public static final String ANALYSIS_BACKLOG_FULL = "analysis_backlog_full";

@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
 /**
  * How an inspector runs: an immutable value made with {@link #builder()}, checked once when it is
  * built. {@link Builder#fromEnvironment()} reads the reference Inspector's environment variables
- * ({@code NCCL_INSPECTOR_*}, listed in the README), so a job configured for NVIDIA's plugin behaves
- * the same here; a malformed variable fails {@link Builder#build()} with a message naming it.
+ * ({@code NCCL_INSPECTOR_*}, listed in docs/configuration.md), so a job configured for NVIDIA's
+ * plugin behaves the same here; a malformed variable fails {@link Builder#build()} with a message
+ * naming it.
  *
  * <p>Exporters (Prometheus textfiles, JFR events, OpenTelemetry, ...) live in modules of their
  * own: add one with {@link Builder#exporter}, or let a module on the class path turn itself on

@@ -19,7 +19,7 @@ public enum Quarantine {
    * ({@link TimingSource#NONE}). NCCL 2.28 to 2.30 put a channel's profiler counter out of step
    * after a send/receive to the own rank (every AlltoAll), for the rest of the communicator's life;
    * this inspector predicts that from the send/receive and also recognises starts earlier than
-   * the operation's kernel launch. See the README's section on the NCCL defect.
+   * the operation's kernel launch. See docs/nccl-defects-and-releases.md, on the NCCL defect.
    */
   KERNEL_CHANNEL_DESYNC,
   /**

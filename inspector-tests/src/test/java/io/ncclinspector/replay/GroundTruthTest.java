@@ -62,8 +62,9 @@ class GroundTruthTest {
   /**
    * {@code n2_moe}: NCCL's proxy thread fell far behind the GPU on channels 16-23, whose counters
    * were in step, and from the 27th AllReduce on handed over the timestamps of the work item 64
-   * positions later (README, "Leaves out late reads"). Before the late-read guard, 86 of the 200
-   * collective times of this run were off their kernels by 15 µs to 10 ms.
+   * positions later (docs/nccl-defects-and-releases.md, "Leaves out late reads"). Before the
+   * late-read guard, 86 of the 200 collective times of this run were off their kernels by 15 µs to
+   * 10 ms.
    */
   @Test
   void channelsReadAfterTheirSlotWasReusedAreLeftOut() throws IOException {

@@ -33,10 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What NCCL 2.29 and 2.30 change for a profiler (README, "NCCL releases"), on the recordings of the
- * release matrix (testdata/traces/s29_*, s30_*, one H200, two ranks over sockets) and on synthetic
- * streams: every collective call is in the output, also a Broadcast NCCL gives no event (from its
- * call, untimed, with the reason); the release and interface go into every record and the status;
+ * What NCCL 2.29 and 2.30 change for a profiler (docs/nccl-defects-and-releases.md,
+ * "NCCL releases"), on the recordings of the release matrix (testdata/traces/s29_*, s30_*, one
+ * H200, two ranks over sockets) and on synthetic streams: every collective call is in the output,
+ * also a Broadcast NCCL gives no event (from its call, untimed, with the reason); the release and
+ * interface go into every record and the status;
  * NCCL ceasing to deliver kernel events is said; the workaround enable() applies is reported.
  */
 class NcclReleasesTest {

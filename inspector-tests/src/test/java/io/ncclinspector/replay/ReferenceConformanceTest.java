@@ -50,10 +50,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       the reference found some of its channels and missed others, its time is the maximum over a
  *       subset of ours;
  *   <li>lagging channels: after a send/recv to the own rank (every AlltoAll) NCCL hands some
- *       channels another work item's timestamps, for good (README, "NCCL's kernel-channel
- *       defect"). The reference turns them into times; ours leaves those channels out (or, when
- *       all of an operation's channels lag, gives no time). Such records are left out of the time
- *       comparison, checked for what ours says about them instead, and counted.
+ *       channels another work item's timestamps, for good (docs/nccl-defects-and-releases.md,
+ *       "NCCL's kernel-channel defect"). The reference turns them into times; ours leaves those
+ *       channels out (or, when all of an operation's channels lag, gives no time). Such records
+ *       are left out of the time comparison, checked for what ours says about them instead, and
+ *       counted.
  * </ul>
  */
 class ReferenceConformanceTest {

@@ -67,8 +67,9 @@ enum Operation {
   },
   /**
    * Two broadcasts in one group, from roots 0 and 1 (a framework batching its broadcasts). NCCL 2.29
-   * and later run them as one AllGatherV, which has hung profiled jobs on 2.30.7 (README: NCCL
-   * defects). Two calls: NCCL numbers each; the size is each broadcast's.
+   * and later run them as one AllGatherV, which has hung profiled jobs on 2.30.7
+   * (docs/nccl-defects-and-releases.md: "Known NCCL defects"). Two calls: NCCL numbers each; the
+   * size is each broadcast's.
    */
   BROADCAST_GROUP("BroadcastGroup2", true) {
     @Override
