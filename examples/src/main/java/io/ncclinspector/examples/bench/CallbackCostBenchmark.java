@@ -21,8 +21,14 @@ import java.util.Map;
  * drains and writes JSON, and every call is timed. The same calls into a built-in plugin whose
  * functions return at once give the baseline of the same run (the call and the clock reads).
  *
+ * <p>With {@code --reference LIB} (NVIDIA's Inspector plugin, built by
+ * {@code examples/build-reference-plugin.sh}), the same calls go through that plugin too, in the
+ * same run, and the excess cost over the do-nothing plugin is compared on the calls both plugins
+ * get (each gets what its own activation mask asks for, as NCCL would make them; ours asks for more
+ * types): 5 % trimmed mean and p90.
+ *
  * <pre>
- * bench/callback-cost [TRACE] [REPETITIONS]
+ * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB]
  * </pre>
  */
 public final class CallbackCostBenchmark {
@@ -31,8 +37,17 @@ public final class CallbackCostBenchmark {
   private CallbackCostBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Path trace = Path.of(args.length > 0 ? args[0] : "examples/traces/h3_mix-trace-pid1061.jsonl.gz");
-    int reps = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+    List<String> positional = new ArrayList<>();
+    String reference = null;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--reference") && i + 1 < args.length) {
+        reference = args[++i];
+      } else {
+        positional.add(args[i]);
+      }
+    }
+    Path trace = Path.of(positional.size() > 0 ? positional.get(0) : "examples/traces/h3_mix-trace-pid1061.jsonl.gz");
+    int reps = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 200;
     TraceEvents events = new TraceReader().read(trace);
     String[] kinds = classify(events);
     Path out = Files.createTempDirectory("nccl-inspector-bench");
@@ -41,16 +56,27 @@ public final class CallbackCostBenchmark {
     measure(events, null, 20);
     Map<String, long[]> baseline;
     Map<String, long[]> inspector;
+    long[][] oursRuns;
     long recordsWritten;
     ProfilerTableDriver.openNull();
-    baseline = collect(kinds, measure(events, null, reps));
+    long[][] nullRuns = measure(events, null, reps);
+    baseline = collect(kinds, nullRuns);
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).build();
     try (NcclInspector nccl = NcclInspector.enable(config)) {
       String lib = nccl.status().libraryPath().orElseThrow().toString();
       measure(events, lib, 20);
-      inspector = collect(kinds, measure(events, lib, reps));
+      oursRuns = measure(events, lib, reps);
+      inspector = collect(kinds, oursRuns);
       nccl.close();
       recordsWritten = nccl.status().records().written();
+    }
+    long[][] referenceRuns = null;
+    if (reference != null) {
+      /* Pinned for the whole run: the driver opens and closes the library around each pass, and
+       * NVIDIA's plugin keeps threads running past the finalize of its communicators. */
+      System.load(Path.of(reference).toAbsolutePath().toString());
+      measure(events, reference, 20);
+      referenceRuns = measure(events, reference, reps);
     }
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%n",
         trace.getFileName(), events.count(), reps, recordsWritten);
@@ -66,7 +92,66 @@ public final class CallbackCostBenchmark {
       System.out.printf("%-20s %10d %11d ns %11d ns %11d ns %11d ns %11d ns%n", kind, m.length, b50, m50, m99,
           m50 - b50, m99 - b99);
     }
+    if (referenceRuns != null) {
+      compare(kinds, nullRuns, oursRuns, referenceRuns);
+    }
     Files.walk(out).sorted((x, y) -> y.compareTo(x)).forEach(p -> p.toFile().delete());
+  }
+
+  /**
+   * Excess cost over the do-nothing plugin, ours against NVIDIA's, on the same calls: those both
+   * plugins get (ours asks for more event types: the calls only ours gets are summed apart), init
+   * and finalize left out.
+   */
+  private static void compare(String[] kinds, long[][] nullRuns, long[][] ours, long[][] reference) {
+    int n = kinds.length;
+    boolean[] common = new boolean[n];
+    boolean[] oursOnly = new boolean[n];
+    int commonCalls = 0;
+    int oursOnlyCalls = 0;
+    for (int i = 0; i < n; i++) {
+      if (kinds[i].equals("init") || kinds[i].equals("finalize") || ours[0][i] == 0) {
+        continue;
+      }
+      if (reference[0][i] > 0 && nullRuns[0][i] > 0) {
+        common[i] = true;
+        commonCalls++;
+      } else {
+        oursOnly[i] = true;
+        oursOnlyCalls++;
+      }
+    }
+    long[] nul = calls(nullRuns, common);
+    long[] o = calls(ours, common);
+    long[] r = calls(reference, common);
+    double nMean = trimmedMean(nul);
+    double oMean = trimmedMean(o) - nMean;
+    double rMean = trimmedMean(r) - nMean;
+    long n90 = pct(nul, 90);
+    long o90 = pct(o, 90) - n90;
+    long r90 = pct(r, 90) - n90;
+    System.out.printf("same calls, both plugins (%d per pass; init and finalize left out), excess over the"
+        + " do-nothing plugin (trimmed mean %.1f ns, p90 %d ns):%n", commonCalls, nMean, n90);
+    System.out.printf("  %-10s %14s %10s%n", "plugin", "trimmed mean", "p90");
+    System.out.printf("  %-10s %11.1f ns %7d ns%n", "this", oMean, o90);
+    System.out.printf("  %-10s %11.1f ns %7d ns%n", "NVIDIA's", rMean, r90);
+    System.out.printf("  ratio this / NVIDIA's: trimmed mean %.2f, p90 %.2f%n", oMean / rMean, (double) o90 / r90);
+    long[] extra = calls(ours, oursOnly);
+    System.out.printf("calls only this plugin gets (CollApi, KernelLaunch and their stops): %d per pass,"
+        + " excess trimmed mean %.1f ns (against the do-nothing plugin's calls above)%n", oursOnlyCalls,
+        trimmedMean(extra) - nMean);
+  }
+
+  /** The timed calls at the selected trace positions, of every run, sorted. */
+  private static long[] calls(long[][] runs, boolean[] selected) {
+    return Arrays.stream(runs).flatMapToLong(run -> java.util.stream.IntStream.range(0, run.length)
+        .filter(i -> selected[i] && run[i] > 0).mapToLong(i -> run[i])).sorted().toArray();
+  }
+
+  /** Mean of the middle 90 % (the lowest and highest 5 % left out). */
+  private static double trimmedMean(long[] sorted) {
+    int cut = sorted.length / 20;
+    return Arrays.stream(sorted, cut, sorted.length - cut).average().orElse(0);
   }
 
   /** Runs the trace `reps` times through the null plugin (lib == null) or the library. */
