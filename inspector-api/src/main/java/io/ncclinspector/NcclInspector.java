@@ -1,48 +1,20 @@
 package io.ncclinspector;
 
-import io.ncclinspector.internal.AnalysisSink;
-import io.ncclinspector.internal.AsyncSink;
-import io.ncclinspector.internal.CommunicatorRegistry;
-import io.ncclinspector.internal.DumpThread;
-import io.ncclinspector.internal.EventSink;
 import io.ncclinspector.internal.ExporterSet;
-import io.ncclinspector.internal.HangWatchdog;
-import io.ncclinspector.internal.JsonFileSink;
-import io.ncclinspector.internal.JsonLinesWriter;
-import io.ncclinspector.internal.ListenerDispatcher;
-import io.ncclinspector.internal.NativeCore;
-import io.ncclinspector.internal.NcclReleaseMonitor;
-import io.ncclinspector.internal.NcclWorkarounds;
-import io.ncclinspector.internal.PluginEnvironment;
-import io.ncclinspector.internal.RecordDecoder;
-import io.ncclinspector.internal.SlowCollectiveDetector;
-import io.ncclinspector.internal.SlowCollectiveRateLimiter;
-import io.ncclinspector.internal.Ticker;
-import io.ncclinspector.internal.output.OutputFileSystem;
-import io.ncclinspector.internal.StatisticsStore;
-import io.ncclinspector.internal.PhaseNames;
+import io.ncclinspector.internal.InspectorRuntime;
 import io.ncclinspector.internal.ThreadTags;
-import io.ncclinspector.internal.TraceRecording;
+import io.ncclinspector.internal.Ticker;
 import java.io.BufferedOutputStream;
-import java.io.Closeable;
-import java.io.Flushable;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,11 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class NcclInspector implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NcclInspector.class);
   private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
-  /**
-   * Records the JSON writer and the analysis may each fall behind the dump thread by (absorbing
-   * disk stalls and bursts) before records are dropped and counted.
-   */
-  private static final int BACKLOG = 1 << 18;
   /** Guards enabling and closing: one active inspector per process. */
   private static final Object LOCK = new Object();
   /* Written under LOCK; read without it, so that current() never waits for a close in progress
@@ -93,30 +60,15 @@ public final class NcclInspector implements AutoCloseable {
   private static volatile NcclInspector active;
 
   private final InspectorConfig config;
-  private final NativeCore core;
-  private final Parts parts;
+  /** What it runs (internal/InspectorRuntime); null for an inspector disabled by configuration. */
+  private final InspectorRuntime runtime;
   private final Thread shutdownHook;
   private volatile boolean closed;
 
-  /** What an active inspector runs; null for an inspector disabled by configuration. */
-  private record Parts(
-      CommunicatorRegistry communicators,
-      JsonFileSink jsonSink,
-      AsyncSink jsonWriter,
-      StatisticsStore statistics,
-      AsyncSink analysis,
-      ListenerDispatcher listeners,
-      ExporterSet exporters,
-      DumpThread dumpThread,
-      HangWatchdog watchdog,
-      TraceRecording recording,
-      NcclReleaseMonitor nccl) {}
-
-  private NcclInspector(InspectorConfig config, NativeCore core, Parts parts) {
+  private NcclInspector(InspectorConfig config, InspectorRuntime runtime) {
     this.config = config;
-    this.core = core;
-    this.parts = parts;
-    this.shutdownHook = core == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
+    this.runtime = runtime;
+    this.shutdownHook = runtime == null ? null : new Thread(this::closeAtShutdown, "nccl-inspector-shutdown");
   }
 
   /** Enables the inspector configured from the environment ({@link InspectorConfig#fromEnvironment()}). */
@@ -147,68 +99,16 @@ public final class NcclInspector implements AutoCloseable {
       }
       if (!config.enabled()) {
         log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
-        return new NcclInspector(config, null, null);
+        return new NcclInspector(config, null);
       }
-      NativeCore core = NativeCore.get();
-      PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
-      List<InspectorStatus.Workaround> workarounds =
-          NcclWorkarounds.apply(core, config.ncclWorkarounds(), core.ncclAlreadyLoaded());
-      int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
-          config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
-          config.inflightExpiry().toNanos());
-      if (rc < 0) {
-        throw new IllegalStateException("the native NCCL Inspector core refused to start (code " + rc + ")");
-      }
-      if (rc == 1) {
-        log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
-            + "table sizes of that session are kept");
-      }
-      AtomicReference<ExporterSet.Inspector> self = new AtomicReference<>();
-      NcclInspector inspector = new NcclInspector(config, core, start(config, core, self, ticker, workarounds));
-      self.set(inspector.new ForExporters());
+      ForExporters forExporters = new ForExporters();
+      NcclInspector inspector = new NcclInspector(config, InspectorRuntime.start(config, ticker, () -> forExporters));
+      forExporters.inspector = inspector;
       Runtime.getRuntime().addShutdownHook(inspector.shutdownHook);
       active = inspector;
-      log.info("NCCL Inspector enabled: {}={}{}{}", PluginEnvironment.PLUGIN_VARIABLE, core.libraryPath(),
-          inspector.parts.jsonSink() == null ? "" : ", output " + inspector.parts.jsonSink().file(),
-          inspector.parts.exporters().names().isEmpty() ? "" : ", exporters " + inspector.parts.exporters().names());
+      log.info("NCCL Inspector enabled: {}", inspector.runtime.describe());
       return inspector;
     }
-  }
-
-  private static Parts start(InspectorConfig config, NativeCore core, AtomicReference<ExporterSet.Inspector> self,
-      Ticker ticker, List<InspectorStatus.Workaround> workarounds) {
-    CommunicatorRegistry communicators = new CommunicatorRegistry();
-    List<EventSink> sinks = new ArrayList<>();
-    NcclReleaseMonitor nccl = new NcclReleaseMonitor(workarounds);
-    sinks.add(nccl); /* on the dump thread itself: a few field tests per record */
-    JsonFileSink json = null;
-    AsyncSink jsonWriter = null;
-    if (config.jsonOutput()) {
-      json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
-      jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
-      sinks.add(jsonWriter);
-    }
-    ExporterSet exporters = ExporterSet.start(config, self::get, BACKLOG);
-    ListenerDispatcher listeners = new ListenerDispatcher(config.listenerCloseTimeout());
-    StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
-    SlowCollectiveDetection slow = config.slowCollectives();
-    AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
-        new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, exporters,
-        ticker::nanoTime), "nccl-inspector-analysis", BACKLOG);
-    sinks.add(analysis);
-    sinks.add(exporters); /* after the analysis, which reports slow collectives to them until it closes */
-    sinks.add(listeners); /* last, for the same reason */
-    TraceRecording recording = config.recording()
-        ? TraceRecording.start(config.traceDirectory().orElseThrow(), config.processIdentity().pid(),
-            config.traceMaxBytes(), config.traceRingCells())
-        : null;
-    DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
-        config.dumpInterval(), recording);
-    thread.start();
-    HangWatchdog watchdog = config.hangTimeout().isZero() ? null
-        : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
-    return new Parts(communicators, json, jsonWriter, statistics, analysis, listeners, exporters, thread, watchdog,
-        recording, nccl);
   }
 
   /** The inspector active in this process, if one is. */
@@ -223,7 +123,7 @@ public final class NcclInspector implements AutoCloseable {
 
   /** False for an inspector disabled by configuration, and after close. */
   public boolean isActive() {
-    return core != null && !closed;
+    return runtime != null && !closed;
   }
 
   // ---- listeners ----
@@ -255,7 +155,7 @@ public final class NcclInspector implements AutoCloseable {
     if (!isActive()) {
       return InactiveRegistration.INSTANCE;
     }
-    return parts.listeners().add(selector, listener, true, false, queueCapacity);
+    return runtime.addListener(selector, listener, queueCapacity);
   }
 
   // ---- tags ----
@@ -306,13 +206,13 @@ public final class NcclInspector implements AutoCloseable {
   /** Stops tracking new operations (those in flight complete); counted as {@code paused}. */
   public void pause() {
     if (isActive()) {
-      core.setPaused(true);
+      runtime.setPaused(true);
     }
   }
 
   public void resume() {
     if (isActive()) {
-      core.setPaused(false);
+      runtime.setPaused(false);
     }
   }
 
@@ -322,7 +222,7 @@ public final class NcclInspector implements AutoCloseable {
       throw new IllegalArgumentException("minimum message size must not be negative: " + bytes);
     }
     if (isActive()) {
-      core.setMinMessageBytes(bytes);
+      runtime.setMinMessageBytes(bytes);
     }
   }
 
@@ -333,13 +233,10 @@ public final class NcclInspector implements AutoCloseable {
    * native ring (a few milliseconds' worth) are not in it yet.
    */
   public InspectorSnapshot snapshot() {
-    if (parts == null) {
+    if (runtime == null) {
       return emptySnapshot();
     }
-    InspectorStatus status = status();
-    return new InspectorSnapshot(Instant.now().truncatedTo(ChronoUnit.MICROS), parts.statistics().snapshot(),
-        counters(), status.records().received(), status.records().written(), status.records().quarantined(),
-        status.paused());
+    return runtime.snapshot(status());
   }
 
   private static InspectorSnapshot emptySnapshot() {
@@ -365,30 +262,7 @@ public final class NcclInspector implements AutoCloseable {
       out.close();
       return InactiveRegistration.INSTANCE;
     }
-    JsonLinesWriter writer = new JsonLinesWriter(out, config.processIdentity(), gitRevision(), config.verbose());
-    return parts.listeners().add(selector, new RecordExport(writer), false, true, config.listenerQueueCapacity());
-  }
-
-  /** Writes records as JSON Lines on its listener thread. */
-  private record RecordExport(JsonLinesWriter writer) implements InspectorListener, Flushable, Closeable {
-    @Override
-    public void operationCompleted(OperationRecord record) {
-      try {
-        writer.write(record, ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now()));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-
-    @Override
-    public void flush() throws IOException {
-      writer.flush();
-    }
-
-    @Override
-    public void close() throws IOException {
-      writer.close();
-    }
+    return runtime.exportRecords(out, selector);
   }
 
   // ---- status and counters ----
@@ -398,59 +272,19 @@ public final class NcclInspector implements AutoCloseable {
    * wrote, where its files are, and whether anything was lost (see {@link InspectorStatus#problems()}).
    */
   public InspectorStatus status() {
-    InspectorStatus.State state = core == null ? InspectorStatus.State.DISABLED
-        : closed ? InspectorStatus.State.CLOSED : InspectorStatus.State.ACTIVE;
-    if (parts == null) {
-      return new InspectorStatus(state, Optional.empty(), false, 0, InspectorStatus.Records.NONE, Optional.empty(),
-          Optional.empty(), 0, InspectorStatus.Nccl.NONE, List.of());
+    if (runtime == null) {
+      return new InspectorStatus(InspectorStatus.State.DISABLED, Optional.empty(), false, 0,
+          InspectorStatus.Records.NONE, Optional.empty(), Optional.empty(), 0, InspectorStatus.Nccl.NONE, List.of());
     }
-    JsonFileSink json = parts.jsonSink();
-    long seen = parts.communicators().seen();
-    long notWritten = json == null ? 0 : json.linesNotWritten();
-    Optional<String> firstError = json == null ? Optional.empty() : json.firstError();
-    TraceRecording recording = parts.recording();
-    long traceLost = recording == null ? 0 : recording.eventsNotWritten();
-    long abandoned = parts.listeners().abandoned();
-    List<String> problems = new ArrayList<>();
-    if (seen == 0) {
-      problems.add(NO_COMMUNICATOR);
-    }
-    if (notWritten > 0) {
-      problems.add(notWritten + " record(s) could not be written to " + json.file() + ": " + firstError.orElse("?"));
-    } else if (firstError.isPresent() && closed) {
-      problems.add("output " + json.file() + " could not be written for a while (" + firstError.get()
-          + "); nothing was lost");
-    }
-    if (traceLost > 0) {
-      problems.add(traceLost + " recorded callback(s) could not be written to " + recording.file() + ": "
-          + recording.outputError().orElse("?"));
-    }
-    if (abandoned > 0) {
-      problems.add(abandoned + " listener(s) did not finish in time and were abandoned");
-    }
-    problems.addAll(parts.nccl().problems());
-    InspectorStatus.Records records = new InspectorStatus.Records(parts.dumpThread().recordsDelivered(),
-        json == null ? 0 : json.linesWritten(), json == null ? 0 : json.linesQuarantined(), notWritten);
-    Optional<InspectorStatus.Output> output = json == null ? Optional.empty()
-        : Optional.of(new InspectorStatus.Output(json.file(), json.createdFile().isPresent(), json.quarantineFile(),
-            closed ? json.firstError() : json.error()));
-    Optional<InspectorStatus.Recording> rec = recording == null ? Optional.empty()
-        : Optional.of(new InspectorStatus.Recording(recording.file(), recording.eventsWritten(),
-            recording.eventsDroppedAtLimit(), traceLost, recording.outputError()));
-    return new InspectorStatus(state, Optional.of(core.libraryPath()), isActive() && core.state() == NativeCore.STATE_PAUSED,
-        seen, records, output, rec, abandoned, parts.nccl().status(), problems);
+    return runtime.status(closed);
   }
-
-  private static final String NO_COMMUNICATOR = "no NCCL communicator reached the inspector: NCCL did not load it"
-      + " (the first communicator was created before enable(), NCCL_PROFILER_PLUGIN was changed, or NCCL is not used"
-      + " in this process)";
 
   /**
    * The started exporter of a type ({@code PrometheusTextfileExporter}, ...), to ask it what only it
    * knows; empty if the configuration started none of that type or the inspector is disabled.
    */
   public <T> Optional<T> exporter(Class<T> type) {
-    return parts == null ? Optional.empty() : parts.exporters().find(type);
+    return runtime == null ? Optional.empty() : runtime.exporter(type);
   }
 
   /**
@@ -459,27 +293,12 @@ public final class NcclInspector implements AutoCloseable {
    * thread could not take; {@code json_not_written}: records lost to an output error).
    */
   public EventCounters counters() {
-    if (core == null) {
-      return EventCounters.empty();
-    }
-    EventCounters n = core.counters();
-    Map<String, Long> drops = new LinkedHashMap<>(n.drops());
-    drops.put(EventCounters.JSON_BACKLOG_FULL, parts.jsonWriter() == null ? 0 : parts.jsonWriter().dropped());
-    drops.put(EventCounters.JSON_NOT_WRITTEN, parts.jsonSink() == null ? 0 : parts.jsonSink().linesNotWritten());
-    drops.put(EventCounters.ANALYSIS_BACKLOG_FULL, parts.analysis().dropped());
-    drops.put(EventCounters.LISTENER_ABANDONED, parts.listeners().abandoned());
-    if (parts.recording() != null) {
-      drops.put(EventCounters.TRACE_NOT_WRITTEN, parts.recording().eventsNotWritten());
-    }
-    drops.putAll(parts.exporters().dropCounters());
-    Map<String, Long> notes = new LinkedHashMap<>(n.notes());
-    notes.put(EventCounters.PHASE_OTHER, PhaseNames.folded());
-    return new EventCounters(drops, notes, n.quarantined());
+    return runtime == null ? EventCounters.empty() : runtime.counters();
   }
 
   /** Communicators currently live (as far as the dump thread has seen). */
   public Collection<CommunicatorInfo> communicators() {
-    return parts == null ? List.of() : parts.communicators().live();
+    return runtime == null ? List.of() : runtime.communicators();
   }
 
   /**
@@ -488,8 +307,8 @@ public final class NcclInspector implements AutoCloseable {
    * whatever their interval.
    */
   public void flush() {
-    if (parts != null && !closed) {
-      parts.dumpThread().requestFlush();
+    if (runtime != null && !closed) {
+      runtime.requestFlush();
     }
   }
 
@@ -498,11 +317,7 @@ public final class NcclInspector implements AutoCloseable {
    * JSON writer's thread. Tests wait on it rather than for a while.
    */
   long flushesMade() {
-    if (parts == null) {
-      return 0;
-    }
-    long dump = parts.dumpThread().requestedFlushesMade();
-    return parts.jsonWriter() == null ? dump : Math.min(dump, parts.jsonWriter().flushesMade());
+    return runtime == null ? 0 : runtime.flushesMade();
   }
 
   /**
@@ -522,25 +337,12 @@ public final class NcclInspector implements AutoCloseable {
 
   private void closeInternal(boolean atShutdown) {
     synchronized (LOCK) {
-      if (closed || core == null) {
+      if (closed || runtime == null) {
         closed = true;
         return;
       }
       closed = true;
-      parts.listeners().closingFrom(Thread.currentThread());
-      if (parts.watchdog() != null) {
-        parts.watchdog().close();
-      }
-      core.close();
-      try {
-        if (!parts.dumpThread().finish(CLOSE_TIMEOUT)) {
-          log.error("NCCL Inspector: the dump thread did not finish within {}", CLOSE_TIMEOUT);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        log.warn("NCCL Inspector: interrupted while writing the last records");
-      }
-      core.release();
+      runtime.close(Thread.currentThread(), CLOSE_TIMEOUT);
       if (!atShutdown) {
         try {
           Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -551,40 +353,28 @@ public final class NcclInspector implements AutoCloseable {
       if (active == this) {
         active = null;
       }
-      InspectorStatus status = status();
-      if (status.communicatorsSeen() == 0) {
-        log.warn("NCCL Inspector closed: {}; nothing was written", NO_COMMUNICATOR);
-      } else if (status.outputLost()) {
-        log.error("NCCL Inspector closed: {} records written, output lost: {}", status.records().written(),
-            String.join("; ", status.problems()));
-      } else {
-        log.info("NCCL Inspector closed: {} records written{}", status.records().written(),
-            status.outputFile().map(p -> " to " + p).orElse(""));
-      }
+      InspectorRuntime.logClosed(status());
     }
   }
 
-  /** The inspector as its exporters' context sees it. */
-  private final class ForExporters implements ExporterSet.Inspector {
+  /** The inspector as its exporters' context sees it (they start before the inspector exists). */
+  private static final class ForExporters implements ExporterSet.Inspector {
+    private volatile NcclInspector inspector;
+
     @Override
     public EventCounters counters() {
-      return NcclInspector.this.counters();
+      return inspector.counters();
     }
 
     @Override
     public InspectorStatus status() {
-      return NcclInspector.this.status();
+      return inspector.status();
     }
 
     @Override
     public InspectorSnapshot snapshot() {
-      return NcclInspector.this.snapshot();
+      return inspector.snapshot();
     }
-  }
-
-  private static String gitRevision() {
-    String v = NcclInspector.class.getPackage().getImplementationVersion();
-    return "nccl-inspector-jvm-" + (v != null ? v : "dev");
   }
 
   /** The registration of an inactive inspector: nothing to deliver. */
