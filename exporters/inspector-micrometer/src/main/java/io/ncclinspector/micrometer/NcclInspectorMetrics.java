@@ -22,7 +22,7 @@ import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
-import io.ncclinspector.spi.MessageSizeLabel;
+import io.ncclinspector.export.MessageSizeLabel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
