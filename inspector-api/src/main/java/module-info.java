@@ -1,7 +1,8 @@
 /**
  * NCCL Inspector for the JVM: {@code NcclInspector.enable()}, its configuration, records,
- * listeners, snapshots and status ({@code io.ncclinspector}), and the interface exporters plug
- * into ({@code io.ncclinspector.spi}). Everything else (the dump thread, the decoder, the
+ * listeners, snapshots and status ({@code io.ncclinspector}), the interface exporters plug
+ * into ({@code io.ncclinspector.spi}) and the helpers metric exporters share
+ * ({@code io.ncclinspector.export}). Everything else (the dump thread, the decoder, the
  * statistics, the native binding) is internal and not exported.
  */
 module io.ncclinspector {
@@ -14,6 +15,7 @@ module io.ncclinspector {
 
   exports io.ncclinspector;
   exports io.ncclinspector.spi;
+  exports io.ncclinspector.export;
 
   /* Snapshots are written as JSON by Jackson, which reads the records reflectively. */
   opens io.ncclinspector to com.fasterxml.jackson.databind;

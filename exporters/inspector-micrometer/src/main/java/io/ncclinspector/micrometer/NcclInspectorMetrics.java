@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.CommunicatorSelector;
 import io.ncclinspector.EventCounters;
@@ -22,7 +21,8 @@ import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
-import io.ncclinspector.spi.MessageSizeLabel;
+import io.ncclinspector.export.ClassKey;
+import io.ncclinspector.export.OperationClasses;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Micrometer meters for an inspector: per communicator and operation class, a {@link Timer} of
@@ -62,21 +61,19 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
   private final NcclInspector inspector;
   private final Tags commonTags;
-  private final int maxClasses;
   private final boolean percentileHistogram;
   private final CommunicatorSelector selector;
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
   private final Set<Meter.Id> registered = ConcurrentHashMap.newKeySet();
-  private final Map<ClassKey, Meters> meters = new ConcurrentHashMap<>();
-  private final AtomicLong overflow = new AtomicLong();
+  /* Cleared on another thread (bindTo, close) while the listener records: concurrent. */
+  private final OperationClasses<Long, Meters> meters;
   private final CachedCounters counters;
-  private final MessageSizeLabel sizes = new MessageSizeLabel();
   private volatile ListenerRegistration registration;
 
   private NcclInspectorMetrics(Builder b) {
     this.inspector = b.inspector;
     this.commonTags = b.tags;
-    this.maxClasses = b.maxClasses;
+    this.meters = OperationClasses.concurrent(b.maxClasses);
     this.percentileHistogram = b.percentileHistogram;
     this.selector = b.selector;
     this.counters = new CachedCounters(inspector, b.countersRefreshNanos);
@@ -88,7 +85,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
 
   /** Operations not metered because {@link Builder#maxOperationClasses} tag sets existed already. */
   public long overflow() {
-    return overflow.get();
+    return meters.overflow();
   }
 
   @Override
@@ -111,7 +108,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
           .description("Records whose GPU timing was not trusted, by reason").tags(commonTags)
           .tag("reason", reason.jsonName()).register(registry));
     }
-    remember(FunctionCounter.builder("nccl.inspector.meters.overflow", overflow, AtomicLong::get)
+    remember(FunctionCounter.builder("nccl.inspector.meters.overflow", meters, OperationClasses::overflow)
         .description("Operations not metered because the operation-class limit was reached")
         .tags(commonTags).register(registry));
     remember(Gauge.builder("nccl.inspector.communicators", inspector, i -> i.communicators().size())
@@ -142,32 +139,17 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     meters.clear();
   }
 
-  /** The tag set of one operation class of one communicator. */
-  private record ClassKey(long commSerial, String operation, String algorithm, String protocol, String size) {}
-
   /** The meters of one class, in every bound registry. */
   private record Meters(Timer[] time, DistributionSummary[] bandwidth) {}
 
-  private Meters metersFor(OperationRecord r) {
-    CommunicatorInfo c = r.communicator();
-    CollectiveRecord coll = r instanceof CollectiveRecord cr ? cr : null;
-    String algorithm = coll != null ? coll.algorithm().name() : null;
-    String protocol = coll != null ? coll.algorithm().protocol() : null;
-    String size = sizes.of(r.transfer().messageBytes());
-    ClassKey key = new ClassKey(c.serial(), r.operation(), algorithm, protocol, size);
-    Meters m = meters.get(key);
-    if (m != null) {
-      return m;
+  /** The meters of a class (the communicator's serial tells communicators apart), made once. */
+  private Meters metersOf(ClassKey<Long> key, CommunicatorInfo c) {
+    Tags tags = commonTags.and("communicator", c.name(), "comm_id", c.idHex(), "operation", key.operation(),
+        "message_size", key.messageSize());
+    if (key.collective()) {
+      tags = tags.and("algorithm", key.algorithm(), "protocol", key.protocol());
     }
-    if (meters.size() >= maxClasses) {
-      return null;
-    }
-    Tags tags = commonTags.and("communicator", c.name(), "comm_id", c.idHex(), "operation", r.operation(),
-        "message_size", size);
-    if (coll != null) {
-      tags = tags.and("algorithm", algorithm, "protocol", protocol);
-    }
-    String prefix = coll != null ? "nccl.collective" : "nccl.p2p";
+    String prefix = key.collective() ? "nccl.collective" : "nccl.p2p";
     List<MeterRegistry> regs = new ArrayList<>(registries);
     Timer[] timers = new Timer[regs.size()];
     DistributionSummary[] summaries = new DistributionSummary[regs.size()];
@@ -182,9 +164,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
       timers[i] = t;
       summaries[i] = s;
     }
-    m = new Meters(timers, summaries);
-    meters.put(key, m);
-    return m;
+    return new Meters(timers, summaries);
   }
 
   /**
@@ -193,13 +173,13 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
    * from one thread at a time.
    */
   public void record(OperationRecord r) {
-    if (r.timing().quarantine() != Quarantine.NONE) {
+    if (!OperationClasses.recordable(r)) {
       return; /* counted by nccl.inspector.quarantined */
     }
-    Meters m = metersFor(r);
+    CommunicatorInfo c = r.communicator();
+    Meters m = meters.classOf(r, c.serial(), key -> metersOf(key, c));
     if (m == null) {
-      overflow.incrementAndGet();
-      return;
+      return; /* counted by nccl.inspector.meters.overflow */
     }
     for (Timer t : m.time()) {
       t.record(r.timing().executionNanos(), TimeUnit.NANOSECONDS);

@@ -1,16 +1,15 @@
 package io.ncclinspector.opentelemetry.internal;
 
-import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.HangEvent;
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.export.ClassKey;
+import io.ncclinspector.export.OperationClasses;
 import io.ncclinspector.opentelemetry.OpenTelemetryMetrics;
 import io.ncclinspector.spi.ExporterContext;
 import io.ncclinspector.spi.InspectorExporter;
-import io.ncclinspector.spi.MessageSizeLabel;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -21,10 +20,8 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.MeterBuilder;
 import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Records an inspector's events through the OpenTelemetry metrics API ({@link OpenTelemetryMetrics}
@@ -50,21 +47,17 @@ public final class OpenTelemetryExporter implements InspectorExporter {
   static final List<Double> BANDWIDTH_BUCKETS = List.of(0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 150.0, 200.0,
       250.0, 300.0, 350.0, 400.0, 450.0, 500.0, 600.0, 800.0, 1000.0);
 
-  /** The attribute key of one operation class of one communicator. */
-  private record ClassKey(long commSerial, String operation, String algorithm, String protocol, String size) {}
-
-  private final int maxAttributeSets;
   private final DoubleHistogram duration;
   private final DoubleHistogram bandwidth;
   private final LongCounter slowCollectives;
   private final LongCounter hangs;
   private final LongCounter overflow;
   private final BatchCallback observed;
-  private final Map<ClassKey, Attributes> attributeSets = new HashMap<>();
-  private final MessageSizeLabel sizes = new MessageSizeLabel();
+  /* The attributes of each class; the communicator's serial tells communicators apart. */
+  private final OperationClasses<Long, Attributes> attributeSets;
 
   public OpenTelemetryExporter(MeterProvider meterProvider, int maxAttributeSets, ExporterContext context) {
-    this.maxAttributeSets = maxAttributeSets;
+    this.attributeSets = OperationClasses.ordered(maxAttributeSets);
     MeterBuilder mb = meterProvider.meterBuilder(OpenTelemetryMetrics.METER_NAME);
     String version = OpenTelemetryMetrics.class.getPackage().getImplementationVersion();
     if (version != null) {
@@ -100,10 +93,20 @@ public final class OpenTelemetryExporter implements InspectorExporter {
 
   @Override
   public void operationCompleted(OperationRecord r) {
-    if (r.timing().quarantine() != Quarantine.NONE) {
+    record(r);
+  }
+
+  /**
+   * Records one completed operation into the histograms of its class: not when it is quarantined
+   * ({@link OperationClasses#recordable}), counted as overflow when its class would be past the
+   * attribute-set limit.
+   */
+  public void record(OperationRecord r) {
+    if (!OperationClasses.recordable(r)) {
       return; /* counted by nccl.inspector.quarantined */
     }
-    Attributes attributes = attributesOf(r);
+    CommunicatorInfo c = r.communicator();
+    Attributes attributes = attributeSets.classOf(r, c.serial(), key -> attributesOf(key, r));
     if (attributes == null) {
       overflow.add(1);
       return;
@@ -112,25 +115,14 @@ public final class OpenTelemetryExporter implements InspectorExporter {
     bandwidth.record(r.transfer().busBandwidthGbs(), attributes);
   }
 
-  /** The attributes of a record's class, made once; null past the limit. */
-  private Attributes attributesOf(OperationRecord r) {
-    CommunicatorInfo c = r.communicator();
-    CollectiveRecord coll = r instanceof CollectiveRecord cr ? cr : null;
-    String size = sizes.of(r.transfer().messageBytes());
-    ClassKey key = new ClassKey(c.serial(), r.operation(), coll == null ? null : coll.algorithm().name(),
-        coll == null ? null : coll.algorithm().protocol(), size);
-    Attributes a = attributeSets.get(key);
-    if (a != null || attributeSets.size() >= maxAttributeSets) {
-      return a;
-    }
-    AttributesBuilder b = communicator(c).toBuilder().put(OPERATION, r.operation())
-        .put(KIND, r.kind().name().toLowerCase(Locale.ROOT)).put(MESSAGE_SIZE, size);
-    if (coll != null) {
+  /** The attributes of a class, from its first record. */
+  private static Attributes attributesOf(ClassKey<Long> key, OperationRecord r) {
+    AttributesBuilder b = communicator(r.communicator()).toBuilder().put(OPERATION, key.operation())
+        .put(KIND, r.kind().name().toLowerCase(Locale.ROOT)).put(MESSAGE_SIZE, key.messageSize());
+    if (key.collective()) {
       b.put(ALGORITHM, key.algorithm()).put(PROTOCOL, key.protocol());
     }
-    a = b.build();
-    attributeSets.put(key, a);
-    return a;
+    return b.build();
   }
 
   private static Attributes communicator(CommunicatorInfo c) {

@@ -1,5 +1,6 @@
 package io.ncclinspector.prometheus.internal;
 
+import io.ncclinspector.export.ClassKey;
 import io.prometheus.metrics.model.snapshots.Labels;
 
 /**
@@ -15,14 +16,16 @@ record FileLabels(String version, String slurmJobId, String node) {
   private static final String[] P2P_NAMES = {"version", "slurm_job_id", "node", "gpu", "comm_name",
       "n_nodes", "nranks", "p2p_operation", "message_size"};
 
-  Labels labels(String gpu, SeriesKey k) {
+  /** The labels of a series: {@code collective} or {@code p2p_operation}, {@code algo_proto} for collectives. */
+  Labels labels(String gpu, ClassKey<CommShape> k) {
+    CommShape c = k.communicator();
     if (k.collective()) {
-      return Labels.of(COLL_NAMES, new String[] {version, slurmJobId, node, gpu, k.commName(),
-          Integer.toString(k.nodes()), Integer.toString(k.ranks()), k.operation(), k.messageSize(),
+      return Labels.of(COLL_NAMES, new String[] {version, slurmJobId, node, gpu, c.name(),
+          Integer.toString(c.nodes()), Integer.toString(c.ranks()), k.operation(), k.messageSize(),
           k.algoProto()});
     }
-    return Labels.of(P2P_NAMES, new String[] {version, slurmJobId, node, gpu, k.commName(),
-        Integer.toString(k.nodes()), Integer.toString(k.ranks()), k.operation(), k.messageSize()});
+    return Labels.of(P2P_NAMES, new String[] {version, slurmJobId, node, gpu, c.name(),
+        Integer.toString(c.nodes()), Integer.toString(c.ranks()), k.operation(), k.messageSize()});
   }
 
   /** The labels of process-wide series. */

@@ -1,5 +1,8 @@
 package io.ncclinspector.prometheus.internal;
 
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.export.ClassKey;
+import io.ncclinspector.export.OperationClasses;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
@@ -7,7 +10,6 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -28,15 +30,14 @@ final class GpuMetrics {
 
   private final String uuid;
   private final String gpuLabel;
-  private final int maxSeries;
-  private final Map<SeriesKey, SeriesAccumulator> series = new LinkedHashMap<>();
+  /* In the order series first appeared, as the file lists them. */
+  private final OperationClasses<CommShape, SeriesAccumulator> series;
   private boolean changed;
-  private long overflow;
 
   GpuMetrics(String uuid, String gpuLabel, int maxSeries) {
     this.uuid = uuid;
     this.gpuLabel = gpuLabel;
-    this.maxSeries = maxSeries;
+    this.series = OperationClasses.ordered(maxSeries);
   }
 
   String uuid() {
@@ -50,25 +51,23 @@ final class GpuMetrics {
 
   /** Operations not counted because the series limit was reached. */
   long overflow() {
-    return overflow;
+    return series.overflow();
   }
 
   int seriesCount() {
     return series.size();
   }
 
-  /** Returns false (and counts) when the operation would need a series past the limit. */
-  boolean add(SeriesKey key, long execMicros, long execNanos, double busBandwidthGbs) {
-    SeriesAccumulator a = series.get(key);
+  /**
+   * Adds an operation to the series of its class and communicator; returns false (and counts) when
+   * it would need a series past the limit.
+   */
+  boolean add(OperationRecord r, CommShape communicator) {
+    SeriesAccumulator a = series.classOf(r, communicator, k -> new SeriesAccumulator());
     if (a == null) {
-      if (series.size() >= maxSeries) {
-        overflow++;
-        return false;
-      }
-      a = new SeriesAccumulator();
-      series.put(key, a);
+      return false;
     }
-    a.add(execMicros, execNanos, busBandwidthGbs);
+    a.add(r.timing().executionMicros(), r.timing().executionNanos(), r.transfer().busBandwidthGbs());
     changed = true;
     return true;
   }
@@ -93,8 +92,8 @@ final class GpuMetrics {
         "Bus bandwidth of Send/Recv operations since the process started profiling, GB/s");
     boolean anyColl = false;
     boolean anyP2p = false;
-    for (Map.Entry<SeriesKey, SeriesAccumulator> e : series.entrySet()) {
-      SeriesKey k = e.getKey();
+    for (Map.Entry<ClassKey<CommShape>, SeriesAccumulator> e : series.classes().entrySet()) {
+      ClassKey<CommShape> k = e.getKey();
       SeriesAccumulator a = e.getValue();
       Labels labels = file.labels(gpuLabel, k);
       if (a.hasIntervalData()) {

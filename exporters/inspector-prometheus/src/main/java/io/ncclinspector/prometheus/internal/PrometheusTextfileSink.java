@@ -1,15 +1,14 @@
 package io.ncclinspector.prometheus.internal;
 
-import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
+import io.ncclinspector.export.OperationClasses;
 import io.ncclinspector.prometheus.PrometheusTextfile;
 import io.ncclinspector.prometheus.TextfileExporter;
 import io.ncclinspector.spi.ExporterContext;
 import io.ncclinspector.spi.InspectorExporter;
-import io.ncclinspector.spi.MessageSizeLabel;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
@@ -59,7 +58,6 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   private final long pid;
   private final Supplier<EventCounters> counters;
   private final LongSupplier recordsReceived;
-  private final MessageSizeLabel sizes = new MessageSizeLabel();
   private final TextfileWriter writer = new TextfileWriter();
   private final Map<String, GpuMetrics> gpus = new HashMap<>();
   private final Set<Path> written = new ConcurrentSkipListSet<>();
@@ -141,7 +139,16 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
 
   @Override
   public void operationCompleted(OperationRecord r) {
-    if (r.timing().quarantine() != Quarantine.NONE) {
+    record(r);
+  }
+
+  /**
+   * Records one completed operation into the series of its GPU, class and communicator: not when
+   * it is quarantined ({@link OperationClasses#recordable}), counted as overflow when its GPU's
+   * file would be past {@link #MAX_SERIES_PER_GPU} series.
+   */
+  public void record(OperationRecord r) {
+    if (!OperationClasses.recordable(r)) {
       quarantinedSkipped.incrementAndGet();
       return;
     }
@@ -152,12 +159,7 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
       gpu = new GpuMetrics(comm.gpuUuid(), label, MAX_SERIES_PER_GPU);
       gpus.put(comm.gpuUuid(), gpu);
     }
-    String size = sizes.of(r.transfer().messageBytes());
-    SeriesKey key = r instanceof CollectiveRecord c
-        ? new SeriesKey(true, comm.name(), comm.nodes(), comm.ranks(), c.operation(), size,
-            c.algorithm().name() + "_" + c.algorithm().protocol())
-        : new SeriesKey(false, comm.name(), comm.nodes(), comm.ranks(), r.operation(), size, null);
-    if (!gpu.add(key, r.timing().executionMicros(), r.timing().executionNanos(), r.transfer().busBandwidthGbs())) {
+    if (!gpu.add(r, CommShape.of(comm))) {
       seriesOverflow.incrementAndGet();
     }
   }

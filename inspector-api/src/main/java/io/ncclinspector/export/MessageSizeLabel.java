@@ -1,4 +1,4 @@
-package io.ncclinspector.spi;
+package io.ncclinspector.export;
 
 import java.util.HashMap;
 import java.util.Map;
