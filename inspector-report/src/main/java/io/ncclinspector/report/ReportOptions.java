@@ -3,7 +3,7 @@ package io.ncclinspector.report;
 import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.SizeBucketing;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.engine.Engines;
 import io.ncclinspector.report.ingest.RecordImporter;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.ncclinspector.report.ingest;
 
 import io.ncclinspector.report.Progress;
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.input.Compression;
 import io.ncclinspector.report.input.FileDiagnosis;
 import io.ncclinspector.report.input.GzipCheck;
