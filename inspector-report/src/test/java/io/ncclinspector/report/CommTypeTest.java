@@ -2,9 +2,9 @@ package io.ncclinspector.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.ncclinspector.report.analysis.CommType;
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
+import io.ncclinspector.report.model.CommType;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

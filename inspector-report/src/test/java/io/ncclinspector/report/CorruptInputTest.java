@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.RejectedLine;
 import io.ncclinspector.report.output.OutputFiles;
@@ -191,14 +193,12 @@ class CorruptInputTest {
   }
 
   private static long countFromParquet(ReportResult r, String fileName) throws Exception {
-    try (var e = io.ncclinspector.report.engine.DuckDbEngine.open(
-        new io.ncclinspector.report.engine.EngineSettings(1, null,
-            r.outputDirectory().resolve("tmp-test")))) {
+    try (var e = DuckDbEngine.open(
+        new EngineSettings(1, null, r.outputDirectory().resolve("tmp-test")))) {
       return e.query("SELECT count(*) FROM read_parquet("
-          + io.ncclinspector.report.engine.DuckDbEngine.literal(
-              r.recordsDirectory().resolve("*.parquet").toString())
-          + ") WHERE source_file LIKE " + io.ncclinspector.report.engine.DuckDbEngine.literal(
-              "%" + fileName), rs -> rs.getLong(1)).get(0);
+          + DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet").toString())
+          + ") WHERE source_file LIKE " + DuckDbEngine.literal("%" + fileName),
+          rs -> rs.getLong(1)).get(0);
     }
   }
 

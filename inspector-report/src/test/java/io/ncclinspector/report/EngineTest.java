@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -205,10 +206,20 @@ final class HeadlessChromium implements AutoCloseable {
     } catch (Exception e) {
       // the browser goes anyway
     }
+    // Chromium's helpers (network service, renderers) may outlive it for a moment and still
+    // write into the profile: wait for them too before the profile is deleted.
+    List<ProcessHandle> helpers = process.descendants().toList();
     process.destroy();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
+    }
+    for (ProcessHandle h : helpers) {
+      try {
+        h.onExit().get(10, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        h.destroyForcibly();
+      }
     }
     try (Stream<Path> walk = Files.walk(profile)) {
       for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.TableFiles;
 import io.ncclinspector.report.synthetic.SyntheticConfig;
@@ -121,11 +123,10 @@ class HostileInputTest {
 
   /** (source file name, sn, excluded_reason) of the export's records, for the given condition. */
   private List<String> exported(ReportResult r, String where) throws Exception {
-    try (io.ncclinspector.report.engine.DuckDbEngine e = io.ncclinspector.report.engine.DuckDbEngine
-        .open(new io.ncclinspector.report.engine.EngineSettings(1, null, tmp.resolve("reader")))) {
+    try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp.resolve("reader")))) {
       return e.query("SELECT regexp_extract(source_file, '[^/]*$') || ':' || sn || ':' ||"
-          + " coalesce(excluded_reason, 'used') FROM read_parquet(" + io.ncclinspector.report
-          .engine.DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet").toString())
+          + " coalesce(excluded_reason, 'used') FROM read_parquet("
+          + DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet").toString())
           + ") WHERE " + where + " ORDER BY 1", q -> q.getString(1));
     }
   }

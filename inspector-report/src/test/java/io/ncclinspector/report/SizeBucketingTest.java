@@ -3,8 +3,8 @@ package io.ncclinspector.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ncclinspector.report.analysis.SizeBucketing;
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.ncclinspector.report.spark;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -20,6 +20,8 @@ import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.StragglerResult;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.ReportData;
@@ -419,9 +421,7 @@ class SparkEngineTest {
   @Test
   void theDialectsComputeTheSameValues(@TempDir Path tmp) throws Exception {
     SparkSqlEngine sparkSql = new SparkSqlEngine(spark, new SparkDialect(0));
-    try (io.ncclinspector.report.engine.DuckDbEngine duck =
-        io.ncclinspector.report.engine.DuckDbEngine.open(
-            new io.ncclinspector.report.engine.EngineSettings(1, null, tmp))) {
+    try (DuckDbEngine duck = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
       List<io.ncclinspector.report.engine.SqlEngine> engines = List.of(duck, sparkSql);
       // Power-of-two buckets at every boundary up to the largest plausible size.
       for (io.ncclinspector.report.engine.SqlEngine e : engines) {

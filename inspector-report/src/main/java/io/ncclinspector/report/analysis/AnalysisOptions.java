@@ -1,5 +1,6 @@
 package io.ncclinspector.report.analysis;
 
+import io.ncclinspector.report.model.Exclusion;
 import java.util.Objects;
 
 /**

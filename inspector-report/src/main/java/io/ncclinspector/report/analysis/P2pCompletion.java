@@ -2,6 +2,7 @@ package io.ncclinspector.report.analysis;
 
 import io.ncclinspector.report.engine.SqlDialect;
 import io.ncclinspector.report.engine.SqlEngine;
+import io.ncclinspector.report.model.Exclusion;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Path;

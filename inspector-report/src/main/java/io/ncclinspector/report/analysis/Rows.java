@@ -21,11 +21,6 @@ final class Rows {
     return v == null ? 0 : ((Number) v).longValue();
   }
 
-  static Integer intOrNull(SqlRow r, String column) throws SQLException {
-    Object v = r.getObject(column);
-    return v == null ? null : ((Number) v).intValue();
-  }
-
   static Double doubleOrNull(SqlRow r, String column) throws SQLException {
     Object v = r.getObject(column);
     return v == null ? null : ((Number) v).doubleValue();

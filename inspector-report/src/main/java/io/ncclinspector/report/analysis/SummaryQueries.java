@@ -2,6 +2,7 @@ package io.ncclinspector.report.analysis;
 
 import io.ncclinspector.report.engine.SqlDialect;
 import io.ncclinspector.report.engine.SqlEngine;
+import io.ncclinspector.report.model.Exclusion;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,5 +1,6 @@
 package io.ncclinspector.report.engine;
 
+import io.ncclinspector.report.engine.duckdb.DuckDbReportEngine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

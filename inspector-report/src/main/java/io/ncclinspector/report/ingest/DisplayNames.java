@@ -1,6 +1,6 @@
 package io.ncclinspector.report.ingest;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

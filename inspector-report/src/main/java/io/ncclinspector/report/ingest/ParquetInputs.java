@@ -1,6 +1,6 @@
 package io.ncclinspector.report.ingest;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.input.Compression;
 import io.ncclinspector.report.input.LogFile;
 import io.ncclinspector.report.input.SkippedInput;

@@ -1,7 +1,7 @@
 package io.ncclinspector.report.ingest;
 
 import io.ncclinspector.report.Progress;
-import io.ncclinspector.report.engine.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.input.Compression;
 import io.ncclinspector.report.input.FileDiagnosis;
 import io.ncclinspector.report.input.GzipCheck;
@@ -106,11 +106,29 @@ public final class RecordImporter {
     Map<String, FileDiagnosis> diagnoses = new LinkedHashMap<>();
     Map<String, Path> salvaged = new HashMap<>(); // display name -> clean copy
     List<String> notices = new ArrayList<>();
+    salvageUnsafePaths(files, salvaged, diagnoses);
+    salvageDamagedGzip(files, salvaged, diagnoses);
+
+    Map<String, Long> invalidRows = new HashMap<>();
+    List<Path> parts = new ArrayList<>();
+    copyBatches(files, salvaged, diagnoses, parts, invalidRows);
+    locateUnusableLines(files, invalidRows, diagnoses, notices);
+    return importResult(inputs, fromParquet, diagnoses, salvaged, invalidRows, parts, notices);
+  }
+
+  /** Salvages the files whose path the engine cannot be given as it is. */
+  private void salvageUnsafePaths(List<LogFile> files, Map<String, Path> salvaged,
+      Map<String, FileDiagnosis> diagnoses) throws IOException {
     for (LogFile f : files) {
       if (!f.engineSafePath()) {
         salvage(f, salvaged, diagnoses);
       }
     }
+  }
+
+  /** Reads the gzip files not yet salvaged with the checked reader; salvages the damaged ones. */
+  private void salvageDamagedGzip(List<LogFile> files, Map<String, Path> salvaged,
+      Map<String, FileDiagnosis> diagnoses) throws IOException {
     List<LogFile> unchecked = files.stream().filter(f -> f.compression() == Compression.GZIP
         && !salvaged.containsKey(f.displayName())).toList();
     if (!unchecked.isEmpty()) {
@@ -119,42 +137,65 @@ public final class RecordImporter {
         salvage(f, salvaged, diagnoses);
       }
     }
+  }
 
-    Map<String, Long> invalidRows = new HashMap<>();
-    List<Path> parts = new ArrayList<>();
+  /**
+   * Copies the files into the export, batch by batch: adds each batch's parts to {@code parts}
+   * and its unusable rows per file to {@code invalidRows}.
+   */
+  private void copyBatches(List<LogFile> files, Map<String, Path> salvaged,
+      Map<String, FileDiagnosis> diagnoses, List<Path> parts, Map<String, Long> invalidRows)
+      throws SQLException, IOException {
     List<List<LogFile>> batches = plan(files);
     for (int b = 0; b < batches.size(); b++) {
       List<LogFile> batch = batches.get(b);
       batchLabel = "batch " + (b + 1) + "/" + batches.size();
       currentBatchBytes = batch.stream().mapToLong(RecordImporter::weight).sum();
       Path target = stagingDir.resolve(String.format(Locale.ROOT, "batch-%05d", b));
-      try {
-        copyBatchAdaptively(batch, salvaged, target);
-      } catch (SQLException first) {
-        LOG.debug("batch {} failed, probing its files", b, first);
-        deleteTree(target);
-        int broken = 0;
-        for (LogFile f : batch) {
-          if (!salvaged.containsKey(f.displayName()) && !readable(f)) {
-            salvage(f, salvaged, diagnoses);
-            broken++;
-          }
-        }
-        if (broken == 0) {
-          throw new SQLException("DuckDB could not import " + batchLabel + " ("
-              + batch.size() + " files, first " + batch.get(0).displayName() + "): "
-              + first.getMessage(), first);
-        }
-        copyBatchAdaptively(batch, salvaged, target);
-      }
+      copyBatchSalvagingBroken(batch, b, salvaged, diagnoses, target);
       parts.addAll(collectParts(target, b));
       invalidRows.putAll(countInvalid(target));
       deleteTree(target);
       bytesDone.addAndGet(currentBatchBytes);
       currentBatchBytes = 0;
     }
+  }
 
-    // Name the unusable lines: only files where the fast reader met some are read again.
+  /**
+   * Copies a batch; when that fails, salvages the batch's files the engine cannot read and copies
+   * it again.
+   *
+   * @throws SQLException when the batch fails and none of its files is found unreadable
+   */
+  private void copyBatchSalvagingBroken(List<LogFile> batch, int b, Map<String, Path> salvaged,
+      Map<String, FileDiagnosis> diagnoses, Path target) throws SQLException, IOException {
+    try {
+      copyBatchAdaptively(batch, salvaged, target);
+    } catch (SQLException first) {
+      LOG.debug("batch {} failed, probing its files", b, first);
+      deleteTree(target);
+      int broken = 0;
+      for (LogFile f : batch) {
+        if (!salvaged.containsKey(f.displayName()) && !readable(f)) {
+          salvage(f, salvaged, diagnoses);
+          broken++;
+        }
+      }
+      if (broken == 0) {
+        throw new SQLException("DuckDB could not import " + batchLabel + " ("
+            + batch.size() + " files, first " + batch.get(0).displayName() + "): "
+            + first.getMessage(), first);
+      }
+      copyBatchAdaptively(batch, salvaged, target);
+    }
+  }
+
+  /**
+   * Names the unusable lines: only files where the fast reader met some, and that have no
+   * diagnosis yet, are read again.
+   */
+  private void locateUnusableLines(List<LogFile> files, Map<String, Long> invalidRows,
+      Map<String, FileDiagnosis> diagnoses, List<String> notices) throws IOException {
     Map<String, LogFile> byName = files.stream()
         .collect(Collectors.toMap(LogFile::displayName, f -> f, (a, c) -> a, LinkedHashMap::new));
     List<String> toDiagnose = invalidRows.keySet().stream()
@@ -171,7 +212,13 @@ public final class RecordImporter {
       progress.stage("locating unusable lines", () -> "file " + n + "/" + toDiagnose.size());
       diagnoses.put(name, LogFileScanner.scan(f, options.maxListedPerFile(), null));
     }
+  }
 
+  /** The result: one {@link FileImport} per input, in the inputs' order, and the totals. */
+  private ImportResult importResult(List<LogFile> inputs, ParquetInputs.Result fromParquet,
+      Map<String, FileDiagnosis> diagnoses, Map<String, Path> salvaged,
+      Map<String, Long> invalidRows, List<Path> parts, List<String> notices)
+      throws SQLException {
     Map<String, Long> recordsPerFile = countRecords(parts);
     List<FileImport> imports = new ArrayList<>();
     List<RejectedLine> listed = new ArrayList<>();

@@ -5,21 +5,21 @@ import static io.ncclinspector.report.output.Html.esc;
 import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.CollectiveSkew;
-import io.ncclinspector.report.analysis.CommType;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
-import io.ncclinspector.report.analysis.Exclusion;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.Overview;
+import io.ncclinspector.report.analysis.P2pCompletionResult;
+import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.SizeBucketing;
-import io.ncclinspector.report.analysis.P2pCompletionResult;
-import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.RejectedLine;
 import io.ncclinspector.report.input.SkippedInput;
+import io.ncclinspector.report.model.CommType;
+import io.ncclinspector.report.model.Exclusion;
 import io.ncclinspector.report.output.chart.BarChart;
 import io.ncclinspector.report.output.chart.BoxPlotChart;
 import io.ncclinspector.report.output.chart.Format;
@@ -384,6 +384,20 @@ public final class HtmlReport {
   private void stragglers() {
     StragglerResult s = d.stragglers();
     section("stragglers", "Stragglers across ranks");
+    stragglersExplained(s);
+    if (s.alignedCollectives() == 0) {
+      endSection();
+      return;
+    }
+    stragglerChartsPerCommunicator(s);
+    lateRanksTable(s);
+    lateProcessesTable(s);
+    mostDelayedCollectivesTable(s);
+    endSection();
+  }
+
+  /** How collectives are lined up and when one counts as held up; the analysis' notes. */
+  private void stragglersExplained(StragglerResult s) {
     p("Records of the same collective (communicator, operation, sequence number) are lined up"
         + " across ranks by their GPU start time. The rank that starts last holds everyone up:"
         + " the others wait for it inside the collective, so their execution times grow while"
@@ -396,55 +410,65 @@ public final class HtmlReport {
     for (String n : s.notes()) {
       note(n);
     }
-    if (s.alignedCollectives() == 0) {
-      endSection();
-      return;
-    }
-    // Charts for the communicators whose collectives were held up, most delay first; if none
-    // was, one chart still shows what "nobody late" looks like.
+  }
+
+  /**
+   * Charts for the communicators whose collectives were held up, most delay first; if none was,
+   * one chart still shows what "nobody late" looks like.
+   */
+  private void stragglerChartsPerCommunicator(StragglerResult s) {
     List<String> comms = s.ranks().stream().filter(r -> r.lateCount() > 0)
         .map(RankLateness::commId).distinct().limit(MAX_RANK_CHARTS).toList();
     if (comms.isEmpty()) {
       comms = s.ranks().stream().map(RankLateness::commId).distinct().limit(1).toList();
     }
     for (String comm : comms) {
-      List<RankLateness> rows = s.ranks().stream().filter(r -> r.commId().equals(comm))
-          .sorted(Comparator.comparingInt(RankLateness::rank)).toList();
-      String label = "communicator " + comm + " (" + nameOr(rows.get(0).commName()) + ", "
-          + rows.get(0).commType() + ", " + rows.size() + " ranks)";
-      List<RankLateness> shown = rows.size() <= MAX_BARS ? rows : rows.stream()
-          .sorted(Comparator.comparingDouble(RankLateness::lateShare).reversed())
-          .limit(MAX_BARS).sorted(Comparator.comparingInt(RankLateness::rank)).toList();
-      List<BarChart.Bar> late = shown.stream().map(r -> new BarChart.Bar(
-          Integer.toString(r.rank()), r.lateShare(), r.suspect(), String.format(Locale.ROOT,
-              "rank %d (%s pid %s): held up %s of %s collectives (%s), median delay %s",
-              r.rank(), r.hostname(), r.pid(), Format.count(r.lateCount()),
-              Format.count(r.aligned()), Format.percent(r.lateShare()),
-              Format.micros(orNaN(r.delayP50Us()))))).toList();
-      List<BarChart.Bar> exec = shown.stream().map(r -> new BarChart.Bar(
-          Integer.toString(r.rank()), orNaN(r.execMeanUs()), r.suspect(),
-          String.format(Locale.ROOT, "rank %d: mean execution time %s over the aligned"
-              + " collectives", r.rank(), Format.micros(orNaN(r.execMeanUs()))))).toList();
-      out.append("<h3>").append(esc(label)).append("</h3>");
-      if (shown.size() < rows.size()) {
-        note("Showing the " + shown.size() + " ranks with the highest late share.");
-      }
-      out.append("<div class=\"pair\"><figure><figcaption>Held up the collective (share of its"
-          + " collectives) — the culprit is tall here</figcaption>")
-          .append(BarChart.render(label + ": late arrivals per rank", "rank",
-              "share held up", late, 540, Format::percent))
-          .append("</figure><figure><figcaption>Mean execution time — the victims are tall"
-              + " here</figcaption>")
-          .append(BarChart.render(label + ": mean execution time per rank", "rank",
-              "mean exec (µs)", exec, 540, Format::compact))
-          .append("</figure></div>");
-      Histogram h = s.delayHistograms().get(comm);
-      if (h != null) {
-        out.append("<figure><figcaption>Arrival delay of each collective (last start − mean"
-            + " start of the others), logarithmic bins</figcaption>")
-            .append(HistogramChart.render(h, 1100, "delay (µs)")).append("</figure>");
-      }
+      communicatorLatenessCharts(s, comm);
     }
+  }
+
+  /** One communicator's late arrivals and execution times per rank, and its delay histogram. */
+  private void communicatorLatenessCharts(StragglerResult s, String comm) {
+    List<RankLateness> rows = s.ranks().stream().filter(r -> r.commId().equals(comm))
+        .sorted(Comparator.comparingInt(RankLateness::rank)).toList();
+    String label = "communicator " + comm + " (" + nameOr(rows.get(0).commName()) + ", "
+        + rows.get(0).commType() + ", " + rows.size() + " ranks)";
+    List<RankLateness> shown = rows.size() <= MAX_BARS ? rows : rows.stream()
+        .sorted(Comparator.comparingDouble(RankLateness::lateShare).reversed())
+        .limit(MAX_BARS).sorted(Comparator.comparingInt(RankLateness::rank)).toList();
+    List<BarChart.Bar> late = shown.stream().map(r -> new BarChart.Bar(
+        Integer.toString(r.rank()), r.lateShare(), r.suspect(), String.format(Locale.ROOT,
+            "rank %d (%s pid %s): held up %s of %s collectives (%s), median delay %s",
+            r.rank(), r.hostname(), r.pid(), Format.count(r.lateCount()),
+            Format.count(r.aligned()), Format.percent(r.lateShare()),
+            Format.micros(orNaN(r.delayP50Us()))))).toList();
+    List<BarChart.Bar> exec = shown.stream().map(r -> new BarChart.Bar(
+        Integer.toString(r.rank()), orNaN(r.execMeanUs()), r.suspect(),
+        String.format(Locale.ROOT, "rank %d: mean execution time %s over the aligned"
+            + " collectives", r.rank(), Format.micros(orNaN(r.execMeanUs()))))).toList();
+    out.append("<h3>").append(esc(label)).append("</h3>");
+    if (shown.size() < rows.size()) {
+      note("Showing the " + shown.size() + " ranks with the highest late share.");
+    }
+    out.append("<div class=\"pair\"><figure><figcaption>Held up the collective (share of its"
+        + " collectives) — the culprit is tall here</figcaption>")
+        .append(BarChart.render(label + ": late arrivals per rank", "rank",
+            "share held up", late, 540, Format::percent))
+        .append("</figure><figure><figcaption>Mean execution time — the victims are tall"
+            + " here</figcaption>")
+        .append(BarChart.render(label + ": mean execution time per rank", "rank",
+            "mean exec (µs)", exec, 540, Format::compact))
+        .append("</figure></div>");
+    Histogram h = s.delayHistograms().get(comm);
+    if (h != null) {
+      out.append("<figure><figcaption>Arrival delay of each collective (last start − mean"
+          + " start of the others), logarithmic bins</figcaption>")
+          .append(HistogramChart.render(h, 1100, "delay (µs)")).append("</figure>");
+    }
+  }
+
+  /** The ranks that held up collectives (at most 50). */
+  private void lateRanksTable(StragglerResult s) {
     out.append("<h3>Ranks that held up collectives</h3>");
     Html.Table t = new Html.Table("communicator", "#rank", "host", "#pid", "#aligned",
         "#held up", "#share", "#median delay", "#total delay", "#mean arrival", "#mean exec",
@@ -460,6 +484,10 @@ public final class HtmlReport {
     } else {
       out.append(t.render());
     }
+  }
+
+  /** The processes that held up collectives (at most 30), summed over their communicators. */
+  private void lateProcessesTable(StragglerResult s) {
     out.append("<h3>Processes that held up collectives</h3>");
     Html.Table pt = new Html.Table("host", "#pid", "#communicators", "#aligned", "#held up",
         "#share", "#total delay", "#suspect in");
@@ -475,6 +503,10 @@ public final class HtmlReport {
           + " setup). All processes: stragglers_by_process.csv / .json.");
       out.append(pt.render());
     }
+  }
+
+  /** The most delayed collectives, as the analysis lists them (the first 25). */
+  private void mostDelayedCollectivesTable(StragglerResult s) {
     out.append("<h3>Most delayed collectives</h3>");
     Html.Table wt = new Html.Table("communicator", "op", "#sn", "#size", "#ranks", "#delay",
         "#skew", "#lead", "#last rank", "last host", "#last exec", "#mean exec");
@@ -486,7 +518,6 @@ public final class HtmlReport {
           Format.micros(orNaN(c.meanExecUs())));
     }
     out.append(wt.render());
-    endSection();
   }
 
   private void p2pCompletion() {

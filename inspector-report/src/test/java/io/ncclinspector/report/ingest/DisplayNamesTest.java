@@ -3,8 +3,8 @@ package io.ncclinspector.report.ingest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ncclinspector.report.engine.DuckDbEngine;
-import io.ncclinspector.report.engine.EngineSettings;
+import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
+import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

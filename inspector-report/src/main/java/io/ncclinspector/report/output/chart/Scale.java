@@ -62,10 +62,6 @@ public final class Scale {
     return hi;
   }
 
-  public boolean isLog() {
-    return log;
-  }
-
   /** Tick values: nice steps for linear scales, decades for log scales. */
   public List<Double> ticks() {
     List<Double> ticks = new ArrayList<>();

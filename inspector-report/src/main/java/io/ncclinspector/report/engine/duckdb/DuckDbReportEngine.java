@@ -1,7 +1,11 @@
-package io.ncclinspector.report.engine;
+package io.ncclinspector.report.engine.duckdb;
 
 import io.ncclinspector.report.Progress;
 import io.ncclinspector.report.ReportOptions;
+import io.ncclinspector.report.engine.EngineInfo;
+import io.ncclinspector.report.engine.ReportEngine;
+import io.ncclinspector.report.engine.ReportEngineProvider;
+import io.ncclinspector.report.engine.SqlEngine;
 import io.ncclinspector.report.ingest.ImportResult;
 import io.ncclinspector.report.ingest.RecordImporter;
 import io.ncclinspector.report.ingest.RecordSchema;

@@ -1,4 +1,4 @@
-package io.ncclinspector.report.analysis;
+package io.ncclinspector.report.model;
 
 /**
  * Why a record is kept in the Parquet export but left out of the performance figures

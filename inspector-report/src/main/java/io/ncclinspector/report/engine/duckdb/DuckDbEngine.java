@@ -1,5 +1,9 @@
-package io.ncclinspector.report.engine;
+package io.ncclinspector.report.engine.duckdb;
 
+import io.ncclinspector.report.engine.RowMapper;
+import io.ncclinspector.report.engine.SqlDialect;
+import io.ncclinspector.report.engine.SqlEngine;
+import io.ncclinspector.report.engine.SqlRow;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

@@ -1,5 +1,6 @@
-package io.ncclinspector.report.engine;
+package io.ncclinspector.report.engine.duckdb;
 
+import io.ncclinspector.report.engine.SqlDialect;
 import java.util.Locale;
 import java.util.StringJoiner;
 

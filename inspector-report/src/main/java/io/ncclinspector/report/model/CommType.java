@@ -1,4 +1,4 @@
-package io.ncclinspector.report.analysis;
+package io.ncclinspector.report.model;
 
 /**
  * The communication class of a communicator, decided as the reference exporter decides it

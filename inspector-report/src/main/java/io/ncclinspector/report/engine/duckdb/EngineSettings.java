@@ -1,4 +1,4 @@
-package io.ncclinspector.report.engine;
+package io.ncclinspector.report.engine.duckdb;
 
 import java.nio.file.Path;
 import java.util.Objects;
