@@ -77,7 +77,7 @@ class ModulePathTest {
     assertTrue(records.endsWith(" heard " + received), "the listener heard every record: " + output);
     assertTrue(lines.contains("jfr operation events " + received), output);
     assertTrue(lines.contains("prometheus textfiles 2"), "a GPU file and the process file: " + output);
-    assertTrue(lines.contains("module io.ncclinspector exports [io.ncclinspector, io.ncclinspector.spi]"), output);
+    assertTrue(lines.contains("module io.ncclinspector exports [io.ncclinspector, io.ncclinspector.export, io.ncclinspector.spi]"), output);
     assertTrue(lines.contains("internals hidden"), output);
     assertEquals(List.of(), lines.stream().filter(l -> l.contains("WARN") || l.contains("ERROR"))
         .collect(Collectors.toList()), "nothing logged at WARN or above");
