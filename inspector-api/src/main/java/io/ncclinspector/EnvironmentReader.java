@@ -1,12 +1,12 @@
 package io.ncclinspector;
 
-import io.ncclinspector.spi.EnvironmentFlag;
+import io.ncclinspector.spi.EnvironmentView;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
-import java.util.function.Function;
+import java.util.OptionalLong;
+import java.util.function.LongConsumer;
 
 /**
  * Reads the reference Inspector's environment variables ({@code NCCL_INSPECTOR_*}) into a
@@ -18,67 +18,78 @@ import java.util.function.Function;
  */
 final class EnvironmentReader {
   /** The variable of the Prometheus textfile mode, which turns JSON output off as in the reference. */
-  static final String PROM_DUMP = "NCCL_INSPECTOR_PROM_DUMP";
+  static final String PROM_DUMP = Setting.PROM_DUMP.variable;
 
-  private final Map<String, String> env;
+  private final Map<String, String> map;
+  private final EnvironmentView env;
   private final InspectorConfig.Builder b;
 
   EnvironmentReader(Map<String, String> env, InspectorConfig.Builder builder) {
-    this.env = env;
+    this.map = env;
+    this.env = EnvironmentView.of(env);
     this.b = builder;
   }
 
   void apply() {
-    bool("NCCL_INSPECTOR_ENABLE", "enabled", b::enabled);
-    boolean[] prom = {false};
-    bool(PROM_DUMP, "prometheus", v -> prom[0] = v);
-    if (prom[0]) {
-      /* The reference's textfile mode replaces the JSON output; its interval is the exporter's. */
+    read(Setting.ENABLE);
+    dumpOutput();
+    /* Read by their exporters, where those are on the class path; checked here whether they are or not. */
+    for (Setting s : Setting.values()) {
+      if (s.reading == Setting.Reading.EXPORTER) {
+        env.flag(s.variable);
+      }
+    }
+    for (Setting s : Setting.values()) {
+      if (s.reading == Setting.Reading.PLAIN && s != Setting.ENABLE) {
+        read(s);
+      }
+    }
+    slowCollectives();
+    String sensitivity = map.get("NCCL_INSPECTOR_SLOW_SENSITIVITY");
+    if (sensitivity != null && !sensitivity.isBlank()) {
+      throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY is no longer read: slow collectives are"
+          + " judged against their class's 99th percentile; use NCCL_INSPECTOR_SLOW_FACTOR (0: off)");
+    }
+    b.dumpDirectoryUnlessSet(defaultDumpDirectory(map));
+  }
+
+  /**
+   * NCCL_INSPECTOR_PROM_DUMP and the dump interval: the reference's textfile mode replaces the JSON
+   * output, and its interval is then the exporter's; otherwise a negative interval turns JSON off.
+   */
+  private void dumpOutput() {
+    boolean prom = readSwitch(Setting.PROM_DUMP).orElse(false);
+    if (prom) {
       b.jsonOutput(false);
       b.requireExporter("prometheus", PROM_DUMP + "=1 asks for Prometheus textfiles, and no Prometheus exporter is"
           + " on the class path: add the io.ncclinspector:inspector-prometheus dependency");
-      number("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", "dumpInterval", Long::parseLong, us -> { });
+      number(Setting.DUMP_INTERVAL, us -> { });
     } else {
-      number("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", "dumpInterval", Long::parseLong, us -> {
+      number(Setting.DUMP_INTERVAL, us -> {
         b.jsonOutput(us >= 0);
         if (us >= 0) {
           b.dumpInterval(Duration.ofNanos(Math.multiplyExact(us, 1000L)));
         }
       });
     }
-    /* Read by their exporters, where those are on the class path; checked here whether they are or not. */
-    bool("NCCL_INSPECTOR_JFR", "jfr", v -> { });
-    bool("NCCL_INSPECTOR_OTEL", "otel", v -> { });
-    string("NCCL_INSPECTOR_DUMP_DIR", dir -> b.dumpDirectory(Path.of(dir)));
-    bool("NCCL_INSPECTOR_DUMP_VERBOSE", "verbose", b::verbose);
-    bool("NCCL_INSPECTOR_ENABLE_P2P", "trackP2p", b::trackP2p);
-    number("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "minMessageBytes", Long::parseLong, b::minMessageBytes);
-    bool("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", "requireKernelTiming", b::requireKernelTiming);
-    bool("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", b::overridePlugin);
-    bool("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", b::ncclWorkarounds);
-    number("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Integer::parseInt, b::inflightOperations);
-    number("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Integer::parseInt, b::maxCommunicators);
-    number("NCCL_INSPECTOR_RING_CELLS", "ringCells", Integer::parseInt, b::ringCells);
-    number("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", "inflightExpiry", Long::parseLong,
-        ms -> b.inflightExpiry(Duration.ofMillis(ms)));
-    string("NCCL_INSPECTOR_TRACE_DIR", dir -> b.traceDirectory(Path.of(dir)));
-    number("NCCL_INSPECTOR_TRACE_MAX_BYTES", "traceMaxBytes", Long::parseLong, b::traceMaxBytes);
-    number("NCCL_INSPECTOR_TRACE_BUFFER_MB", "traceBufferBytes", Long::parseLong,
-        mb -> b.traceBufferBytes(Math.multiplyExact(mb, 1L << 20)));
-    number("NCCL_INSPECTOR_HANG_TIMEOUT_MS", "hangTimeout", Long::parseLong,
-        ms -> b.hangTimeout(Duration.ofMillis(ms)));
-    slowCollectives();
-    String sensitivity = env.get("NCCL_INSPECTOR_SLOW_SENSITIVITY");
-    if (sensitivity != null && !sensitivity.isBlank()) {
-      throw new IllegalArgumentException("NCCL_INSPECTOR_SLOW_SENSITIVITY is no longer read: slow collectives are"
-          + " judged against their class's 99th percentile; use NCCL_INSPECTOR_SLOW_FACTOR (0: off)");
+  }
+
+  /** A variable the table alone says how to read ({@link Setting.Reading#PLAIN}). */
+  private void read(Setting s) {
+    switch (s.kind) {
+      case SWITCH -> readSwitch(s).ifPresent(v -> applying(s.variable, map.get(s.variable), () -> s.apply.accept(b, v)));
+      case PATH -> env.string(s.variable).ifPresent(
+          v -> applying(s.variable, v, () -> s.apply.accept(b, Path.of(v.trim()))));
+      case INT, LONG -> number(s, v -> s.apply.accept(b, v));
+      case DURATION_MS -> number(s, ms -> s.apply.accept(b, Duration.ofMillis(ms)));
+      case SIZE_MB -> number(s, mb -> s.apply.accept(b, Math.multiplyExact(mb, 1L << 20)));
+      default -> throw new IllegalStateException(s + " is not read from the table alone");
     }
-    b.dumpDirectoryUnlessSet(defaultDumpDirectory(env));
   }
 
   /** The slow-collective variables: each changes one part of the detection, checked as it is applied. */
   private void slowCollectives() {
-    string("NCCL_INSPECTOR_SLOW_FACTOR", v -> {
+    env.string(Setting.SLOW_FACTOR.variable).map(String::trim).ifPresent(v -> {
       double factor;
       try {
         factor = Double.parseDouble(v);
@@ -89,13 +100,13 @@ final class EnvironmentReader {
       applying("NCCL_INSPECTOR_SLOW_FACTOR", v,
           () -> b.slowCollectives(factor == 0 ? s.withEnabled(false) : s.withFactor(factor)));
     });
-    number("NCCL_INSPECTOR_SLOW_MIN_EXCESS_US", null, Long::parseLong,
+    number(Setting.SLOW_MIN_EXCESS_US,
         us -> b.slowCollectives(b.slowCollectivesSoFar().withMinExcess(Duration.ofNanos(Math.multiplyExact(us, 1000L)))));
-    number("NCCL_INSPECTOR_SLOW_MAX_EVENTS", null, Integer::parseInt, n -> {
+    number(Setting.SLOW_MAX_EVENTS, n -> {
       SlowCollectiveDetection s = b.slowCollectivesSoFar();
-      b.slowCollectives(n == 0 ? s.withoutRateLimit() : s.withRateLimit(n, s.interval()));
+      b.slowCollectives(n == 0 ? s.withoutRateLimit() : s.withRateLimit((int) n, s.interval()));
     });
-    number("NCCL_INSPECTOR_SLOW_INTERVAL_MS", null, Long::parseLong, ms -> {
+    number(Setting.SLOW_INTERVAL_MS, ms -> {
       SlowCollectiveDetection s = b.slowCollectivesSoFar();
       b.slowCollectives(s.withRateLimit(s.maxEventsPerInterval(), Duration.ofMillis(ms)));
     });
@@ -114,41 +125,31 @@ final class EnvironmentReader {
     return Path.of("nccl-inspector-unknown-jobid");
   }
 
-  private void string(String name, Consumer<String> sink) {
-    String v = env.get(name);
-    if (v != null && !v.isBlank()) {
-      applying(name, v, () -> sink.accept(v.trim()));
-    }
-  }
-
-  /** A switch: 0 or 1 ({@link EnvironmentFlag}); any other value fails, naming the variable. */
-  private void bool(String name, String setting, Consumer<Boolean> sink) {
-    Optional<Boolean> v = EnvironmentFlag.read(env, name);
+  /** A switch: 0 or 1 ({@link EnvironmentView#flag}); any other value fails, naming the variable. */
+  private Optional<Boolean> readSwitch(Setting s) {
+    Optional<Boolean> v = env.flag(s.variable);
     if (v.isPresent()) {
-      b.origin(setting, name, env.get(name).strip());
-      applying(name, env.get(name), () -> sink.accept(v.get()));
+      b.origin(s.setting, s.variable, map.get(s.variable).strip());
     }
+    return v;
   }
 
   /**
-   * Parses a variable as an integer and hands it to the builder, which remembers where the setting
-   * came from ({@code setting}, null for one that is checked as it is applied).
+   * Parses a variable as an integer ({@link EnvironmentView#integer}, of 32 bits for
+   * {@link Setting.Kind#INT}) and hands it on; the builder remembers where the setting came from,
+   * where the table names one (the slow-collective variables are checked as they are applied).
    */
-  private <T> void number(String name, String setting, Function<String, T> parse, Consumer<T> sink) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
+  private void number(Setting s, LongConsumer sink) {
+    OptionalLong parsed = s.kind == Setting.Kind.INT ? env.integer(s.variable, Integer.MIN_VALUE, Integer.MAX_VALUE)
+        : env.integer(s.variable);
+    if (parsed.isEmpty()) {
       return;
     }
-    T parsed;
-    try {
-      parsed = parse.apply(v.trim());
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'", e);
+    String v = map.get(s.variable);
+    if (s.setting != null) {
+      b.origin(s.setting, s.variable, v.trim());
     }
-    if (setting != null) {
-      b.origin(setting, name, v.trim());
-    }
-    applying(name, v, () -> sink.accept(parsed));
+    applying(s.variable, v, () -> sink.accept(parsed.getAsLong()));
   }
 
   /** Runs a step of applying a variable, naming the variable in what it throws. */

@@ -545,23 +545,18 @@ public final class InspectorConfig {
      *     variable it came from), or an exporter the environment asked for that is not there
      */
     public InspectorConfig build() {
-      notNegative(dumpInterval, "dumpInterval");
-      check(minMessageBytes >= 0, "minMessageBytes", "must not be negative: " + minMessageBytes);
-      check(inflightOperations >= 16 && inflightOperations <= (1 << 22), "inflightOperations",
-          "must be in [16, 4194304]: " + inflightOperations);
-      check(maxCommunicators >= 1 && maxCommunicators <= (1 << 16), "maxCommunicators",
-          "must be in [1, 65536]: " + maxCommunicators);
-      check(ringCells >= 1024 && ringCells <= (1 << 26) && Integer.bitCount(ringCells) == 1, "ringCells",
-          "must be a power of two in [1024, 2^26]: " + ringCells);
-      notNegative(inflightExpiry, "inflightExpiry");
-      check(traceMaxBytes >= 0, "traceMaxBytes", "must not be negative: " + traceMaxBytes);
-      check(traceBufferBytes >= (1L << 20) && traceBufferBytes <= (1L << 30), "traceBufferBytes",
-          "must be in [1 MiB, 1 GiB]: " + traceBufferBytes);
-      notNegative(hangTimeout, "hangTimeout");
-      check(listenerQueueCapacity >= 1, "listenerQueueCapacity", "must be positive: " + listenerQueueCapacity);
-      check(lastRecordsPerCommunicator >= 0 && lastRecordsPerCommunicator <= 4096, "lastRecordsPerCommunicator",
-          "must be in [0, 4096]: " + lastRecordsPerCommunicator);
-      notNegative(listenerCloseTimeout, "listenerCloseTimeout");
+      check(Setting.DUMP_INTERVAL, dumpInterval);
+      check(Setting.DUMP_MIN_SIZE_BYTES, minMessageBytes);
+      check(Setting.INFLIGHT_OPS, inflightOperations);
+      check(Setting.MAX_COMMS, maxCommunicators);
+      check(Setting.RING_CELLS, ringCells);
+      check(Setting.INFLIGHT_EXPIRY_MS, inflightExpiry);
+      check(Setting.TRACE_MAX_BYTES, traceMaxBytes);
+      check(Setting.TRACE_BUFFER_MB, traceBufferBytes);
+      check(Setting.HANG_TIMEOUT_MS, hangTimeout);
+      check(Setting.LISTENER_QUEUE_CAPACITY, listenerQueueCapacity);
+      check(Setting.LAST_RECORDS_PER_COMMUNICATOR, lastRecordsPerCommunicator);
+      check(Setting.LISTENER_CLOSE_TIMEOUT, listenerCloseTimeout);
       Path dir = dumpDirectory != null ? dumpDirectory : EnvironmentReader.defaultDumpDirectory(System.getenv());
       ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
       return new InspectorConfig(this, dir, id, resolveExporters());
@@ -596,8 +591,13 @@ public final class InspectorConfig {
       return out;
     }
 
-    private void notNegative(Duration d, String setting) {
-      check(!d.isNegative(), setting, "must not be negative: " + d);
+    /** Checks a value against the range of {@link Setting the table}. */
+    private void check(Setting s, long v) {
+      check(s.inRange(v), s.setting, s.rangeProblem() + v);
+    }
+
+    private void check(Setting s, Duration d) {
+      check(s.inRange(d), s.setting, s.rangeProblem() + d);
     }
 
     private void check(boolean ok, String setting, String problem) {

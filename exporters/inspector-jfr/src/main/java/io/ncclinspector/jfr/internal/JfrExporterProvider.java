@@ -1,7 +1,7 @@
 package io.ncclinspector.jfr.internal;
 
 import io.ncclinspector.jfr.JfrEvents;
-import io.ncclinspector.spi.EnvironmentFlag;
+import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import java.util.Map;
@@ -24,7 +24,7 @@ public final class JfrExporterProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> environment) {
-    if (!EnvironmentFlag.read(environment, VARIABLE).orElse(true)) {
+    if (!EnvironmentView.of(environment).flag(VARIABLE).orElse(true)) {
       return Optional.empty();
     }
     if (!JfrEvents.available()) {

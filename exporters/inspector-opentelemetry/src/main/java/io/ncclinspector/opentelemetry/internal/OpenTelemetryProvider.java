@@ -1,7 +1,7 @@
 package io.ncclinspector.opentelemetry.internal;
 
 import io.ncclinspector.opentelemetry.OpenTelemetryMetrics;
-import io.ncclinspector.spi.EnvironmentFlag;
+import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import io.opentelemetry.api.GlobalOpenTelemetry;
@@ -23,7 +23,7 @@ public final class OpenTelemetryProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> environment) {
-    return EnvironmentFlag.read(environment, VARIABLE).orElse(false)
+    return EnvironmentView.of(environment).flag(VARIABLE).orElse(false)
         ? Optional.of(OpenTelemetryMetrics.builder(GlobalOpenTelemetry.get()).build()) : Optional.empty();
   }
 }

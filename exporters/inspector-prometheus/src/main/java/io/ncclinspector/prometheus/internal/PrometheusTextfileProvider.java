@@ -1,7 +1,7 @@
 package io.ncclinspector.prometheus.internal;
 
 import io.ncclinspector.prometheus.PrometheusTextfile;
-import io.ncclinspector.spi.EnvironmentFlag;
+import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import java.time.Duration;
@@ -25,10 +25,11 @@ public final class PrometheusTextfileProvider implements ExporterProvider {
 
   @Override
   public Optional<ExporterFactory> fromEnvironment(Map<String, String> env) {
-    if (!EnvironmentFlag.read(env, PROM_DUMP).orElse(false)) {
+    EnvironmentView view = EnvironmentView.of(env);
+    if (!view.flag(PROM_DUMP).orElse(false)) {
       return Optional.empty();
     }
-    long us = integer(env, INTERVAL, 0);
+    long us = view.integer(INTERVAL).orElse(0);
     Duration d;
     try {
       d = Duration.ofNanos(Math.multiplyExact(Math.max(us, 0), 1000L));
@@ -42,17 +43,5 @@ public final class PrometheusTextfileProvider implements ExporterProvider {
       p = p.withSlurmJobId(job.trim());
     }
     return Optional.of(p);
-  }
-
-  private static long integer(Map<String, String> env, String name, long absent) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return absent;
-    }
-    try {
-      return Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be an integer, got '" + v + "'", e);
-    }
   }
 }
