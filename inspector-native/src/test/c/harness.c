@@ -31,11 +31,12 @@ void* test_comm(uint64_t id, int rank, int nranks) {
   return ctx;
 }
 
-void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const char* datatype,
-                int n_channels) {
+void* test_coll_in(void* ctx, void* parent, const char* func, uint64_t seq, uint64_t count,
+                   const char* datatype, int n_channels) {
   ncclProfilerEventDescr_v5_t d;
   memset(&d, 0, sizeof(d));
   d.type = ncclProfileColl;
+  d.parentObj = parent;
   d.coll.seqNumber = seq;
   d.coll.func = func;
   d.coll.count = count;
@@ -46,6 +47,62 @@ void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const
   void* h = NULL;
   ncclProfiler_v5.startEvent(ctx, &h, &d);
   return h;
+}
+
+void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const char* datatype,
+                int n_channels) {
+  return test_coll_in(ctx, NULL, func, seq, count, datatype, n_channels);
+}
+
+void* test_call(void* ctx, const char* func, uint64_t count, const char* datatype, int root, int captured) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileCollApi;
+  d.collApi.func = func;
+  d.collApi.count = count;
+  d.collApi.datatype = datatype;
+  d.collApi.root = root;
+  d.collApi.graphCaptured = (uint8_t)captured;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  ncclProfiler_v5.stopEvent(h);
+  return h;
+}
+
+void test_handoff_init(test_handoff* q, int capacity) {
+  memset(q, 0, sizeof(*q));
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_cond_init(&q->cond, NULL);
+  q->capacity = capacity < 2 ? 2 : capacity > TEST_HANDOFF_MAX ? TEST_HANDOFF_MAX : capacity;
+}
+
+void test_handoff_push(test_handoff* q, void* h) {
+  pthread_mutex_lock(&q->lock);
+  while ((q->tail + 1) % q->capacity == q->head) pthread_cond_wait(&q->cond, &q->lock);
+  q->items[q->tail] = h;
+  q->tail = (q->tail + 1) % q->capacity;
+  pthread_cond_broadcast(&q->cond);
+  pthread_mutex_unlock(&q->lock);
+}
+
+int test_handoff_pop(test_handoff* q, void** h) {
+  pthread_mutex_lock(&q->lock);
+  while (q->head == q->tail && !q->done) pthread_cond_wait(&q->cond, &q->lock);
+  int got = q->head != q->tail;
+  if (got) {
+    *h = q->items[q->head];
+    q->head = (q->head + 1) % q->capacity;
+    pthread_cond_broadcast(&q->cond);
+  }
+  pthread_mutex_unlock(&q->lock);
+  return got;
+}
+
+void test_handoff_close(test_handoff* q) {
+  pthread_mutex_lock(&q->lock);
+  q->done = 1;
+  pthread_cond_broadcast(&q->cond);
+  pthread_mutex_unlock(&q->lock);
 }
 
 void* test_p2p(void* ctx, const char* func, int peer, uint64_t count, int n_channels) {

@@ -3,6 +3,7 @@
 #ifndef NCCL_INSPECTOR_TEST_HARNESS_H
 #define NCCL_INSPECTOR_TEST_HARNESS_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,34 @@ void test_shutdown(void);
 void* test_comm(uint64_t id, int rank, int nranks);
 void* test_coll(void* ctx, const char* func, uint64_t seq, uint64_t count, const char* datatype,
                 int n_channels);
+/* A Coll event as a child of `parent` (the CollApi handle NCCL passes as parentObj; NULL: none). */
+void* test_coll_in(void* ctx, void* parent, const char* func, uint64_t seq, uint64_t count,
+                   const char* datatype, int n_channels);
+/* A collective call (CollApi start and stop, interface v5): returns the handle the core gave. */
+void* test_call(void* ctx, const char* func, uint64_t count, const char* datatype, int root, int captured);
 void* test_p2p(void* ctx, const char* func, int peer, uint64_t count, int n_channels);
 void* test_channel(void* parent, int channel_id, uint64_t gpu_start);
 /* A KernelLaunch event on the calling thread (interface v5): returns the handle the core gave. */
 void* test_launch(void* ctx);
 void test_channel_done(void* ch, uint64_t gpu_stop);
 void test_stop(void* h);
+
+/* A bounded queue of handles from one test thread to another (test scaffolding: the core itself
+ * never locks). A full queue blocks the pusher, which bounds how far the consumer falls behind. */
+#define TEST_HANDOFF_MAX 256
+typedef struct test_handoff {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  void* items[TEST_HANDOFF_MAX];
+  int capacity, head, tail, done;
+} test_handoff;
+
+/* Up to capacity - 1 (at most TEST_HANDOFF_MAX - 1) handles queued at once. */
+void test_handoff_init(test_handoff* q, int capacity);
+void test_handoff_push(test_handoff* q, void* h);
+/* Waits for a handle; 0 once the queue is closed and empty. */
+int test_handoff_pop(test_handoff* q, void** h);
+void test_handoff_close(test_handoff* q);
 
 typedef struct decoded {
   int ops, colls, p2ps, comms_created, comms_destroyed;

@@ -1,7 +1,6 @@
 /* Every collective call appears in the output (api_ledger.h): calls linked to their operation
  * event, calls NCCL gives no operation event (NCCL >= 2.29's Broadcast), numbering, bounds. */
 #include <stdint.h>
-#include <string.h>
 
 #include "harness.h"
 
@@ -19,35 +18,8 @@ static void at(uint64_t mono) {
   nccl_inspector_set_virtual_clock(1, mono, 1795942870000000000ull + mono);
 }
 
-static void* call(void* ctx, const char* func, uint64_t count, const char* datatype, int root, int captured) {
-  ncclProfilerEventDescr_v5_t d;
-  memset(&d, 0, sizeof(d));
-  d.type = ncclProfileCollApi;
-  d.collApi.func = func;
-  d.collApi.count = count;
-  d.collApi.datatype = datatype;
-  d.collApi.root = root;
-  d.collApi.graphCaptured = (uint8_t)captured;
-  void* h = NULL;
-  ncclProfiler_v5.startEvent(ctx, &h, &d);
-  ncclProfiler_v5.stopEvent(h);
-  return h;
-}
-
 static void* coll_of(void* ctx, void* api, const char* func, uint64_t seq, uint64_t count) {
-  ncclProfilerEventDescr_v5_t d;
-  memset(&d, 0, sizeof(d));
-  d.type = ncclProfileColl;
-  d.parentObj = api;
-  d.coll.seqNumber = seq;
-  d.coll.func = func;
-  d.coll.count = count;
-  d.coll.datatype = "ncclFloat32";
-  d.coll.algo = "RING";
-  d.coll.proto = "SIMPLE";
-  void* h = NULL;
-  ncclProfiler_v5.startEvent(ctx, &h, &d);
-  return h;
+  return test_coll_in(ctx, api, func, seq, count, "ncclFloat32", 0);
 }
 
 static test_config with_expiry(void) {
@@ -76,7 +48,7 @@ static void linked_calls_give_one_record_each(void) {
   void* ctx = test_comm(0x11, 0, 2);
   CHECK_EQ(created_release(), 22809);
   for (int i = 0; i < 3; i++) {
-    void* api = call(ctx, "AllReduce", 1024, "ncclFloat32", 0, 0);
+    void* api = test_call(ctx, "AllReduce", 1024, "ncclFloat32", 0, 0);
     CHECK(api != NULL);
     void* op = coll_of(ctx, api, "AllReduce", (uint64_t)i, 1024);
     test_stop(op); /* no channels announced: complete at its stop */
@@ -105,12 +77,12 @@ static void broadcast_without_events_is_recorded_at_expiry(void) {
   test_enable(with_expiry());
   void* ctx = test_comm(0x22, 1, 2);
   CHECK_EQ(created_release(), 23007);
-  void* ar = call(ctx, "AllReduce", 256, "ncclFloat32", 0, 0);
+  void* ar = test_call(ctx, "AllReduce", 256, "ncclFloat32", 0, 0);
   test_stop(coll_of(ctx, ar, "AllReduce", 0, 256));
   (void)test_drain();
   at(2 * SEC);
-  (void)call(ctx, "Broadcast", 1 << 20, "ncclBfloat16", 1, 0);
-  (void)call(ctx, "Broadcast", 1 << 18, "ncclBfloat16", 0, 0);
+  (void)test_call(ctx, "Broadcast", 1 << 20, "ncclBfloat16", 1, 0);
+  (void)test_call(ctx, "Broadcast", 1 << 18, "ncclBfloat16", 0, 0);
   at(11 * SEC); /* 9 s after the calls: not yet */
   nccl_inspector_sweep();
   CHECK_EQ(test_drain().ops, 0);
@@ -154,8 +126,8 @@ static void finalize_and_close_record_unlinked_calls(void) {
   void* a = test_comm(0x33, 0, 2);
   void* b = test_comm(0x44, 0, 2);
   (void)test_drain();
-  (void)call(a, "AllReduce", 4096, "ncclFloat32", 0, 0);
-  (void)call(b, "ReduceScatter", 4096, "ncclFloat32", 0, 0);
+  (void)test_call(a, "AllReduce", 4096, "ncclFloat32", 0, 0);
+  (void)test_call(b, "ReduceScatter", 4096, "ncclFloat32", 0, 0);
   ncclProfiler_v5.finalize(a);
   decoded d = test_drain();
   CHECK_EQ(d.ops, 1);
@@ -183,12 +155,12 @@ static void captures_small_calls_and_pauses(void) {
   test_enable(c);
   void* ctx = test_comm(0x55, 0, 2);
   (void)test_drain();
-  void* captured = call(ctx, "Broadcast", 1 << 20, "ncclInt8", 0, 1);
+  void* captured = test_call(ctx, "Broadcast", 1 << 20, "ncclInt8", 0, 1);
   CHECK(captured != NULL);
   long long below = test_counter("below_min_size");
-  (void)call(ctx, "Broadcast", 16, "ncclInt8", 0, 0);
+  (void)test_call(ctx, "Broadcast", 16, "ncclInt8", 0, 0);
   nccl_inspector_set_paused(1);
-  void* paused = call(ctx, "Broadcast", 1 << 20, "ncclInt8", 0, 0);
+  void* paused = test_call(ctx, "Broadcast", 1 << 20, "ncclInt8", 0, 0);
   CHECK(paused == NULL); /* no tag, no ledger: nothing to carry */
   nccl_inspector_set_paused(0);
   at(30 * SEC);
@@ -213,10 +185,10 @@ static void a_full_ledger_is_counted(void) {
   void* ctx = test_comm(0x66, 0, 2);
   void* other = test_comm(0x77, 0, 2);
   (void)test_drain();
-  void* first = call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
-  for (int i = 1; i < 1024; i++) (void)call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
+  void* first = test_call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
+  for (int i = 1; i < 1024; i++) (void)test_call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
   long long full = test_counter("api_ledger_full");
-  void* extra = call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
+  void* extra = test_call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0);
   CHECK_EQ(test_counter("api_ledger_full") - full, 1);
   CHECK(extra == NULL); /* the thread-tag handle: none without tags */
   /* A Coll of another communicator naming this call does not link it. */
@@ -235,7 +207,7 @@ static void a_full_ledger_is_counted(void) {
   CHECK_EQ(d.ops, 1);
   CHECK_EQ(d.last.api_sn, 0xffffffffu);
   /* The ledger is free again. */
-  CHECK(call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0) != NULL);
+  CHECK(test_call(ctx, "Broadcast", 1024, "ncclInt8", 0, 0) != NULL);
   ncclProfiler_v5.finalize(ctx);
   ncclProfiler_v5.finalize(other);
   test_shutdown();

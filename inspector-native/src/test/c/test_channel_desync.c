@@ -343,6 +343,17 @@ static void later_operations(void* ctx, int n) {
   }
 }
 
+/* A kernel launch now and, 12 us later, a collective of `n` channels enqueued and stopped; returns
+ * its handle and the launch time in *launch. */
+static void* launched_coll(void* ctx, uint64_t seq, int n, uint64_t* launch) {
+  *launch = now_mono;
+  test_launch(ctx);
+  at(*launch + 12 * US);
+  void* op = test_coll(ctx, "AllReduce", seq, 262144, "ncclFloat32", n);
+  test_stop(op);
+  return op;
+}
+
 /* A channel NCCL read after 64 later operation events had started may carry the timestamps of the
  * work item 64 positions later (channel_late_read.h): left out, whatever its timestamps look like. */
 static void a_channel_read_after_sixty_four_later_operations_is_left_out(void) {
@@ -351,11 +362,8 @@ static void a_channel_read_after_sixty_four_later_operations_is_left_out(void) {
   (void)test_drain();
   offset_ns = (int64_t)(1 * MS);
   /* 63 later operations: the slot cannot have been reused, both channels count. */
-  uint64_t launch = now_mono;
-  test_launch(ctx);
-  at(launch + 12 * US);
-  void* a = test_coll(ctx, "AllReduce", 0, 262144, "ncclFloat32", 2);
-  test_stop(a);
+  uint64_t launch;
+  void* a = launched_coll(ctx, 0, 2, &launch);
   later_operations(ctx, 63);
   at(launch + 200 * US);
   void* a0 = test_channel(a, 0, gpu_at(launch + 8 * US));
@@ -371,11 +379,7 @@ static void a_channel_read_after_sixty_four_later_operations_is_left_out(void) {
   CHECK_EQ(test_counter("late_read_channels"), 0);
 
   /* Channel 0 read in time, channel 1 read (its stop) after the 64th later operation. */
-  launch = now_mono;
-  test_launch(ctx);
-  at(launch + 12 * US);
-  void* b = test_coll(ctx, "AllReduce", 1, 262144, "ncclFloat32", 2);
-  test_stop(b);
+  void* b = launched_coll(ctx, 1, 2, &launch);
   at(launch + 60 * US);
   void* b0 = test_channel(b, 0, gpu_at(launch + 8 * US));
   void* b1 = test_channel(b, 1, gpu_at(launch + 8 * US));
@@ -393,11 +397,7 @@ static void a_channel_read_after_sixty_four_later_operations_is_left_out(void) {
   CHECK_EQ(test_counter("late_read_channels"), 1);
 
   /* Every channel read late: no time at all. */
-  launch = now_mono;
-  test_launch(ctx);
-  at(launch + 12 * US);
-  void* c = test_coll(ctx, "AllReduce", 2, 262144, "ncclFloat32", 1);
-  test_stop(c);
+  void* c = launched_coll(ctx, 2, 1, &launch);
   later_operations(ctx, 64);
   at(launch + 20 * MS);
   void* c0 = test_channel(c, 0, gpu_at(launch + 10 * MS));

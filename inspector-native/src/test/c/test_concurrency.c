@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <string.h>
 
 #include "harness.h"
 
@@ -18,41 +17,10 @@
 
 static const uint64_t T0 = 1795942870000000000ull;
 
-/* A bounded queue of operation handles from an application thread to its proxy thread (test
- * scaffolding: the core itself never locks). */
-typedef struct handoff {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  void* items[QUEUE];
-  int head, tail, done;
-} handoff;
-
-static handoff queues[COMMS];
+static test_handoff queues[COMMS];
 static void* contexts[COMMS];
 static _Atomic int producers_done;
 static _Atomic long long drained_ops;
-
-static void push(handoff* q, void* h) {
-  pthread_mutex_lock(&q->lock);
-  while ((q->tail + 1) % QUEUE == q->head) pthread_cond_wait(&q->cond, &q->lock);
-  q->items[q->tail] = h;
-  q->tail = (q->tail + 1) % QUEUE;
-  pthread_cond_broadcast(&q->cond);
-  pthread_mutex_unlock(&q->lock);
-}
-
-static void* pop(handoff* q) {
-  pthread_mutex_lock(&q->lock);
-  while (q->head == q->tail && !q->done) pthread_cond_wait(&q->cond, &q->lock);
-  void* h = NULL;
-  if (q->head != q->tail) {
-    h = q->items[q->head];
-    q->head = (q->head + 1) % QUEUE;
-    pthread_cond_broadcast(&q->cond);
-  }
-  pthread_mutex_unlock(&q->lock);
-  return h;
-}
 
 static void* application(void* arg) {
   int c = (int)(uintptr_t)arg;
@@ -61,16 +29,13 @@ static void* application(void* arg) {
                             : test_coll(contexts[c], "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 2);
     if (op == NULL) abort();
     if (i % 2) test_stop(op); /* stop before or after handing over: both happen in NCCL */
-    push(&queues[c], op);
+    test_handoff_push(&queues[c], op);
     if (!(i % 2)) test_stop(op);
     /* NCCL cannot start operations faster than the GPU runs them; keep the test's producers at a
      * rate the consumer sustains, so that what is checked is exactness, not ring overflow. */
     while ((i & 255) == 255 && nccl_inspector_ring_used_cells() > (1 << 15)) sched_yield();
   }
-  pthread_mutex_lock(&queues[c].lock);
-  queues[c].done = 1;
-  pthread_cond_broadcast(&queues[c].cond);
-  pthread_mutex_unlock(&queues[c].lock);
+  test_handoff_close(&queues[c]);
   return NULL;
 }
 
@@ -78,7 +43,7 @@ static void* proxy(void* arg) {
   int c = (int)(uintptr_t)arg;
   void* op;
   uint64_t t = T0;
-  while ((op = pop(&queues[c])) != NULL) {
+  while (test_handoff_pop(&queues[c], &op)) {
     void* a = test_channel(op, 2 * c, t);
     void* b = test_channel(op, 2 * c + 1, t + 7);
     test_channel_done(b, t + 900);
@@ -114,8 +79,7 @@ static void applications_proxies_sweeper_and_consumer(void) {
   cfg.expiry_ns = 60ll * 1000000000ll;
   test_enable(cfg);
   for (int c = 0; c < COMMS; c++) {
-    pthread_mutex_init(&queues[c].lock, NULL);
-    pthread_cond_init(&queues[c].cond, NULL);
+    test_handoff_init(&queues[c], QUEUE);
     contexts[c] = test_comm(0x100u + (uint64_t)c, 8, 16);
   }
   pthread_t apps[COMMS], proxies[COMMS], drain;

@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <string.h>
 #include <time.h>
 
 #include "harness.h"
@@ -15,53 +14,16 @@
 #define CALLS 20000
 #define QUEUE 128
 
-typedef struct handoff {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  void* items[QUEUE];
-  int head, tail, done;
-} handoff;
-
-static handoff queues[THREADS];
+static test_handoff queues[THREADS];
 static void* contexts[THREADS];
 static _Atomic int running;
 static _Atomic long long operation_records, unlinked_records;
 
-static void push(handoff* q, void* h) {
-  pthread_mutex_lock(&q->lock);
-  while ((q->tail + 1) % QUEUE == q->head) pthread_cond_wait(&q->cond, &q->lock);
-  q->items[q->tail] = h;
-  q->tail = (q->tail + 1) % QUEUE;
-  pthread_cond_broadcast(&q->cond);
-  pthread_mutex_unlock(&q->lock);
-}
-
-static int pop(handoff* q, void** h) {
-  pthread_mutex_lock(&q->lock);
-  while (q->head == q->tail && !q->done) pthread_cond_wait(&q->cond, &q->lock);
-  int got = q->head != q->tail;
-  if (got) {
-    *h = q->items[q->head];
-    q->head = (q->head + 1) % QUEUE;
-    pthread_cond_broadcast(&q->cond);
-  }
-  pthread_mutex_unlock(&q->lock);
-  return got;
-}
-
 static void* application(void* arg) {
   int t = (int)(uintptr_t)arg;
   for (int i = 0; i < CALLS; i++) {
-    ncclProfilerEventDescr_v5_t d;
-    memset(&d, 0, sizeof(d));
-    d.type = ncclProfileCollApi;
-    d.collApi.func = (i % 2) ? "Broadcast" : "AllReduce";
-    d.collApi.count = 4096;
-    d.collApi.datatype = "ncclFloat32";
-    void* h = NULL;
-    ncclProfiler_v5.startEvent(contexts[t], &h, &d);
-    ncclProfiler_v5.stopEvent(h);
-    if (i % 2 == 0) push(&queues[t], h); /* the AllReduces get their Coll event elsewhere */
+    void* h = test_call(contexts[t], (i % 2) ? "Broadcast" : "AllReduce", 4096, "ncclFloat32", 0, 0);
+    if (i % 2 == 0) test_handoff_push(&queues[t], h); /* the AllReduces get their Coll event elsewhere */
     /* NCCL takes microseconds per call; faster producers would fill the ledger within the 1 ms
      * expiry, which a_full_ledger_is_counted (test_api_ledger.c) covers. */
     if ((i & 7) == 7) {
@@ -70,10 +32,7 @@ static void* application(void* arg) {
     }
     while ((i & 255) == 255 && nccl_inspector_ring_used_cells() > (1 << 15)) sched_yield();
   }
-  pthread_mutex_lock(&queues[t].lock);
-  queues[t].done = 1;
-  pthread_cond_broadcast(&queues[t].cond);
-  pthread_mutex_unlock(&queues[t].lock);
+  test_handoff_close(&queues[t]);
   return NULL;
 }
 
@@ -81,18 +40,9 @@ static void* host_callback(void* arg) {
   int t = (int)(uintptr_t)arg;
   void* api;
   uint64_t seq = 0;
-  while (pop(&queues[t], &api)) {
-    ncclProfilerEventDescr_v5_t d;
-    memset(&d, 0, sizeof(d));
-    d.type = ncclProfileColl;
-    d.parentObj = api;
-    d.coll.seqNumber = seq++;
-    d.coll.func = "AllReduce";
-    d.coll.count = 4096;
-    d.coll.datatype = "ncclFloat32";
-    void* op = NULL;
-    ncclProfiler_v5.startEvent(contexts[t], &op, &d);
-    ncclProfiler_v5.stopEvent(op); /* no channels announced: complete at its stop */
+  while (test_handoff_pop(&queues[t], &api)) {
+    void* op = test_coll_in(contexts[t], api, "AllReduce", seq++, 4096, "ncclFloat32", 0);
+    test_stop(op); /* no channels announced: complete at its stop */
   }
   return NULL;
 }
@@ -129,8 +79,7 @@ static void calls_come_out_exactly_once(void) {
   test_enable(c);
   for (int t = 0; t < THREADS; t++) {
     contexts[t] = test_comm(0x100 + (uint64_t)t, 0, 2);
-    pthread_mutex_init(&queues[t].lock, NULL);
-    pthread_cond_init(&queues[t].cond, NULL);
+    test_handoff_init(&queues[t], QUEUE);
   }
   atomic_store_explicit(&running, 1, memory_order_release);
   pthread_t app[THREADS], cb[THREADS], sweeper;
