@@ -26,7 +26,6 @@ int api_ledger_init(api_ledger* l, uint32_t min_capacity) {
   atomic_store_explicit(&l->head, 1, memory_order_relaxed);
   l->tail = 1;
   l->unwritten_tail = 0;
-  l->unwritten_sweeps = 0;
   return 0;
 }
 
@@ -140,14 +139,11 @@ uint32_t api_ledger_sweep(api_ledger* l, uint64_t now_ns, uint64_t max_age_ns) {
     if (seq < l->tail) {
       /* Its writer has not taken it yet, or gave up (the entry was busy): skip it once a second
        * sweep finds it so, rather than wait for ever. */
-      if (l->unwritten_tail == l->tail && ++l->unwritten_sweeps >= 1) {
+      if (l->unwritten_tail == l->tail) {
         l->tail++;
         continue;
       }
-      if (l->unwritten_tail != l->tail) {
-        l->unwritten_tail = l->tail;
-        l->unwritten_sweeps = 0;
-      }
+      l->unwritten_tail = l->tail;
       break;
     }
     uint32_t s = st_state(st);

@@ -55,7 +55,6 @@ typedef struct api_ledger {
    * lifecycle lock). */
   _Alignas(64) uint64_t tail;
   uint64_t unwritten_tail;
-  uint32_t unwritten_sweeps;
 } api_ledger;
 
 int api_ledger_init(api_ledger* l, uint32_t min_capacity);

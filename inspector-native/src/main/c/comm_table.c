@@ -36,11 +36,15 @@ int64_t comm_table_claim(comm_table* t) {
     /* Acquire: the previous owner's release in comm_table_release precedes our writes. */
     if (atomic_compare_exchange_strong_explicit(&s->ctl, &c, comm_ctl(comm_gen(c), COMM_INIT),
                                                 memory_order_acquire, memory_order_relaxed)) {
-      /* Relaxed: the serial only needs to be unique. */
+      /* Relaxed: the serial only needs to be unique. The counters below start again for the new
+       * communicator; relaxed, they are published with the slot (comm_table_publish's release). */
       s->serial = atomic_fetch_add_explicit(&t->next_serial, 1, memory_order_relaxed);
       atomic_store_explicit(&s->p2p_seq, 0, memory_order_relaxed);
       atomic_store_explicit(&s->lag_mask, 0, memory_order_relaxed);
       atomic_store_explicit(&s->work_seq, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->api_seq, 0, memory_order_relaxed);
+      for (int f = 0; f < COMM_API_FUNCS; f++) atomic_store_explicit(&s->api_func_seq[f], 0, memory_order_relaxed);
+      atomic_store_explicit(&s->got_kernel_events, 0, memory_order_relaxed);
       return i;
     }
   }

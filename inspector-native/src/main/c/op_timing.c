@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "gpu_clock_bound.h"
 #include "names.h"
+#include "profiler_core.h"
 #include "record_format.h"
 
 static uint8_t quarantine_reason(uint64_t start, uint64_t stop) {
@@ -33,8 +34,20 @@ static bool earliest_genuine_start(const op_slot* s, int64_t* earliest) {
   return true;
 }
 
-void op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete, op_timing* t) {
+void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_flags, op_timing* t) {
   memset(t, 0, sizeof(*t));
+  bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
+  if (channels_seen == 0 && s->comm_got_kernel_events && s->expected_channels != 0 &&
+      s->channel_mode == CHANNELS_COUNTED && (close_flags & (RECORD_FLAG_EXPIRED | RECORD_FLAG_EVICTED))) {
+    /* Announced channels never came within the in-flight expiry (or before the table needed the
+     * room), where this communicator's operations got them before: NCCL stopped delivering kernel
+     * events (NCCL 2.29-2.30 after a Broadcast on their AllGatherV path). Its CPU span is only its
+     * enqueue: no time, and set apart as evidence. An operation still waiting at finalize or close
+     * is not evidence of that (its channels may simply not have come yet). */
+    t->source = TIMING_NONE;
+    t->quarantine = QUARANTINE_KERNEL_EVENTS_MISSING;
+    return;
+  }
   t->source = TIMING_COLLECTIVE_CPU;
   if (s->static_flags & RECORD_FLAG_COPY_ENGINE) {
     t->source = TIMING_CE_CPU;

@@ -57,10 +57,12 @@ typedef struct op_timing {
   uint8_t desync[INSPECTOR_MAX_CHANNELS]; /* CHANNEL_* by channel index (order of arrival) */
 } op_timing;
 
-/* Computes the timing of an owned slot. `complete` is false for operations closed early.
- * Copy-engine collectives are timed by their own start and stop (ce_cpu). A completed operation
- * of interface v4+ whose channels carry a zero, reversed or absurd GPU timestamp is timed by the
- * fallback and marked with the quarantine reason of the first such channel. */
-void op_timing_compute(const op_slot* s, uint32_t channels_seen, bool complete, op_timing* t);
+/* Computes the timing of an owned slot closed with `close_flags` (RECORD_FLAG_INCOMPLETE: closed
+ * early). Copy-engine collectives are timed by their own start and stop (ce_cpu). A completed
+ * operation of interface v4+ whose channels carry a zero, reversed or absurd GPU timestamp is timed
+ * by the fallback and marked with the quarantine reason of the first such channel. An operation
+ * expired or evicted without any of its announced channels, on a communicator whose operations got
+ * kernel events before, gets no time (kernel_events_missing): NCCL stopped delivering them. */
+void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_flags, op_timing* t);
 
 #endif

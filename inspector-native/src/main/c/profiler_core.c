@@ -56,9 +56,6 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   c->rank = rank;
   c->abi_version = abi_version;
   c->nccl_version = nccl_version;
-  atomic_store_explicit(&c->got_kernel_events, 0, memory_order_relaxed); /* published with the slot */
-  atomic_store_explicit(&c->api_seq, 0, memory_order_relaxed); /* published with the slot */
-  for (int f = 0; f < COMM_API_FUNCS; f++) atomic_store_explicit(&c->api_func_seq[f], 0, memory_order_relaxed);
   c->created_ns = clock_mono_ns();
   c->gpu = gpu_identity_of_current_context();
   memset(c->name, 0, sizeof(c->name));

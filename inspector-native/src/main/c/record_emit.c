@@ -43,21 +43,9 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* Relaxed: the caller owns the slot (acquired through the control word). */
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
-  bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
   op_timing timing;
-  op_timing_compute(s, seen, complete, &timing);
+  op_timing_compute(s, seen, close_flags, &timing);
   if (seen > 0 && !s->comm_got_kernel_events) note_kernel_events(s);
-  if (seen == 0 && s->comm_got_kernel_events && s->expected_channels != 0 &&
-      s->channel_mode == CHANNELS_COUNTED && (close_flags & (RECORD_FLAG_EXPIRED | RECORD_FLAG_EVICTED))) {
-    /* Announced channels never came within the in-flight expiry (or before the table needed the
-     * room), where this communicator's operations got them before: NCCL stopped delivering kernel
-     * events (NCCL 2.29-2.30 after a Broadcast on their AllGatherV path). Its CPU span is only its
-     * enqueue: no time, and set apart as evidence. An operation still waiting at finalize or close
-     * is not evidence of that (its channels may simply not have come yet). */
-    timing.source = TIMING_NONE;
-    timing.exec_ns = 0;
-    timing.quarantine = QUARANTINE_KERNEL_EVENTS_MISSING;
-  }
   if (timing.latch_channels) {
     desync_latch(s->comm_index, s->comm_gen, s->comm_serial, timing.latch_channels);
   }
