@@ -92,6 +92,15 @@ notes() {
 }
 
 # torch NAME MODE [VAR=VALUE...]: two ranks of examples/torch/nccl_workloads.py under the recorder.
+# Waits for the rank processes (after the run directory), prints their call counts, and fails as
+# a failing rank did (with the last failure's status).
+ranks_done() {
+  local d=$1 rc=0 p
+  shift
+  for p in "$@"; do wait "$p" || rc=$?; done
+  grep -h '"calls"' "$d"/rank*.txt
+  return $rc
+}
 torch_run() {
   local name=$1 mode=$2
   shift 2
@@ -107,10 +116,7 @@ torch_run() {
       timeout -k 5 "$STEP_LIMIT" "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port "$mode" "$d" > "$d/rank$r.txt" 2>&1 &
     pids+=($!)
   done
-  local rc=0
-  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
-  grep -h '"calls"' "$d"/rank*.txt
-  return $rc
+  ranks_done "$d" "${pids[@]}"
 }
 # Rank 1 only: the planted slow proxy thread.
 torch_slow_proxy() {
@@ -125,10 +131,7 @@ torch_slow_proxy() {
       timeout -k 5 "$STEP_LIMIT" "$PYTHON" examples/torch/nccl_workloads.py $r 2 $port plain "$d" > "$d/rank$r.txt" 2>&1 &
     pids+=($!)
   done
-  local rc=0
-  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
-  grep -h '"calls"' "$d"/rank*.txt
-  return $rc
+  ranks_done "$d" "${pids[@]}"
 }
 
 ops="AllReduce,Broadcast,BroadcastGroup2,AllReduce"
