@@ -91,7 +91,6 @@ notes() {
   echo "[$iface] trace lines $traces, reference records $refs, cupti kernels $cupti $(grep -h '"calls"' "$d"/console.txt 2>/dev/null | head -n 1)"
 }
 
-# torch NAME MODE [VAR=VALUE...]: two ranks of examples/torch/nccl_workloads.py under the recorder.
 # Waits for the rank processes (after the run directory), prints their call counts, and fails as
 # a failing rank did (with the last failure's status).
 ranks_done() {
@@ -101,6 +100,7 @@ ranks_done() {
   grep -h '"calls"' "$d"/rank*.txt
   return $rc
 }
+# torch NAME MODE [VAR=VALUE...]: two ranks of examples/torch/nccl_workloads.py under the recorder.
 torch_run() {
   local name=$1 mode=$2
   shift 2
