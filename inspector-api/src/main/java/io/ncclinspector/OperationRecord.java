@@ -41,6 +41,16 @@ public sealed interface OperationRecord extends InspectorEvent permits Collectiv
   /** Callback sequence numbers and, in verbose mode, the kernel channels. */
   EventTrace trace();
 
+  /**
+   * Whether the execution time is a lower bound, and so its bandwidths upper bounds: a P2P time
+   * that ends at the send side ({@link RecordFlag#SEND_SIDE_STOP}), or a collective timed from its
+   * in-step channels only ({@link RecordFlag#DESYNC_CHANNELS_EXCLUDED}: the channels left out may
+   * have run longer). Written as {@code *_bw_is_upper_bound: true}.
+   */
+  default boolean executionTimeIsLowerBound() {
+    return timing().timed() && RecordFlag.timeIsLowerBound(flags());
+  }
+
   /** The operation's class: operation, algorithm, protocol (collectives), size bucket. */
   default OperationClass operationClass() {
     return OperationClass.of(this);

@@ -1,5 +1,7 @@
 package io.ncclinspector;
 
+import java.util.Set;
+
 /** Facts about how a record came about, beyond its timing source. */
 public enum RecordFlag {
   /** Closed before every announced kernel channel stopped. */
@@ -32,7 +34,8 @@ public enum RecordFlag {
   /**
    * Some kernel channels carried other work items' timestamps and were left out; the time comes
    * from the channels that ran in step ({@link Channels#desynced()} says how many
-   * were left out).
+   * were left out). The channels left out may have run longer: the time is a lower bound (on two
+   * ranks over sockets, one channel of two ran 2-8.5 µs short of its 4.4 ms kernel).
    */
   DESYNC_CHANNELS_EXCLUDED,
   /**
@@ -47,6 +50,15 @@ public enum RecordFlag {
    * itself, untimed; {@link Timing#untimedReason()} says why.
    */
   NOT_PROFILED_BY_NCCL;
+
+  /**
+   * Whether these flags make a record's execution time a lower bound (its bandwidths upper
+   * bounds): a send-side stop, or channels left out. See
+   * {@link OperationRecord#executionTimeIsLowerBound()}.
+   */
+  public static boolean timeIsLowerBound(Set<RecordFlag> flags) {
+    return flags.contains(SEND_SIDE_STOP) || flags.contains(DESYNC_CHANNELS_EXCLUDED);
+  }
 
   private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
 

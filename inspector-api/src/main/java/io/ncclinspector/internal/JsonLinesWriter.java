@@ -359,7 +359,7 @@ public final class JsonLinesWriter implements Closeable {
       return;
     }
     Flags flags = flags(set);
-    if (f.bwUpperBound != null && flags.sendSideStop()) { /* P2P only: send side */
+    if (flags.timeIsLowerBound() && time.timed()) {
       json.writeFieldName(f.bwUpperBound);
       json.writeBoolean(true);
     }
@@ -371,8 +371,11 @@ public final class JsonLinesWriter implements Closeable {
     json.writeEndArray();
   }
 
-  /** A set of flags as written: their names in declaration order, and whether the send side stopped. */
-  private record Flags(Set<RecordFlag> set, SerializableString[] names, boolean sendSideStop) {}
+  /**
+   * A set of flags as written: their names in declaration order, and whether they make the time a
+   * lower bound ({@link RecordFlag#timeIsLowerBound}).
+   */
+  private record Flags(Set<RecordFlag> set, SerializableString[] names, boolean timeIsLowerBound) {}
 
   /**
    * Recent flag sets by identity: records share a handful of sets (the decoder makes one per bit
@@ -393,7 +396,7 @@ public final class JsonLinesWriter implements Closeable {
         names.add(value(flag.jsonName()));
       }
     }
-    Flags made = new Flags(set, names.toArray(SerializableString[]::new), set.contains(RecordFlag.SEND_SIDE_STOP));
+    Flags made = new Flags(set, names.toArray(SerializableString[]::new), RecordFlag.timeIsLowerBound(set));
     recentFlags[nextFlags] = made;
     nextFlags = (nextFlags + 1) % recentFlags.length;
     return made;
@@ -532,7 +535,7 @@ public final class JsonLinesWriter implements Closeable {
       step = name(PerfField.STEP);
       phase = name(PerfField.PHASE);
       channelsDesynced = name(PerfField.CHANNELS_DESYNCED);
-      bwUpperBound = coll ? null : name(PerfField.BW_IS_UPPER_BOUND);
+      bwUpperBound = name(PerfField.BW_IS_UPPER_BOUND);
       eventTraceSn = name(PerfField.EVENT_TRACE_SN);
       eventTraceTs = name(PerfField.EVENT_TRACE_TS);
       startSn = name(TraceField.START_SN);

@@ -43,8 +43,11 @@ public enum PerfField implements RecordField {
   CHANNELS_DESYNCED("_channels_desynced", FieldType.INT, Origin.INSPECTOR_JVM, null),
   /** The application's call: its number among the communicator's collective calls, where known. */
   API_SN("_api_sn", FieldType.LONG, Origin.INSPECTOR_JVM, RecordKind.COLL),
-  /** True when the bandwidth is an upper bound (a P2P time that ends at the send side). */
-  BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, RecordKind.P2P),
+  /**
+   * True when the execution time is a lower bound and so the bandwidths upper bounds: a P2P time
+   * that ends at the send side, or a collective timed from its in-step channels only.
+   */
+  BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, null),
   FLAGS("_flags", FieldType.STRING_LIST, Origin.INSPECTOR_JVM, null),
   /** Verbose: the event sequence numbers ({@link TraceField}, {@link KernelEventField}). */
   EVENT_TRACE_SN(null, FieldType.OBJECT, Origin.REFERENCE, null),

@@ -40,7 +40,7 @@ class RecordFormatTest {
       assertEquals(RecordFormat.fields(k).size(), RecordFormat.objects(k).stream()
           .mapToInt(o -> RecordFormat.fieldsOf(o).size()).sum());
     }
-    assertEquals(List.of(PerfField.PEER, PerfField.BW_IS_UPPER_BOUND), PerfField.of(RecordKind.P2P).stream()
+    assertEquals(List.of(PerfField.PEER), PerfField.of(RecordKind.P2P).stream()
         .filter(f -> !f.appliesTo(RecordKind.COLL)).toList());
     assertEquals(List.of(PerfField.ALGORITHM, PerfField.PROTOCOL, PerfField.ROOT, PerfField.NWARPS, PerfField.API_SN),
         PerfField.of(RecordKind.COLL).stream().filter(f -> !f.appliesTo(RecordKind.P2P)).toList());

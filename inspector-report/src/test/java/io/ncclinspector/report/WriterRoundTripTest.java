@@ -69,7 +69,8 @@ class WriterRoundTripTest {
             .messageBytes(4L << 20).algorithm("RING", "SIMPLE").warps(16).channels(2, 2).desyncedChannels(1)
             .executionNanos(250_123).algorithmBandwidthGbs(16.77).busBandwidthGbs(25.15).gpu(7_000_000, 250_000, 1_000)
             .startWallNanos(WALL + 9_000).stopWallNanos(WALL + 13_000).launchWallNanos(WALL + 9_500)
-            .flags(RecordFlag.EXTRA_CHANNELS).step(12).phase("backward").trace(1, 2, List.of(inStep, lagging))
+            .flags(RecordFlag.EXTRA_CHANNELS, RecordFlag.DESYNC_CHANNELS_EXCLUDED).step(12).phase("backward")
+            .trace(1, 2, List.of(inStep, lagging))
             .callNumber(77).build(),
         RecordBuilder.collective(WORLD, "Broadcast").sequence(42).count(100).datatype("ncclInt8")
             .messageBytes(100).rootOrPeer(3).algorithm("TREE", "LL").warps(8).channels(1, 1).executionNanos(9_000)

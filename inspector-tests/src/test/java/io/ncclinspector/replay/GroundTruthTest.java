@@ -26,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * order.
  *
  * <p>What must hold: every collective we time is within launch overhead of its kernel (in step,
- * a channel's time is the kernel's duration less 2.8-3.6 µs); no collective is timed by another
+ * a channel's time is the kernel's duration less 2.8-3.6 µs; longer runs allow the GPU timer's
+ * drift, 10 ppm), except a time from some channels only, which is marked a lower bound and must
+ * not exceed its kernel (the channels left out may have run longer); no collective is timed by another
  * work item's timestamps (those are left out or untimed); a P2P time, which ends at the send side,
  * never exceeds its kernel. NVIDIA's reference Inspector, in the same run, reports the times that
  * our rule leaves out: the test counts how many of its collective times are off their kernels.
@@ -46,7 +48,8 @@ class GroundTruthTest {
 
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
-      List<String> anotherWorksTime, int referenceTimed, int referenceWrong, long lateReadChannels) {}
+      List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
+      long lateReadChannels) {}
 
   @Test
   void everyCollectiveWeTimeMatchesItsKernelAndNoneIsAnotherWorksTime() throws IOException {
@@ -80,10 +83,11 @@ class GroundTruthTest {
    * MoE loops over sockets (one H200, two ranks, 2 channels) on NCCL 2.28.9, 2.29.7 and 2.30.7.
    * On 2.28.9 every channel lags after the first AlltoAll: all but the first collective untimed.
    * On 2.29.7 and 2.30.7 one channel of two stays in step and times the collective; 21 and 30 of
-   * those times of 4.4 ms AllReduce kernels fall 6.0 to 8.5 µs short of CUPTI (the other channel
-   * ran longer, or the socket transport's launch overhead is larger), past the 6 µs NVLink window,
-   * and one 954 ms first AllReduce (waiting for its peer) reads 4.6 µs long, inside the GPU
-   * timer's drift against CUPTI: counted, not hidden. No time is another work item's.
+   * those times of 4.4 ms kernels fall 6.0 to 8.5 µs short of CUPTI (the other channel ran
+   * longer), past the 6 µs launch overhead: they are marked lower bounds, as every time from
+   * in-step channels only is, and none exceeds its kernel. One 954 ms first AllReduce (waiting for
+   * its peer), timed from both channels, reads 4.6 µs long, inside the GPU timer's drift against
+   * CUPTI (10 ppm). No time is another work item's.
    */
   @Test
   void moeLoopsOverSocketsOnThreeReleases() throws IOException {
@@ -93,8 +97,10 @@ class GroundTruthTest {
     for (String[] run : new String[][] {{"s29_moe", "7096"}, {"s30_moe", "6089"}}) {
       Judged j = judge(run[0], run[1], "cupti-rank0.ndjson");
       assertEquals(List.of(), j.anotherWorksTime(), run[0]);
+      assertEquals(List.of(), j.wrong(), run[0]);
       assertTrue(j.timed() >= 150, run[0] + " timed: " + j.timed());
-      assertTrue(j.wrong().size() <= 40, run[0] + ": " + j.wrong());
+      assertTrue(j.partial() >= 150, run[0] + " from one channel of two: " + j.partial());
+      assertTrue(j.boundsShort().size() <= 40, run[0] + ": " + j.boundsShort());
     }
   }
 
@@ -146,6 +152,7 @@ class GroundTruthTest {
     int partialCollectives = 0;
     int p2pTimed = 0;
     List<String> wrong = new ArrayList<>();
+    List<String> boundsShort = new ArrayList<>();
     List<String> anotherWorksTime = new ArrayList<>();
     for (JsonNode r : ours) {
       String kind = r.has("coll_perf") ? "coll" : "p2p";
@@ -167,14 +174,20 @@ class GroundTruthTest {
         }
         assertEquals("kernel_gpu", source, p.toString());
         timedCollectives++;
-        if (p.path("coll_channels_desynced").asInt() > 0) {
+        boolean partial = p.path("coll_channels_desynced").asInt() > 0;
+        /* A time from some channels only is marked a lower bound; no other collective time is. */
+        assertEquals(partial, p.path("coll_bw_is_upper_bound").asBoolean(), p.toString());
+        if (partial) {
           partialCollectives++;
         }
         long diff = exec - kernel.durationNanos();
         String judged = p.get("coll").asText() + "#" + p.get("coll_sn") + ": ours " + exec + " ns, kernel "
             + kernel.durationNanos() + " ns (" + kernel.name() + ")";
-        if (diff < -SHORTER_AT_MOST_NS || diff > LONGER_AT_MOST_NS) {
+        long longerAtMost = LONGER_AT_MOST_NS + kernel.durationNanos() / 100_000; /* + 10 ppm drift */
+        if (diff > longerAtMost || (diff < -SHORTER_AT_MOST_NS && !partial)) {
           wrong.add(judged);
+        } else if (diff < -SHORTER_AT_MOST_NS) {
+          boundsShort.add(judged); /* a lower bound that holds, further below than launch overhead */
         }
         /* Another work item's time is off by far more than launch overhead and clock drift. */
         if (Math.abs(diff) > ANOTHER_WORK_ITEM_NS + kernel.durationNanos() / 100_000) {
@@ -208,12 +221,13 @@ class GroundTruthTest {
     }
     long lateRead = result.counters().get("late_read_channels");
     System.out.printf("%s rank 0 against CUPTI: ours %d collectives timed (%d from in-step channels"
-        + " only), %d untimed, %d off their kernel, %d P2P timed (send side), %d channels read late;"
-        + " NVIDIA's Inspector: %d of %d collective times off their kernel by more than launch overhead%n",
-        name, timedCollectives, partialCollectives, untimedCollectives, wrong.size(), p2pTimed, lateRead,
-        referenceWrong, referenceTimed);
+        + " only, lower bounds; %d of them more than launch overhead short), %d untimed, %d off their"
+        + " kernel, %d P2P timed (send side), %d channels read late; NVIDIA's Inspector: %d of %d"
+        + " collective times off their kernel by more than launch overhead%n",
+        name, timedCollectives, partialCollectives, boundsShort.size(), untimedCollectives, wrong.size(),
+        p2pTimed, lateRead, referenceWrong, referenceTimed);
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
-        anotherWorksTime, referenceTimed, referenceWrong, lateRead);
+        boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead);
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */

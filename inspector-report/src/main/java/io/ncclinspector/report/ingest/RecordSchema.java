@@ -140,8 +140,9 @@ public final class RecordSchema {
       field("channels_desynced", "INTEGER", PerfField.CHANNELS_DESYNCED,
           "`*_channels_desynced`: kernel channels whose GPU times were left out (this project only)"),
       field("bw_is_upper_bound", "BOOLEAN", PerfField.BW_IS_UPPER_BOUND,
-          "`p2p_bw_is_upper_bound`: the bandwidth is an upper bound (a P2P time that ends at the send "
-          + "side; this project only)"));
+          "`*_bw_is_upper_bound`: the time is a lower bound and the bandwidths upper bounds (a P2P "
+          + "time that ends at the send side, a collective timed from its in-step channels only; this "
+          + "project only)"));
 
   /** The header fields a usable record has (and {@code LineCheck} checks), in the order checked. */
   public static final List<HeaderField> REQUIRED_HEADER = List.of(HeaderField.ID, HeaderField.RANK,
