@@ -1,6 +1,7 @@
 #include "abi_common.h"
 
 #include "profiler_core.h"
+#include "proxy_breakdown.h"
 #include "trace_recorder.h"
 
 ncclResult_t abi_stop_event(void* handle) {
@@ -12,10 +13,13 @@ ncclResult_t abi_stop_event(void* handle) {
 ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state,
                                     ncclProfilerEventStateArgs_v5_t* args) {
   if (trace_on()) trace_state(handle, (int)state, args);
-  /* Only the kernel channel's GPU stop time matters; NCCL passes uninitialised or NULL
-   * arguments for other states (facts doc 2.6), so they are not read. */
+  /* The kernel channel's GPU stop time and the proxy steps' sizes; NCCL passes uninitialised or
+   * NULL arguments for other states (facts doc 2.6), so they are not read. */
   if (state == ncclProfilerKernelChStop && args != NULL) {
     core_channel_gpu_stop(handle, args->kernelCh.pTimer);
+  } else if ((state == ncclProfilerProxyStepSendPeerWait_v4 || state == ncclProfilerProxyStepSendWait ||
+              state == ncclProfilerProxyStepRecvFlushWait) && args != NULL) {
+    proxy_step_state(handle, (int)state, args->proxyStep.transSize);
   }
   return ncclSuccess;
 }

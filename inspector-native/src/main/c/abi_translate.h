@@ -27,7 +27,8 @@
     (ev).graph_captured = ABI_BOOL((d)->p2pApi.graphCaptured);  \
     break;
 
-/* Expands to the `case` labels of a switch on d->type for Coll, P2p and KernelCh. */
+/* Expands to the `case` labels of a switch on d->type for Coll, P2p, KernelCh, ProxyOp and
+ * ProxyStep. */
 #define ABI_TRANSLATE_V4_CASES(d, ev)                                                              \
   case ncclProfileColl:                                                                            \
     (ev).kind = CORE_EVENT_OP;                                                                     \
@@ -48,6 +49,18 @@
     (ev).parent = (d)->parentObj;                                                                  \
     (ev).channel_id = (d)->kernelCh.channelId;                                                     \
     (ev).gpu_start_ns = (d)->kernelCh.pTimer;                                                      \
+    break;                                                                                         \
+  case ncclProfileProxyOp:                                                                         \
+    (ev).kind = CORE_EVENT_PROXY_OP;                                                               \
+    (ev).parent = (d)->parentObj;                                                                  \
+    (ev).channel_id = (d)->proxyOp.channelId;                                                      \
+    (ev).peer = (d)->proxyOp.peer;                                                                 \
+    (ev).n_steps = (d)->proxyOp.nSteps;                                                            \
+    (ev).is_send = (d)->proxyOp.isSend != 0;                                                       \
+    break;                                                                                         \
+  case ncclProfileProxyStep:                                                                       \
+    (ev).kind = CORE_EVENT_PROXY_STEP;                                                             \
+    (ev).parent = (d)->parentObj;                                                                  \
     break;
 
 #endif

@@ -45,6 +45,8 @@
   X(LATE_READ_CHANNELS, "late_read_channels", NOTE) /* channels left out: NCCL read their timestamps after their slot could be reused (channel_late_read.h) */ \
   X(NOT_PROFILED_BY_NCCL, "not_profiled_by_nccl", NOTE) /* collective calls NCCL gave no operation event: recorded untimed from the call */ \
   X(API_LINK_LATE, "api_link_late", NOTE) /* an operation event that came after its call was closed as not profiled */ \
+  X(PROXY_OPS_UNTRACKED, "proxy_ops_untracked", NOTE) /* proxy operations beyond OP_PROXY_CELLS of one operation: not in its network breakdown */ \
+  X(PROXY_INCOMPLETE, "proxy_incomplete", NOTE) /* operations closed with proxy operations still open (proxy_breakdown.h) */ \
   X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \
   X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
   X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \

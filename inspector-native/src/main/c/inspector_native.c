@@ -51,6 +51,11 @@ int nccl_inspector_state(void) { return atomic_load_explicit(&g_core.state, memo
 
 void nccl_inspector_set_paused(int paused) { core_set_paused(paused); }
 
+void nccl_inspector_set_network_breakdown(int on) {
+  /* Relaxed: read at each communicator's init, which asks NCCL for proxy events or not. */
+  atomic_store_explicit(&g_core.network_breakdown_off, on ? 0 : 1, memory_order_relaxed);
+}
+
 void nccl_inspector_set_min_size(long long min_size_bytes) {
   if (min_size_bytes < 0) return;
   /* Relaxed: applies to operations that start after callbacks observe it. */

@@ -21,6 +21,9 @@ void nccl_inspector_release(void);
 /* 0 off, 1 enabled, 2 paused, 3 closed. */
 int nccl_inspector_state(void);
 void nccl_inspector_set_paused(int paused);
+/* Whether communicators initialised from now on ask NCCL for proxy events, which make each
+ * operation's network breakdown (proxy_breakdown.h). On by default. */
+void nccl_inspector_set_network_breakdown(int on);
 void nccl_inspector_set_min_size(long long min_size_bytes);
 
 /* Copies whole records into buffer (at most capacity bytes); returns the bytes copied. */

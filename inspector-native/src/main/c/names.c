@@ -31,9 +31,10 @@ static const char* const flag_names[] = {"incomplete", "no_kernel_events", "expi
                                          "uint8_named_unknown", "channels_truncated",
                                          "copy_engine", "quarantined", "graph_launched",
                                          "desync_channels_excluded", "send_side_stop",
-                                         "not_profiled_by_nccl"};
+                                         "not_profiled_by_nccl", "proxy_truncated",
+                                         "proxy_incomplete"};
 #define FLAG_NAME_COUNT ((int)(sizeof(flag_names) / sizeof(flag_names[0])))
-_Static_assert(1u << (FLAG_NAME_COUNT - 1) == RECORD_FLAG_NOT_PROFILED_BY_NCCL, "a name for every flag bit");
+_Static_assert(1u << (FLAG_NAME_COUNT - 1) == RECORD_FLAG_PROXY_INCOMPLETE, "a name for every flag bit");
 
 /* A few spellings NCCL versions have used for the same operation. */
 static uint8_t func_alias(const char* s) {

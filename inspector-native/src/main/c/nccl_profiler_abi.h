@@ -61,6 +61,11 @@ enum {
 
 /* Event states: one C enum shared by every interface version (4 bytes). */
 typedef enum {
+  ncclProfilerProxyStepSendGPUWait = 8,
+  ncclProfilerProxyStepSendWait = 9,
+  ncclProfilerProxyStepRecvWait = 10,
+  ncclProfilerProxyStepRecvFlushWait = 11,
+  ncclProfilerProxyStepRecvGPUWait = 12,
   ncclProfilerProxyOpInProgress_v4 = 19,
   ncclProfilerProxyStepSendPeerWait_v4 = 20,
   ncclProfilerNetPluginUpdate = 21,

@@ -61,6 +61,17 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
       }
       continue;
     }
+    /* Done but for proxy operations whose stop has not come: NCCL's proxy finishes a transfer
+     * within milliseconds of the kernel, so one still open after the grace will not stop (an
+     * aborted communicator, a lost event). The sweeper alone writes proxy_wait_since_ns. */
+    bool proxy_pending = (flags & OP_FLAG_STOPPED) && ctl_proxy_open(c) > 0 &&
+                         s->expected_channels != EXPECT_UNCOUNTED && ctl_done(c) >= s->expected_channels;
+    if (proxy_pending && s->proxy_wait_since_ns == 0) s->proxy_wait_since_ns = now_ns;
+    if (proxy_pending && now_ns - s->proxy_wait_since_ns > RECLAIM_PROXY_GRACE_NS) {
+      bool completed;
+      if (op_leave_and_close(s, &completed)) finish_op(s, 0); /* flagged proxy_incomplete */
+      continue;
+    }
     bool expired = expiry != 0 && (flags & OP_FLAG_STOPPED) && started == 0 &&
                    now_ns > s->start_ns && now_ns - s->start_ns > expiry;
     if (!expired) {

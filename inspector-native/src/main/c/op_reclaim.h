@@ -20,6 +20,10 @@ enum { RECLAIM_AT_FINALIZE = 0, RECLAIM_AT_CLOSE = 1 };
  * complete (v3 does not say how many channels will come). */
 #define RECLAIM_QUIESCENCE_NS (20ull * 1000000ull)
 
+/* How long an operation whose kernel is done waits for its proxy operations' stops before it is
+ * closed without them (proxy_breakdown.h). */
+#define RECLAIM_PROXY_GRACE_NS (1000ull * 1000000ull)
+
 /* Flushes the operations of one communicator (comm_serial != 0) or of all (comm_serial == 0). */
 void reclaim_flush_all(int when, uint64_t comm_serial);
 

@@ -115,7 +115,8 @@ bool op_leave_and_close(op_slot* s, bool* completed) {
       *completed = op_leave(s, 0, 0);
       return *completed;
     }
-    uint64_t n = ctl_make(ctl_gen(c), ctl_flags(c) | OP_FLAG_CLOSING, ctl_done(c), ctl_started(c), 0);
+    uint64_t n = ctl_make_p(ctl_gen(c), ctl_proxy_open(c), ctl_flags(c) | OP_FLAG_CLOSING, ctl_done(c),
+                            ctl_started(c), 0);
     /* Acq_rel: as in op_leave when it completes. */
     if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acq_rel,
                                               memory_order_relaxed)) {

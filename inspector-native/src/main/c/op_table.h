@@ -13,10 +13,13 @@
  * late child event either finds the old generation and is counted stale, or runs to its end
  * before anybody may recycle the slot: freed or reused memory is never read or written.
  *
- *   control word: generation (32) | flags (8) | channels done (8) | channels started (8) | busy (8)
+ *   control word: generation (32) | proxy ops open (4) | flags (4) | channels done (8) |
+ *                 channels started (8) | busy (8)
  *
  * Counting started channels in the control word lets a kernel channel's start take its index in
- * the same CAS that enters the slot.
+ * the same CAS that enters the slot. Network proxy operations (proxy_breakdown.h) count as open
+ * from their start to their stop: an operation waits for them as for its channels, since NCCL's
+ * proxy thread often finishes a transfer after the kernel's last channel stopped.
  */
 #ifndef NCCL_INSPECTOR_OP_TABLE_H
 #define NCCL_INSPECTOR_OP_TABLE_H
@@ -28,6 +31,7 @@
 
 #include "handles.h"
 #include "inspector_limits.h"
+#include "proxy_breakdown.h"
 
 enum {
   OP_FLAG_INIT = 1u << 0,    /* being filled by its allocator */
@@ -83,6 +87,12 @@ typedef struct op_slot {
   uint64_t stop_ns;
   uint64_t last_channel_stop_ns; /* monotonic, CHANNELS_UNCOUNTED only (for quiescence) */
   uint16_t start_sn, stop_sn;
+  /* Network proxy operations (proxy_breakdown.h): cells taken so far (may exceed
+   * OP_PROXY_CELLS: those beyond are not tracked), and when a sweep first found the operation
+   * done but for its proxy operations (0: not yet). */
+  _Atomic uint32_t proxy_cells;
+  uint64_t proxy_wait_since_ns;
+  proxy_cell px[OP_PROXY_CELLS];
   channel_slot ch[INSPECTOR_MAX_CHANNELS];
 } __attribute__((aligned(64))) op_slot;
 
@@ -102,13 +112,21 @@ typedef struct op_table {
 #define CTL_STARTED_MAX 0xffu
 #define CTL_STARTED_ONE (1ull << 8)
 
+#define CTL_PROXY_OPEN_MAX 0xfu
+_Static_assert(OP_PROXY_CELLS <= CTL_PROXY_OPEN_MAX, "every tracked proxy operation can be open at once");
+
+static inline uint64_t ctl_make_p(uint32_t gen, uint32_t proxy_open, uint32_t flags, uint32_t done,
+                                  uint32_t started, uint32_t busy) {
+  return ((uint64_t)gen << 32) | ((uint64_t)(proxy_open & 0xf) << 28) | ((uint64_t)(flags & 0xf) << 24) |
+         ((uint64_t)(done & 0xff) << 16) | ((uint64_t)(started & 0xff) << 8) | (busy & 0xff);
+}
 static inline uint64_t ctl_make(uint32_t gen, uint32_t flags, uint32_t done, uint32_t started,
                                 uint32_t busy) {
-  return ((uint64_t)gen << 32) | ((uint64_t)(flags & 0xff) << 24) | ((uint64_t)(done & 0xff) << 16) |
-         ((uint64_t)(started & 0xff) << 8) | (busy & 0xff);
+  return ctl_make_p(gen, 0, flags, done, started, busy);
 }
 static inline uint32_t ctl_gen(uint64_t c) { return (uint32_t)(c >> 32); }
-static inline uint32_t ctl_flags(uint64_t c) { return (uint32_t)((c >> 24) & 0xff); }
+static inline uint32_t ctl_proxy_open(uint64_t c) { return (uint32_t)((c >> 28) & 0xf); }
+static inline uint32_t ctl_flags(uint64_t c) { return (uint32_t)((c >> 24) & 0xf); }
 static inline uint32_t ctl_done(uint64_t c) { return (uint32_t)((c >> 16) & 0xff); }
 static inline uint32_t ctl_started(uint64_t c) { return (uint32_t)((c >> 8) & 0xff); }
 static inline uint32_t ctl_busy(uint64_t c) { return (uint32_t)(c & 0xff); }
@@ -155,20 +173,22 @@ static inline op_slot* op_enter(op_table* t, const void* handle) {
   return op_enter_ex(t, handle, false, NULL);
 }
 
-/* Leaves a slot entered with op_enter, adding flags and finished channels. Returns true when this
- * leave completed the operation: the caller then owns the slot (CLOSING) and must build its
- * record and call op_release. */
-static inline bool op_leave(op_slot* s, uint32_t add_flags, uint32_t add_done) {
+/* Leaves a slot entered with op_enter, adding flags, finished channels and opened (+1) or
+ * stopped (-1) proxy operations. Returns true when this leave completed the operation: the caller
+ * then owns the slot (CLOSING) and must build its record and call op_release. */
+static inline bool op_leave_p(op_slot* s, uint32_t add_flags, uint32_t add_done, int proxy_delta) {
   uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
   for (;;) {
     uint32_t flags = ctl_flags(c) | add_flags;
     uint32_t done = ctl_done(c) + add_done;
     if (done > 0xff) done = 0xff;
+    int open = (int)ctl_proxy_open(c) + proxy_delta;
+    if (open < 0) open = 0; /* a stop whose start was not counted: nothing to close */
     uint32_t busy = ctl_busy(c) - 1;
     bool complete = busy == 0 && (flags & OP_FLAG_STOPPED) && !(flags & OP_FLAG_CLOSING) &&
-                    done >= s->expected_channels;
+                    done >= s->expected_channels && open == 0;
     if (complete) flags |= OP_FLAG_CLOSING;
-    uint64_t n = ctl_make(ctl_gen(c), flags, done, ctl_started(c), busy);
+    uint64_t n = ctl_make_p(ctl_gen(c), (uint32_t)open, flags, done, ctl_started(c), busy);
     /* Release: publishes what this event wrote into the slot. Acquire (when we complete): makes
      * every other event's writes visible to us before we read the slot to build its record. */
     if (atomic_compare_exchange_weak_explicit(&s->ctl, &c, n, memory_order_acq_rel,
@@ -176,6 +196,10 @@ static inline bool op_leave(op_slot* s, uint32_t add_flags, uint32_t add_done) {
       return complete;
     }
   }
+}
+
+static inline bool op_leave(op_slot* s, uint32_t add_flags, uint32_t add_done) {
+  return op_leave_p(s, add_flags, add_done, 0);
 }
 
 /* Enters any OPEN slot regardless of generation (for sweeps and flushes). */

@@ -16,16 +16,23 @@
 #include "nccl_release.h"
 #include "op_reclaim.h"
 #include "op_timing.h"
+#include "proxy_breakdown.h"
 #include "record_emit.h"
 #include "record_format.h"
 #include "thread_tags.h"
 
-int core_activation_mask(void) {
+int core_activation_mask(uint32_t abi_version) {
   /* P2p events are asked for even when P2P records are not wanted: a send/recv to the own rank
    * desynchronises kernel-channel timestamps (channel_desync.h), and only its P2p event tells.
-   * KernelLaunch (v5+) gives the launch time no kernel channel can precede (launch_clock.h). */
-  return ncclProfileColl | ncclProfileP2p | ncclProfileKernelCh | ncclProfileCeColl |
-         ncclProfileKernelLaunch;
+   * KernelLaunch (v5+) gives the launch time no kernel channel can precede (launch_clock.h).
+   * Proxy events (v4+, whose descriptors the core reads) make the network breakdown
+   * (proxy_breakdown.h); relaxed: an independent setting read at each communicator's init. */
+  int mask = ncclProfileColl | ncclProfileP2p | ncclProfileKernelCh | ncclProfileCeColl |
+             ncclProfileKernelLaunch;
+  if (abi_version >= 4 && !atomic_load_explicit(&g_core.network_breakdown_off, memory_order_relaxed)) {
+    mask |= ncclProfileProxyOp | ncclProfileProxyStep;
+  }
+  return mask;
 }
 
 void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_name, int nnodes,
@@ -62,7 +69,7 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   if (comm_name != NULL) strncpy(c->name, comm_name, sizeof(c->name) - 1);
   void* context = comm_table_publish(&g_core.comms, (uint32_t)index);
   emit_comm_record(c, RECORD_KIND_COMM_CREATED);
-  if (activation_mask != NULL) *activation_mask = core_activation_mask();
+  if (activation_mask != NULL) *activation_mask = core_activation_mask(abi_version);
   pthread_mutex_unlock(&g_core.lifecycle_lock);
   if (logfn) {
     int major = 0, minor = 0, patch = 0;
@@ -228,6 +235,9 @@ void* core_op_start(void* context, const core_op_event* ev) {
   s->stop_ns = 0;
   s->start_sn = 1;
   s->stop_sn = 0;
+  /* Relaxed: the slot is not published yet (op_publish releases it). */
+  atomic_store_explicit(&s->proxy_cells, 0, memory_order_relaxed);
+  s->proxy_wait_since_ns = 0;
   return op_publish(&g_core.ops, (uint32_t)index);
 }
 
@@ -297,7 +307,7 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
 
 void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns) {
   if (handle == NULL) return;
-  if (handle_tag(handle) != HANDLE_TAG_CHANNEL || !core_has_tables()) {
+  if (handle_tag(handle) != HANDLE_TAG_CHANNEL || proxy_handle_is(handle) || !core_has_tables()) {
     counter_add(CTR_INVALID_HANDLE, 1);
     return;
   }
@@ -384,7 +394,10 @@ void* core_event_start(void* context, const core_event* ev) {
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
     case CORE_EVENT_API: return core_api_start(context, ev);
     case CORE_EVENT_LAUNCH: launch_clock_note(); return NULL;
-    default: return NULL; /* API, group, proxy and network events: no handle, so no children */
+    case CORE_EVENT_PROXY_OP:
+      return proxy_op_start(ev->parent, ev->channel_id, ev->peer, ev->n_steps, ev->is_send);
+    case CORE_EVENT_PROXY_STEP: return proxy_step_start(ev->parent);
+    default: return NULL; /* API, group, proxy control and network events: no handle, so no children */
   }
 }
 
@@ -393,7 +406,13 @@ void core_stop(void* handle) {
   if (!core_has_tables()) return;
   switch (handle_tag(handle)) {
     case HANDLE_TAG_OP: op_stop(handle); break;
-    case HANDLE_TAG_CHANNEL: channel_stop(handle); break;
+    case HANDLE_TAG_CHANNEL:
+      if (proxy_handle_is(handle)) {
+        proxy_stop(handle);
+      } else {
+        channel_stop(handle);
+      }
+      break;
     case HANDLE_TAG_API: break;    /* a thread tag: nothing to stop */
     case HANDLE_TAG_LEDGER: /* a collective call: its operation event links it */
       if (!api_ledger_handle_in_range(&g_core.ledger, handle)) counter_add(CTR_INVALID_HANDLE, 1);

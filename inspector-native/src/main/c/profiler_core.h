@@ -50,7 +50,9 @@ typedef enum {
   CORE_EVENT_OP = 1,
   CORE_EVENT_CHANNEL = 2,
   CORE_EVENT_API = 3, /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
-  CORE_EVENT_LAUNCH = 4 /* KernelLaunch (v5+): its time is noted on the launching thread, no handle */
+  CORE_EVENT_LAUNCH = 4, /* KernelLaunch (v5+): its time is noted on the launching thread, no handle */
+  CORE_EVENT_PROXY_OP = 5,  /* ProxyOp (v4+) under an operation (proxy_breakdown.h) */
+  CORE_EVENT_PROXY_STEP = 6 /* ProxyStep (v4+) under a ProxyOp */
 } core_event_kind;
 
 typedef struct core_event {
@@ -58,8 +60,11 @@ typedef struct core_event {
   /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag); CORE_EVENT_API of a
    * collective call: op.kind RECORD_KIND_COLL with func, datatype, count and root (0 for P2P calls) */
   core_op_event op;
-  void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
-  uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
+  void* parent;          /* CORE_EVENT_CHANNEL, _PROXY_OP: the operation's handle; _PROXY_STEP: the ProxyOp's */
+  uint8_t channel_id;    /* CORE_EVENT_CHANNEL, CORE_EVENT_PROXY_OP */
+  uint8_t is_send;       /* CORE_EVENT_PROXY_OP */
+  int32_t peer;          /* CORE_EVENT_PROXY_OP */
+  int32_t n_steps;       /* CORE_EVENT_PROXY_OP */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
   uint8_t graph_captured; /* CORE_EVENT_API: NCCL captured the call into a CUDA graph */
 } core_event;
@@ -85,7 +90,7 @@ void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
 /* stopEvent for any handle the core issued (or NULL). */
 void core_stop(void* handle);
 
-/* The activation mask the core asks NCCL for. */
-int core_activation_mask(void);
+/* The activation mask the core asks NCCL for, for a communicator on interface `abi_version`. */
+int core_activation_mask(uint32_t abi_version);
 
 #endif

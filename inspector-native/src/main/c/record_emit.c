@@ -11,6 +11,7 @@
 #include "names.h"
 #include "op_timing.h"
 #include "profiler_core.h"
+#include "proxy_breakdown.h"
 #include "record_format.h"
 
 /* Writes a record of `cells` cells into the ring (`control`: may use the reserve kept for control
@@ -90,20 +91,38 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
     counter_add(CTR_EXTRA_CHANNELS, 1);
   }
 
+  /* The header, then the verbose channel cells, then the network cells (record_format.h). */
   struct {
     op_record head;
-    channel_record channels[INSPECTOR_MAX_CHANNELS];
+    channel_record channels[INSPECTOR_MAX_CHANNELS + 1 + OP_PROXY_CELLS];
   } rec;
   op_record* r = &rec.head;
   memset(r, 0, sizeof(*r));
   uint32_t channel_cells = 0;
-  if (atomic_load_explicit(&g_core.verbose, memory_order_relaxed) && seen > 0) {
+  bool verbose = atomic_load_explicit(&g_core.verbose, memory_order_relaxed);
+  if (verbose && seen > 0) {
     channel_cells = seen;
     fill_channels(s, seen, &timing, rec.channels);
     if (started > seen) flags |= RECORD_FLAG_CHANNELS_TRUNCATED;
   }
+  uint32_t net_cells = 0;
+  /* Relaxed: the caller owns the slot; the cells' contents came with the control word. */
+  uint32_t proxy_ops = atomic_load_explicit(&s->proxy_cells, memory_order_relaxed);
+  if (proxy_ops > 0) {
+    _Static_assert(sizeof(net_record) == sizeof(channel_record) &&
+                       sizeof(proxy_detail_record) == sizeof(channel_record), "cells of one size");
+    net_record* net = (net_record*)&rec.channels[channel_cells];
+    net_cells = proxy_summarize(s->px, proxy_ops, net, verbose ? (proxy_detail_record*)(net + 1) : NULL);
+    if (proxy_ops > OP_PROXY_CELLS) flags |= RECORD_FLAG_PROXY_TRUNCATED;
+    /* Relaxed: the owner reads its own control word. */
+    if (ctl_proxy_open(atomic_load_explicit(&s->ctl, memory_order_relaxed)) > 0) {
+      flags |= RECORD_FLAG_PROXY_INCOMPLETE;
+      counter_add(CTR_PROXY_INCOMPLETE, 1);
+    }
+  }
   r->kind = s->kind;
-  r->cells = (uint16_t)(OP_RECORD_CELLS + channel_cells);
+  r->cells = (uint16_t)(OP_RECORD_CELLS + channel_cells + net_cells);
+  r->net_cells = (uint8_t)net_cells;
   r->func = s->func;
   r->datatype = s->datatype;
   r->algo = s->algo;

@@ -12,6 +12,8 @@ typedef struct layout_entry {
 #define FIELD(prefix, type, f) {prefix "." #f, (int)offsetof(type, f), (int)sizeof(((type*)0)->f)}
 #define OP(f) FIELD("op", op_record, f)
 #define CH(f) FIELD("channel", channel_record, f)
+#define NET(f) FIELD("net", net_record, f)
+#define PX(f) FIELD("proxy", proxy_detail_record, f)
 #define COMM(f) FIELD("comm", comm_record, f)
 #define INFLIGHT(f) FIELD("inflight", inflight_entry, f)
 #define TRACE(f) FIELD("trace", trace_event, f)
@@ -23,7 +25,12 @@ static const layout_entry layout[] = {
     OP(rank), OP(nranks), OP(nnodes), OP(peer_or_root), OP(seq), OP(count), OP(bytes), OP(exec_ns),
     OP(start_wall_ns), OP(stop_wall_ns), OP(complete_wall_ns), OP(gpu_start_ns), OP(gpu_span_ns),
     OP(start_sn), OP(stop_sn), OP(abi_version), OP(quarantine_reason), OP(gpu_skew_ns), OP(step),
-    OP(phase), OP(channels_desynced), OP(launch_wall_ns), OP(untimed_reason), OP(api_sn),
+    OP(phase), OP(channels_desynced), OP(launch_wall_ns), OP(untimed_reason), OP(api_sn), OP(net_cells),
+    NET(bytes_sent), NET(bytes_received), NET(first_post_wall_ns), NET(last_done_wall_ns),
+    NET(send_gpu_wait_ns), NET(recv_wait_ns), NET(last_arrival_wall_ns), NET(slowest_peer),
+    NET(slowest_channel), NET(proxy_ops), NET(proxy_ops_tracked), NET(detail_cells),
+    PX(peer), PX(channel_id), PX(is_send), PX(steps_done), PX(n_steps), PX(steps), PX(bytes),
+    PX(first_post_wall_ns), PX(first_ready_wall_ns), PX(last_ready_wall_ns), PX(done_wall_ns),
     CH(channel_id), CH(state), CH(start_sn), CH(record_sn), CH(stop_sn), CH(start_wall_ns),
     CH(record_wall_ns), CH(stop_wall_ns), CH(gpu_start_ns), CH(gpu_stop_ns), CH(desync),
     COMM(kind), COMM(cells), COMM(name_length), COMM(abi_version), COMM(nccl_version), COMM(comm_serial), COMM(comm_id),

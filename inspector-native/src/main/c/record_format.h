@@ -4,7 +4,9 @@
  * direct ByteBuffer; it does not hard-code the offsets but checks them against
  * record_layout_offset() at load time, so the two sides cannot drift apart silently.
  *
- *   operation record: 3 header cells, then (verbose mode only) one cell per kernel channel
+ *   operation record: 3 header cells, then (verbose mode only) one cell per kernel channel, then
+ *                     (network transports only, op_record.net_cells of them) the network
+ *                     summary cell and (verbose mode only) one cell per proxy operation
  *   communicator record: 2 header cells, then the name (INSPECTOR_COMM_NAME_MAX bytes, 2 cells)
  */
 #ifndef NCCL_INSPECTOR_RECORD_FORMAT_H
@@ -39,7 +41,9 @@ enum {
   RECORD_FLAG_GRAPH_LAUNCHED = 1u << 11,  /* launched by a CUDA graph replay (v5+: its API call was captured) */
   RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED = 1u << 12, /* timed by its in-step channels only (channel_desync.h) */
   RECORD_FLAG_SEND_SIDE_STOP = 1u << 13,  /* P2P GPU time: its channels' stops are the send side's */
-  RECORD_FLAG_NOT_PROFILED_BY_NCCL = 1u << 14 /* NCCL gave the call no operation event: recorded from the call */
+  RECORD_FLAG_NOT_PROFILED_BY_NCCL = 1u << 14, /* NCCL gave the call no operation event: recorded from the call */
+  RECORD_FLAG_PROXY_TRUNCATED = 1u << 15, /* more proxy operations than OP_PROXY_CELLS: the rest not in its breakdown */
+  RECORD_FLAG_PROXY_INCOMPLETE = 1u << 16 /* closed before every proxy operation stopped */
 };
 
 /* Why a record carries no time although the operation ran (op_record.untimed_reason). */
@@ -105,8 +109,43 @@ typedef struct op_record {
   uint8_t untimed_reason; /* 147: UNTIMED_*, why an operation that ran has no time */
   uint32_t api_sn;        /* 148: its collective call's number in the communicator, API_SN_UNKNOWN */
   uint64_t launch_wall_ns;/* 152: host time of its kernel's launch (v5+ on the launching thread), 0 if unknown */
-  uint8_t reserved3[32];  /* 160 */
+  uint8_t net_cells;      /* 160: cells of network breakdown at the end (summary + details), 0: none */
+  uint8_t reserved3[31];  /* 161 */
 } op_record;
+
+/* The network breakdown of an operation (proxy_breakdown.h): one cell. Times are wall-clock ns;
+ * durations ns. */
+typedef struct net_record {
+  uint64_t bytes_sent;        /* 0 */
+  uint64_t bytes_received;    /* 8 */
+  uint64_t first_post_wall_ns;/* 16: first proxy step posted */
+  uint64_t last_done_wall_ns; /* 24: last proxy operation done, 0 if one never stopped */
+  uint64_t send_gpu_wait_ns;  /* 32: longest wait of a send for the own GPU's first chunk */
+  uint64_t recv_wait_ns;      /* 40: longest wait of a receive for the peer's first chunk */
+  uint64_t last_arrival_wall_ns; /* 48: the last chunk received, 0 if none */
+  int32_t slowest_peer;       /* 56: the peer of that longest receive wait, -1 if no receive */
+  uint8_t slowest_channel;    /* 60 */
+  uint8_t proxy_ops;          /* 61: proxy operations seen (saturated at 255) */
+  uint8_t proxy_ops_tracked;  /* 62: those in the breakdown (at most OP_PROXY_CELLS) */
+  uint8_t detail_cells;       /* 63: proxy_detail_record cells that follow (verbose mode) */
+} net_record;
+
+/* One proxy operation of the breakdown (verbose mode). */
+typedef struct proxy_detail_record {
+  int32_t peer;               /* 0 */
+  uint8_t channel_id;         /* 4 */
+  uint8_t is_send;            /* 5 */
+  uint16_t steps_done;        /* 6 */
+  uint16_t n_steps;           /* 8: announced by NCCL */
+  uint16_t reserved0;         /* 10 */
+  uint32_t steps;             /* 12: steps started */
+  uint64_t bytes;             /* 16 */
+  uint64_t first_post_wall_ns;  /* 24 */
+  uint64_t first_ready_wall_ns; /* 32: send: first chunk ready; receive: first arrival */
+  uint64_t last_ready_wall_ns;  /* 40: receive: last arrival */
+  uint64_t done_wall_ns;      /* 48: 0 if it never stopped */
+  uint64_t reserved1;         /* 56 */
+} proxy_detail_record;
 
 typedef struct channel_record {
   uint8_t channel_id;     /* 0 */
@@ -144,6 +183,8 @@ typedef struct comm_record {
 
 _Static_assert(sizeof(op_record) == 3 * INSPECTOR_CELL_BYTES, "op record is three cells");
 _Static_assert(sizeof(channel_record) == INSPECTOR_CELL_BYTES, "channel record is one cell");
+_Static_assert(sizeof(net_record) == INSPECTOR_CELL_BYTES, "network summary is one cell");
+_Static_assert(sizeof(proxy_detail_record) == INSPECTOR_CELL_BYTES, "proxy detail is one cell");
 _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is four cells");
 
 #define OP_RECORD_CELLS 3

@@ -150,6 +150,47 @@ void test_channel_done(void* ch, uint64_t gpu_stop) {
 
 void test_stop(void* h) { ncclProfiler_v5.stopEvent(h); }
 
+void* test_proxy_op(void* op, int channel_id, int peer, int n_steps, int is_send) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileProxyOp;
+  d.parentObj = op;
+  d.proxyOp.channelId = (uint8_t)channel_id;
+  d.proxyOp.peer = peer;
+  d.proxyOp.nSteps = n_steps;
+  d.proxyOp.chunkSize = 1 << 19;
+  d.proxyOp.isSend = is_send;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(NULL, &h, &d);
+  return h;
+}
+
+void* test_proxy_step(void* proxy_op, int step) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileProxyStep;
+  d.parentObj = proxy_op;
+  d.proxyStep.step = step;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(NULL, &h, &d);
+  return h;
+}
+
+void test_proxy_state(void* step, int state, uint64_t trans_size) {
+  ncclProfilerEventStateArgs_v5_t a;
+  memset(&a, 0, sizeof(a));
+  a.proxyStep.transSize = trans_size;
+  ncclProfiler_v5.recordEventState(step, (ncclProfilerEventState_t)state, &a);
+}
+
+int test_comm_mask(uint64_t id) {
+  void* ctx = NULL;
+  int mask = 0;
+  ncclProfiler_v5.init(&ctx, id, &mask, "mask", 2, 2, 0, NULL);
+  if (ctx != NULL) ncclProfiler_v5.finalize(ctx);
+  return mask;
+}
+
 decoded test_drain(void) {
   static uint8_t buf[1 << 20];
   decoded d;
@@ -163,6 +204,13 @@ decoded test_drain(void) {
         d.ops++;
         if (r->kind == RECORD_KIND_COLL) d.colls++; else d.p2ps++;
         memcpy(&d.last, r, sizeof(*r));
+        memset(&d.last_net, 0, sizeof(d.last_net));
+        if (r->net_cells > 0) {
+          const uint8_t* net = buf + off + (long long)(r->cells - r->net_cells) * INSPECTOR_CELL_BYTES;
+          memcpy(&d.last_net, net, sizeof(d.last_net));
+          int details = r->net_cells - 1 < 16 ? r->net_cells - 1 : 16;
+          memcpy(d.last_proxy, net + INSPECTOR_CELL_BYTES, (size_t)details * INSPECTOR_CELL_BYTES);
+        }
       } else if (r->kind == RECORD_KIND_COMM_CREATED) {
         d.comms_created++;
       } else if (r->kind == RECORD_KIND_COMM_DESTROYED) {

@@ -66,6 +66,12 @@ void* test_channel(void* parent, int channel_id, uint64_t gpu_start);
 void* test_launch(void* ctx);
 void test_channel_done(void* ch, uint64_t gpu_stop);
 void test_stop(void* h);
+/* A ProxyOp under an operation, a ProxyStep under a ProxyOp, and a ProxyStep's state. */
+void* test_proxy_op(void* op, int channel_id, int peer, int n_steps, int is_send);
+void* test_proxy_step(void* proxy_op, int step);
+void test_proxy_state(void* step, int state, uint64_t trans_size);
+/* The activation mask a new communicator gets. */
+int test_comm_mask(uint64_t id);
 
 /* A bounded queue of handles from one test thread to another (test scaffolding: the core itself
  * never locks). A full queue blocks the pusher, which bounds how far the consumer falls behind. */
@@ -87,6 +93,10 @@ void test_handoff_close(test_handoff* q);
 typedef struct decoded {
   int ops, colls, p2ps, comms_created, comms_destroyed;
   op_record last;
+  /* The last operation record's network cells (op_record.net_cells of them): its summary, then
+   * its proxy details. */
+  net_record last_net;
+  proxy_detail_record last_proxy[16];
 } decoded;
 
 /* Drains the ring completely and tallies the records; `last` is the last operation record. */

@@ -54,11 +54,13 @@ static void check_table(int count, const char* (*name)(int), int (*offset)(int),
 static void record_layout_is_consistent(void) {
   prefix_size sizes[] = {{"op", sizeof(op_record)},
                          {"channel", sizeof(channel_record)},
+                         {"net", sizeof(net_record)},
+                         {"proxy", sizeof(proxy_detail_record)},
                          {"comm", sizeof(comm_record)},
                          {"inflight", sizeof(inflight_entry)},
                          {"trace", sizeof(trace_event)}};
   check_table(nccl_inspector_layout_count(), nccl_inspector_layout_name, nccl_inspector_layout_offset,
-              nccl_inspector_layout_size, sizes, 5);
+              nccl_inspector_layout_size, sizes, (int)(sizeof(sizes) / sizeof(sizes[0])));
   CHECK_EQ(constant(nccl_inspector_layout_count(), nccl_inspector_layout_name,
                     nccl_inspector_layout_offset, nccl_inspector_layout_size, "trace_event_bytes"),
            sizeof(trace_event));
