@@ -22,6 +22,8 @@ import java.util.Set;
  * @param callNumber the application's call: its number among the communicator's collective calls
  *     (0, 1, ...; interface v5 and later), {@link #CALL_NUMBER_UNKNOWN} when not known (interface
  *     v4 and older, CUDA-graph replays). Gaps are calls that made no record (see the counters)
+ * @param network where the time went on a network transport ({@link NetworkBreakdown#NONE}: no
+ *     proxy events)
  */
 public record CollectiveRecord(
     CommunicatorInfo communicator,
@@ -35,7 +37,8 @@ public record CollectiveRecord(
     Tags tags,
     Set<RecordFlag> flags,
     EventTrace trace,
-    long callNumber)
+    long callNumber,
+    NetworkBreakdown network)
     implements OperationRecord {
 
   /** {@link #callNumber()} of a record whose call is not known. */
@@ -50,7 +53,16 @@ public record CollectiveRecord(
     Objects.requireNonNull(channels, "channels");
     Objects.requireNonNull(tags, "tags");
     Objects.requireNonNull(trace, "trace");
+    Objects.requireNonNull(network, "network");
     flags = Set.copyOf(flags);
+  }
+
+  /** A record without network breakdown. */
+  public CollectiveRecord(CommunicatorInfo communicator, String operation, long sequence, int root,
+      Algorithm algorithm, Transfer transfer, Timing timing, Channels channels, Tags tags,
+      Set<RecordFlag> flags, EventTrace trace, long callNumber) {
+    this(communicator, operation, sequence, root, algorithm, transfer, timing, channels, tags, flags, trace,
+        callNumber, NetworkBreakdown.NONE);
   }
 
   /** A record whose call number is not known. */

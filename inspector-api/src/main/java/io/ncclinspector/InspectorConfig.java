@@ -36,6 +36,7 @@ public final class InspectorConfig {
   private final boolean trackP2p;
   private final long minMessageBytes;
   private final boolean requireKernelTiming;
+  private final boolean networkBreakdown;
   private final boolean overridePlugin;
   private final boolean ncclWorkarounds;
   private final int inflightOperations;
@@ -63,6 +64,7 @@ public final class InspectorConfig {
     this.trackP2p = b.trackP2p;
     this.minMessageBytes = b.minMessageBytes;
     this.requireKernelTiming = b.requireKernelTiming;
+    this.networkBreakdown = b.networkBreakdown;
     this.overridePlugin = b.overridePlugin;
     this.ncclWorkarounds = b.ncclWorkarounds;
     this.inflightOperations = b.inflightOperations;
@@ -144,6 +146,11 @@ public final class InspectorConfig {
     return requireKernelTiming;
   }
 
+  /** Whether NCCL is asked for proxy events, which make each operation's network breakdown. */
+  public boolean networkBreakdown() {
+    return networkBreakdown;
+  }
+
   /** Whether a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names is replaced (default off: enable() fails). */
   public boolean overridePlugin() {
     return overridePlugin;
@@ -159,7 +166,7 @@ public final class InspectorConfig {
     return ncclWorkarounds;
   }
 
-  /** Operations that can be in flight at once (2048; native memory about 3.2 KB each). */
+  /** Operations that can be in flight at once (2048; native memory about 4.6 KB each). */
   public int inflightOperations() {
     return inflightOperations;
   }
@@ -271,7 +278,7 @@ public final class InspectorConfig {
   public String toString() {
     return "InspectorConfig[enabled=" + enabled + ", jsonOutput=" + jsonOutput + ", dumpInterval=" + dumpInterval
         + ", dumpDirectory=" + dumpDirectory + ", verbose=" + verbose + ", trackP2p=" + trackP2p
-        + ", minMessageBytes=" + minMessageBytes + ", requireKernelTiming=" + requireKernelTiming
+        + ", minMessageBytes=" + minMessageBytes + ", requireKernelTiming=" + requireKernelTiming + ", networkBreakdown=" + networkBreakdown
         + ", overridePlugin=" + overridePlugin + ", ncclWorkarounds=" + ncclWorkarounds
         + ", inflightOperations=" + inflightOperations
         + ", maxCommunicators=" + maxCommunicators + ", ringCells=" + ringCells + ", inflightExpiry=" + inflightExpiry
@@ -296,6 +303,7 @@ public final class InspectorConfig {
     private boolean trackP2p = true;
     private long minMessageBytes = 8192;
     private boolean requireKernelTiming = true;
+    private boolean networkBreakdown = true;
     private boolean overridePlugin;
     private boolean ncclWorkarounds = true;
     private int inflightOperations = 2048;
@@ -331,6 +339,7 @@ public final class InspectorConfig {
       trackP2p = c.trackP2p;
       minMessageBytes = c.minMessageBytes;
       requireKernelTiming = c.requireKernelTiming;
+      networkBreakdown = c.networkBreakdown;
       overridePlugin = c.overridePlugin;
       ncclWorkarounds = c.ncclWorkarounds;
       inflightOperations = c.inflightOperations;
@@ -384,6 +393,16 @@ public final class InspectorConfig {
     /** The smallest message tracked (not negative). */
     public Builder minMessageBytes(long v) {
       minMessageBytes = v;
+      return this;
+    }
+
+    /**
+     * Ask NCCL for proxy events (default on): each operation on a network transport (between
+     * nodes, or over sockets) gets its network breakdown ({@link OperationRecord#network()}). Off,
+     * NCCL makes none of those events (they are about 13 per collective on two ranks over sockets).
+     */
+    public Builder networkBreakdown(boolean v) {
+      networkBreakdown = v;
       return this;
     }
 

@@ -38,6 +38,9 @@ public sealed interface OperationRecord extends InspectorEvent permits Collectiv
 
   Set<RecordFlag> flags();
 
+  /** Where the time went on a network transport ({@link NetworkBreakdown#NONE}: no proxy events). */
+  NetworkBreakdown network();
+
   /** Callback sequence numbers and, in verbose mode, the kernel channels. */
   EventTrace trace();
 

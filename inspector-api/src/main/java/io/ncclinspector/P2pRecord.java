@@ -16,6 +16,9 @@ import java.util.Set;
  * @param tags step and phase tags of the enqueuing thread
  * @param flags facts about how the record came about
  * @param trace callback sequence numbers and, in verbose mode, the kernel channels
+ * @param network where the time went on a network transport ({@link NetworkBreakdown#NONE}: no
+ *     proxy events); a receive's {@link NetworkBreakdown#lastArrivalWallNanos()} is its real
+ *     completion
  */
 public record P2pRecord(
     CommunicatorInfo communicator,
@@ -27,7 +30,8 @@ public record P2pRecord(
     Channels channels,
     Tags tags,
     Set<RecordFlag> flags,
-    EventTrace trace)
+    EventTrace trace,
+    NetworkBreakdown network)
     implements OperationRecord {
 
   public P2pRecord {
@@ -38,7 +42,15 @@ public record P2pRecord(
     Objects.requireNonNull(channels, "channels");
     Objects.requireNonNull(tags, "tags");
     Objects.requireNonNull(trace, "trace");
+    Objects.requireNonNull(network, "network");
     flags = Set.copyOf(flags);
+  }
+
+  /** A record without network breakdown. */
+  public P2pRecord(CommunicatorInfo communicator, String operation, long sequence, int peer, Transfer transfer,
+      Timing timing, Channels channels, Tags tags, Set<RecordFlag> flags, EventTrace trace) {
+    this(communicator, operation, sequence, peer, transfer, timing, channels, tags, flags, trace,
+        NetworkBreakdown.NONE);
   }
 
   @Override

@@ -49,7 +49,17 @@ public enum RecordFlag {
    * through a path without events; symmetric-kernel collectives): the record comes from the call
    * itself, untimed; {@link Timing#untimedReason()} says why.
    */
-  NOT_PROFILED_BY_NCCL;
+  NOT_PROFILED_BY_NCCL,
+  /**
+   * NCCL reported more proxy operations than the network breakdown keeps (15 per operation):
+   * {@link NetworkBreakdown#proxyOperationsTracked()} says how many it covers.
+   */
+  PROXY_TRUNCATED,
+  /**
+   * The record was closed while some of its proxy operations had not finished (1 s after its
+   * kernel, or by a flush): the network breakdown lacks their end.
+   */
+  PROXY_INCOMPLETE;
 
   /**
    * Whether these flags make a record's execution time a lower bound (its bandwidths upper

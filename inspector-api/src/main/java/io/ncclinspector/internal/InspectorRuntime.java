@@ -93,6 +93,7 @@ public final class InspectorRuntime {
     PluginEnvironment.claim(core, core.libraryPath(), config.overridePlugin());
     List<InspectorStatus.Workaround> workarounds =
         NcclWorkarounds.apply(core, config.ncclWorkarounds(), core.ncclAlreadyLoaded());
+    core.setNetworkBreakdown(config.networkBreakdown());
     int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
         config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
         config.inflightExpiry().toNanos());

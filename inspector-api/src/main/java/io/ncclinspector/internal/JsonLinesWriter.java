@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.io.SerializedString;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
@@ -21,6 +22,7 @@ import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.KernelEventField;
 import io.ncclinspector.format.MetadataField;
 import io.ncclinspector.format.PerfField;
+import io.ncclinspector.format.ProxyOpField;
 import io.ncclinspector.format.RecordKind;
 import io.ncclinspector.format.TraceField;
 import java.io.Closeable;
@@ -354,6 +356,9 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.apiSn);
       json.writeNumber(c.callNumber());
     }
+    if (r.network().present()) {
+      writeNetwork(f, r.network());
+    }
     Set<RecordFlag> set = r.flags();
     if (set.isEmpty()) {
       return;
@@ -400,6 +405,69 @@ public final class JsonLinesWriter implements Closeable {
     recentFlags[nextFlags] = made;
     nextFlags = (nextFlags + 1) % recentFlags.length;
     return made;
+  }
+
+  /** The network breakdown's summary (proxy events). */
+  private void writeNetwork(Prefixed f, NetworkBreakdown n) throws IOException {
+    json.writeFieldName(f.netBytesSent);
+    json.writeNumber(n.bytesSent());
+    json.writeFieldName(f.netBytesRecv);
+    json.writeNumber(n.bytesReceived());
+    if (n.networkNanos() > 0) {
+      json.writeFieldName(f.netTime);
+      json.writeNumber(n.networkNanos());
+    }
+    json.writeFieldName(f.netSendGpuWait);
+    json.writeNumber(n.sendGpuWaitNanos());
+    json.writeFieldName(f.netRecvWait);
+    json.writeNumber(n.receiveWaitNanos());
+    if (n.slowestPeer() >= 0) {
+      json.writeFieldName(f.netSlowestPeer);
+      json.writeNumber(n.slowestPeer());
+      json.writeFieldName(f.netSlowestChannel);
+      json.writeNumber(n.slowestChannel());
+    }
+    if (n.lastArrivalWallNanos() != 0) {
+      json.writeFieldName(f.netLastArrival);
+      json.writeNumber(n.lastArrivalWallNanos() / 1000);
+    }
+    json.writeFieldName(f.netProxyOps);
+    json.writeNumber(n.proxyOperations());
+  }
+
+  private void writeProxyOps(Prefixed f, NetworkBreakdown n) throws IOException {
+    json.writeFieldName(f.proxyOps);
+    json.writeStartArray();
+    for (NetworkBreakdown.ProxyTransfer t : n.transfers()) {
+      json.writeStartObject();
+      json.writeFieldName(F.PX_CHANNEL_ID);
+      json.writeNumber(t.channel());
+      json.writeFieldName(F.PX_PEER);
+      json.writeNumber(t.peer());
+      json.writeFieldName(F.PX_SEND);
+      json.writeBoolean(t.send());
+      json.writeFieldName(F.PX_STEPS);
+      json.writeNumber(t.steps());
+      json.writeFieldName(F.PX_STEPS_DONE);
+      json.writeNumber(t.stepsDone());
+      json.writeFieldName(F.PX_ANNOUNCED_STEPS);
+      json.writeNumber(t.announcedSteps());
+      json.writeFieldName(F.PX_BYTES);
+      json.writeNumber(t.bytes());
+      writeMicrosIfSet(F.PX_POST_TS, t.firstPostWallNanos());
+      writeMicrosIfSet(F.PX_READY_TS, t.firstReadyWallNanos());
+      writeMicrosIfSet(F.PX_LAST_ARRIVAL_TS, t.lastReadyWallNanos());
+      writeMicrosIfSet(F.PX_DONE_TS, t.doneWallNanos());
+      json.writeEndObject();
+    }
+    json.writeEndArray();
+  }
+
+  private void writeMicrosIfSet(SerializableString name, long wallNanos) throws IOException {
+    if (wallNanos != 0) {
+      json.writeFieldName(name);
+      json.writeNumber(wallNanos / 1000);
+    }
   }
 
   private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
@@ -459,6 +527,9 @@ public final class JsonLinesWriter implements Closeable {
       json.writeEndObject();
     }
     json.writeEndArray();
+    if (!r.network().transfers().isEmpty()) {
+      writeProxyOps(f, r.network());
+    }
     json.writeEndObject();
   }
 
@@ -489,8 +560,23 @@ public final class JsonLinesWriter implements Closeable {
     static final SerializedString KERNEL_GPU_START = name(KernelEventField.KERNEL_GPU_START_NS);
     static final SerializedString KERNEL_GPU_STOP = name(KernelEventField.KERNEL_GPU_STOP_NS);
     static final SerializedString KERNEL_DESYNC = name(KernelEventField.KERNEL_DESYNC);
+    static final SerializedString PX_CHANNEL_ID = name(ProxyOpField.CHANNEL_ID);
+    static final SerializedString PX_PEER = name(ProxyOpField.PEER);
+    static final SerializedString PX_SEND = name(ProxyOpField.SEND);
+    static final SerializedString PX_STEPS = name(ProxyOpField.STEPS);
+    static final SerializedString PX_STEPS_DONE = name(ProxyOpField.STEPS_DONE);
+    static final SerializedString PX_ANNOUNCED_STEPS = name(ProxyOpField.ANNOUNCED_STEPS);
+    static final SerializedString PX_BYTES = name(ProxyOpField.BYTES);
+    static final SerializedString PX_POST_TS = name(ProxyOpField.POST_TS);
+    static final SerializedString PX_READY_TS = name(ProxyOpField.READY_TS);
+    static final SerializedString PX_LAST_ARRIVAL_TS = name(ProxyOpField.LAST_ARRIVAL_TS);
+    static final SerializedString PX_DONE_TS = name(ProxyOpField.DONE_TS);
 
     private static SerializedString name(KernelEventField f) {
+      return new SerializedString(f.jsonName());
+    }
+
+    private static SerializedString name(ProxyOpField f) {
       return new SerializedString(f.jsonName());
     }
   }
@@ -500,8 +586,9 @@ public final class JsonLinesWriter implements Closeable {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
         gpuSpan, gpuSkew, quarantine, untimedReason, flags, step, phase, channelsDesynced, apiSn, bwUpperBound,
-        eventTraceSn,
-        eventTraceTs, startSn, stopSn, startTs, stopTs, launchTs, kernelEvents;
+        netBytesSent, netBytesRecv, netTime, netSendGpuWait, netRecvWait, netSlowestPeer, netSlowestChannel,
+        netLastArrival, netProxyOps, eventTraceSn,
+        eventTraceTs, startSn, stopSn, startTs, stopTs, launchTs, kernelEvents, proxyOps;
     private final RecordKind kind;
 
     Prefixed(RecordKind k) {
@@ -536,6 +623,15 @@ public final class JsonLinesWriter implements Closeable {
       phase = name(PerfField.PHASE);
       channelsDesynced = name(PerfField.CHANNELS_DESYNCED);
       bwUpperBound = name(PerfField.BW_IS_UPPER_BOUND);
+      netBytesSent = name(PerfField.NET_BYTES_SENT);
+      netBytesRecv = name(PerfField.NET_BYTES_RECV);
+      netTime = name(PerfField.NET_TIME_NS);
+      netSendGpuWait = name(PerfField.NET_SEND_GPU_WAIT_NS);
+      netRecvWait = name(PerfField.NET_RECV_WAIT_NS);
+      netSlowestPeer = name(PerfField.NET_SLOWEST_PEER);
+      netSlowestChannel = name(PerfField.NET_SLOWEST_CHANNEL);
+      netLastArrival = name(PerfField.NET_LAST_ARRIVAL_TS);
+      netProxyOps = name(PerfField.NET_PROXY_OPS);
       eventTraceSn = name(PerfField.EVENT_TRACE_SN);
       eventTraceTs = name(PerfField.EVENT_TRACE_TS);
       startSn = name(TraceField.START_SN);
@@ -544,6 +640,7 @@ public final class JsonLinesWriter implements Closeable {
       stopTs = name(TraceField.STOP_TS);
       launchTs = name(TraceField.LAUNCH_TS);
       kernelEvents = name(TraceField.KERNEL_EVENTS);
+      proxyOps = name(TraceField.PROXY_OPS);
     }
 
     private SerializedString name(PerfField f) {

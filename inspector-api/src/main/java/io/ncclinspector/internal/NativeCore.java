@@ -119,6 +119,11 @@ public final class NativeCore {
         verbose ? 1 : 0, requireKernelTiming ? 1 : 0, expiryNanos);
   }
 
+  /** Whether communicators initialised from now on ask NCCL for proxy events. */
+  public void setNetworkBreakdown(boolean on) {
+    InspectorNative.setNetworkBreakdown(on ? 1 : 0);
+  }
+
   public void close() {
     InspectorNative.close();
   }

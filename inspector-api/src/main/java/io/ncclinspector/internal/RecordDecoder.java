@@ -8,6 +8,7 @@ import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventTrace;
 import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
@@ -210,9 +211,36 @@ public final class RecordDecoder {
       Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));
       int callNumber = b.getInt(o + l.apiSn);
       return new CollectiveRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, algorithm, transfer, timing, channels,
-          tags, flags, trace, callNumber == -1 ? CollectiveRecord.CALL_NUMBER_UNKNOWN : Integer.toUnsignedLong(callNumber));
+          tags, flags, trace, callNumber == -1 ? CollectiveRecord.CALL_NUMBER_UNKNOWN : Integer.toUnsignedLong(callNumber),
+          network(b, o));
     }
-    return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, transfer, timing, channels, tags, flags, trace);
+    return new P2pRecord(comm, op, b.getLong(o + l.seq), peerOrRoot, transfer, timing, channels, tags, flags, trace,
+        network(b, o));
+  }
+
+  /** The network cells at the record's end (record_format.h), or NONE. */
+  private NetworkBreakdown network(ByteBuffer b, int o) {
+    int netCells = u8(b, o + l.netCells);
+    if (netCells == 0) {
+      return NetworkBreakdown.NONE;
+    }
+    int cells = Short.toUnsignedInt(b.getShort(o + l.cells));
+    int n = o + (cells - netCells) * l.cellBytes;
+    int details = Math.min(u8(b, n + l.netDetailCells), netCells - 1);
+    List<NetworkBreakdown.ProxyTransfer> transfers = new ArrayList<>(details);
+    for (int i = 1; i <= details; i++) {
+      int c = n + i * l.cellBytes;
+      transfers.add(new NetworkBreakdown.ProxyTransfer(b.getInt(c + l.pxPeer), u8(b, c + l.pxChannelId),
+          u8(b, c + l.pxIsSend) != 0, Integer.toUnsignedLong(b.getInt(c + l.pxSteps)),
+          Short.toUnsignedInt(b.getShort(c + l.pxStepsDone)), Short.toUnsignedInt(b.getShort(c + l.pxNSteps)),
+          b.getLong(c + l.pxBytes), b.getLong(c + l.pxFirstPostWallNs), b.getLong(c + l.pxFirstReadyWallNs),
+          b.getLong(c + l.pxLastReadyWallNs), b.getLong(c + l.pxDoneWallNs)));
+    }
+    return new NetworkBreakdown(b.getLong(n + l.netBytesSent), b.getLong(n + l.netBytesReceived),
+        b.getLong(n + l.netFirstPostWallNs), b.getLong(n + l.netLastDoneWallNs), b.getLong(n + l.netSendGpuWaitNs),
+        b.getLong(n + l.netRecvWaitNs), b.getInt(n + l.netSlowestPeer),
+        b.getInt(n + l.netSlowestPeer) < 0 ? -1 : u8(b, n + l.netSlowestChannel), b.getLong(n + l.netLastArrivalWallNs),
+        u8(b, n + l.netProxyOps), u8(b, n + l.netProxyOpsTracked), transfers);
   }
 
   /** Bandwidth rules by the native operation code (decided once per code from its name). */
@@ -290,7 +318,7 @@ public final class RecordDecoder {
   }
 
   private List<KernelChannelTrace> channels(ByteBuffer b, int o) {
-    int cells = Short.toUnsignedInt(b.getShort(o + l.cells));
+    int cells = Short.toUnsignedInt(b.getShort(o + l.cells)) - u8(b, o + l.netCells);
     if (cells <= l.opHeaderCells) {
       return List.of();
     }

@@ -15,7 +15,14 @@ public final class RecordLayout {
   final int kind, cells, func, datatype, algo, proto, timingSource, nChannels, channelsSeen, nWarps,
       flags, commSerial, commId, rank, nranks, nnodes, peerOrRoot, seq, count, bytes, execNs,
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
-      quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs, untimedReason, apiSn;
+      quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs, untimedReason, apiSn,
+      netCells;
+  /* Their network cells: the summary (net.*), then verbose proxy details (proxy.*) */
+  final int netBytesSent, netBytesReceived, netFirstPostWallNs, netLastDoneWallNs, netSendGpuWaitNs,
+      netRecvWaitNs, netLastArrivalWallNs, netSlowestPeer, netSlowestChannel, netProxyOps,
+      netProxyOpsTracked, netDetailCells;
+  final int pxPeer, pxChannelId, pxIsSend, pxStepsDone, pxNSteps, pxSteps, pxBytes, pxFirstPostWallNs,
+      pxFirstReadyWallNs, pxLastReadyWallNs, pxDoneWallNs;
   /* Their verbose channel cells: channel.* */
   final int chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
       chStopWallNs, chGpuStartNs, chGpuStopNs, chDesync;
@@ -68,6 +75,30 @@ public final class RecordLayout {
     launchWallNs = field("op.launch_wall_ns", 8);
     untimedReason = field("op.untimed_reason", 1);
     apiSn = field("op.api_sn", 4);
+    netCells = field("op.net_cells", 1);
+    netBytesSent = field("net.bytes_sent", 8);
+    netBytesReceived = field("net.bytes_received", 8);
+    netFirstPostWallNs = field("net.first_post_wall_ns", 8);
+    netLastDoneWallNs = field("net.last_done_wall_ns", 8);
+    netSendGpuWaitNs = field("net.send_gpu_wait_ns", 8);
+    netRecvWaitNs = field("net.recv_wait_ns", 8);
+    netLastArrivalWallNs = field("net.last_arrival_wall_ns", 8);
+    netSlowestPeer = field("net.slowest_peer", 4);
+    netSlowestChannel = field("net.slowest_channel", 1);
+    netProxyOps = field("net.proxy_ops", 1);
+    netProxyOpsTracked = field("net.proxy_ops_tracked", 1);
+    netDetailCells = field("net.detail_cells", 1);
+    pxPeer = field("proxy.peer", 4);
+    pxChannelId = field("proxy.channel_id", 1);
+    pxIsSend = field("proxy.is_send", 1);
+    pxStepsDone = field("proxy.steps_done", 2);
+    pxNSteps = field("proxy.n_steps", 2);
+    pxSteps = field("proxy.steps", 4);
+    pxBytes = field("proxy.bytes", 8);
+    pxFirstPostWallNs = field("proxy.first_post_wall_ns", 8);
+    pxFirstReadyWallNs = field("proxy.first_ready_wall_ns", 8);
+    pxLastReadyWallNs = field("proxy.last_ready_wall_ns", 8);
+    pxDoneWallNs = field("proxy.done_wall_ns", 8);
     chChannelId = field("channel.channel_id", 1);
     chState = field("channel.state", 1);
     chStartSn = field("channel.start_sn", 2);

@@ -48,6 +48,22 @@ public enum PerfField implements RecordField {
    * that ends at the send side, or a collective timed from its in-step channels only.
    */
   BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, null),
+  /** Network breakdown (proxy events; written only where NCCL reported them): bytes sent. */
+  NET_BYTES_SENT("_net_bytes_sent", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  NET_BYTES_RECV("_net_bytes_recv", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** First chunk posted to last proxy operation done (left out when one never finished). */
+  NET_TIME_NS("_net_time_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** Longest wait of a send for the own GPU's first chunk. */
+  NET_SEND_GPU_WAIT_NS("_net_send_gpu_wait_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** Longest wait of a receive for a peer's first chunk. */
+  NET_RECV_WAIT_NS("_net_recv_wait_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** The peer of that longest receive wait (written when there were receives). */
+  NET_SLOWEST_PEER("_net_slowest_peer", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  NET_SLOWEST_CHANNEL("_net_slowest_channel", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** Wall-clock µs of the last chunk received: a receive's real completion. */
+  NET_LAST_ARRIVAL_TS("_net_last_arrival_ts", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** Proxy operations NCCL reported (one per channel, peer and direction). */
+  NET_PROXY_OPS("_net_proxy_ops", FieldType.INT, Origin.INSPECTOR_JVM, null),
   FLAGS("_flags", FieldType.STRING_LIST, Origin.INSPECTOR_JVM, null),
   /** Verbose: the event sequence numbers ({@link TraceField}, {@link KernelEventField}). */
   EVENT_TRACE_SN(null, FieldType.OBJECT, Origin.REFERENCE, null),

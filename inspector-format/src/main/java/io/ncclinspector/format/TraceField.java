@@ -14,7 +14,9 @@ public enum TraceField {
   /** When the kernel was launched (written when known). */
   LAUNCH_TS("_launch_ts", FieldType.LONG, Origin.INSPECTOR_JVM, PerfField.EVENT_TRACE_TS),
   /** The channels, in both traces. */
-  KERNEL_EVENTS(null, FieldType.OBJECT_LIST, Origin.REFERENCE, null);
+  KERNEL_EVENTS(null, FieldType.OBJECT_LIST, Origin.REFERENCE, null),
+  /** The proxy operations of the network breakdown ({@link ProxyOpField}), where NCCL reported them. */
+  PROXY_OPS(null, FieldType.OBJECT_LIST, Origin.INSPECTOR_JVM, PerfField.EVENT_TRACE_TS);
 
   private final String suffix;
   private final FieldType type;

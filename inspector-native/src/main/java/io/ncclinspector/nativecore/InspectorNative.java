@@ -54,6 +54,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_set_paused")
   public static native void setPaused(int paused);
 
+  @Name("nccl_inspector_set_network_breakdown")
+  public static native void setNetworkBreakdown(int on);
+
   @Name("nccl_inspector_set_min_size")
   public static native void setMinSize(long minSizeBytes);
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
@@ -20,6 +21,7 @@ import io.ncclinspector.format.PerfField;
 import io.ncclinspector.format.RecordField;
 import io.ncclinspector.format.RecordFormat;
 import io.ncclinspector.format.RecordKind;
+import io.ncclinspector.format.ProxyOpField;
 import io.ncclinspector.format.TraceField;
 import io.ncclinspector.internal.JsonLinesWriter;
 import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
@@ -71,7 +73,9 @@ class WriterRoundTripTest {
             .startWallNanos(WALL + 9_000).stopWallNanos(WALL + 13_000).launchWallNanos(WALL + 9_500)
             .flags(RecordFlag.EXTRA_CHANNELS, RecordFlag.DESYNC_CHANNELS_EXCLUDED).step(12).phase("backward")
             .trace(1, 2, List.of(inStep, lagging))
-            .callNumber(77).build(),
+            .callNumber(77).network(new NetworkBreakdown(4L << 20, 4L << 20, WALL + 9_600, WALL + 12_900, 80_000,
+                2_100_000, 1, 1, WALL + 12_700, 4, 4, List.of(new NetworkBreakdown.ProxyTransfer(1, 0, true, 4, 4, 4,
+                    2L << 20, WALL + 9_600, WALL + 9_680, 0, WALL + 12_800)))).build(),
         RecordBuilder.collective(WORLD, "Broadcast").sequence(42).count(100).datatype("ncclInt8")
             .messageBytes(100).rootOrPeer(3).algorithm("TREE", "LL").warps(8).channels(1, 1).executionNanos(9_000)
             .timingSource(TimingSource.COLLECTIVE_CPU).quarantine(Quarantine.GPU_TIMESTAMP_ZERO)
@@ -86,11 +90,13 @@ class WriterRoundTripTest {
             .messageBytes(8192).channels(1, 1).executionNanos(4_500).algorithmBandwidthGbs(1.82)
             .busBandwidthGbs(1.82).gpu(8_000_000, 4_500, 0).startWallNanos(WALL + 30_000)
             .stopWallNanos(WALL + 35_000).flags(RecordFlag.SEND_SIDE_STOP).step(3).phase("forward")
-            .trace(1, 2, List.of(inStep)).build(),
+            .trace(1, 2, List.of(inStep)).network(new NetworkBreakdown(8192, 0, WALL + 30_500, WALL + 34_000, 1_500, 0,
+                -1, -1, 0, 1, 1, List.of())).build(),
         RecordBuilder.p2p(PAIR, "Recv").sequence(8).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(2, 2).desyncedChannels(1).executionNanos(4_700)
             .timingSource(TimingSource.KERNEL_CPU).quarantine(Quarantine.KERNEL_CHANNEL_DESYNC)
-            .startWallNanos(WALL + 40_000).stopWallNanos(WALL + 45_000).build(),
+            .startWallNanos(WALL + 40_000).stopWallNanos(WALL + 45_000).network(new NetworkBreakdown(0, 8192,
+                WALL + 40_500, WALL + 44_800, 0, 3_000, 1, 2, WALL + 44_600, 1, 1, List.of())).build(),
         RecordBuilder.p2p(PAIR, "Recv").sequence(9).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(1, 0).timingSource(TimingSource.NONE)
             .untimedReason(UntimedReason.NCCL_NO_OPERATION_EVENT).startWallNanos(WALL + 50_000).build());
@@ -194,6 +200,13 @@ class WriterRoundTripTest {
       }
       for (JsonNode ch : trace.get(TraceField.KERNEL_EVENTS.jsonName(kind))) {
         ch.fieldNames().forEachRemaining(n -> assertTrue(channel.contains(n), "unknown channel field " + n));
+      }
+      Set<String> proxy = new HashSet<>();
+      for (ProxyOpField p : ProxyOpField.values()) {
+        proxy.add(p.jsonName());
+      }
+      for (JsonNode op : trace.path(TraceField.PROXY_OPS.jsonName(kind))) {
+        op.fieldNames().forEachRemaining(n -> assertTrue(proxy.contains(n), "unknown proxy field " + n));
       }
     }
   }

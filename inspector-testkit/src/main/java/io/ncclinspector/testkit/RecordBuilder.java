@@ -6,6 +6,7 @@ import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventTrace;
 import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.Quarantine;
@@ -62,6 +63,7 @@ public final class RecordBuilder {
   private long launchWallNanos;
   private UntimedReason untimedReason = UntimedReason.NONE;
   private long callNumber = CollectiveRecord.CALL_NUMBER_UNKNOWN;
+  private NetworkBreakdown network = NetworkBreakdown.NONE;
   private final Set<RecordFlag> flags = EnumSet.noneOf(RecordFlag.class);
   private long step = -1;
   private String phase;
@@ -116,6 +118,7 @@ public final class RecordBuilder {
     b.startSequence = r.trace().startSequence();
     b.stopSequence = r.trace().stopSequence();
     b.channelTraces = r.trace().channels();
+    b.network = r.network();
     if (r instanceof CollectiveRecord c) {
       b.rootOrPeer = c.root();
       b.callNumber = c.callNumber();
@@ -231,6 +234,12 @@ public final class RecordBuilder {
     return this;
   }
 
+  /** The network breakdown (default none: no proxy events). */
+  public RecordBuilder network(NetworkBreakdown v) {
+    network = java.util.Objects.requireNonNull(v, "network");
+    return this;
+  }
+
   /** A collective's call number in its communicator (default unknown). */
   public RecordBuilder callNumber(long v) {
     callNumber = v;
@@ -270,10 +279,11 @@ public final class RecordBuilder {
     EventTrace trace = new EventTrace(startSequence, stopSequence, channelTraces);
     if (collective) {
       return new CollectiveRecord(communicator, operation, sequence, rootOrPeer,
-          new Algorithm(algorithm, protocol, warps), transfer, timing, channels, tags, flags, trace, callNumber);
+          new Algorithm(algorithm, protocol, warps), transfer, timing, channels, tags, flags, trace, callNumber,
+          network);
     }
     return new P2pRecord(communicator, operation, sequence, rootOrPeer, transfer, timing, channels, tags, flags,
-        trace);
+        trace, network);
   }
 
   /** {@link #build()} for a collective. */

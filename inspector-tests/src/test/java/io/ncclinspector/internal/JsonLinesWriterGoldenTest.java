@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.KernelChannelTrace;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.P2pRecord;
 import io.ncclinspector.ProcessIdentity;
@@ -196,9 +197,30 @@ class JsonLinesWriterGoldenTest {
             rnd.nextLong() >>> 12, pick(rnd, KernelChannelTrace.Desync.values())));
       }
       b.trace(rnd.nextInt(70_000), rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(70_000), channels);
+      if (rnd.nextInt(3) == 0) {
+        b.network(network(rnd));
+      }
       out.add(withCallAndUntimedReason(b.build(), rnd));
     }
     return out;
+  }
+
+  /** A network breakdown: sometimes with a proxy operation that never finished, or no receive. */
+  private static NetworkBreakdown network(Random rnd) {
+    List<NetworkBreakdown.ProxyTransfer> transfers = new ArrayList<>();
+    int n = rnd.nextInt(4);
+    for (int i = 0; i < n; i++) {
+      long post = WALL + rnd.nextInt(1 << 30);
+      transfers.add(new NetworkBreakdown.ProxyTransfer(rnd.nextInt(64), rnd.nextInt(64), rnd.nextBoolean(),
+          rnd.nextInt(9), rnd.nextInt(9), rnd.nextInt(9), rnd.nextInt(1 << 24), post, post + rnd.nextInt(99_999),
+          rnd.nextBoolean() ? 0 : post + rnd.nextInt(999_999), rnd.nextInt(4) == 0 ? 0 : post + rnd.nextInt(9_999_999)));
+    }
+    long post = WALL + rnd.nextInt(1 << 30);
+    boolean received = rnd.nextBoolean();
+    return new NetworkBreakdown(rnd.nextInt(1 << 26), received ? rnd.nextInt(1 << 26) : 0, post,
+        rnd.nextInt(4) == 0 ? 0 : post + rnd.nextInt(99_999_999), rnd.nextInt(9_999_999),
+        received ? rnd.nextInt(9_999_999) : 0, received ? rnd.nextInt(64) : -1, received ? rnd.nextInt(64) : -1,
+        received ? post + rnd.nextInt(99_999_999) : 0, 1 + rnd.nextInt(40), 1 + rnd.nextInt(15), transfers);
   }
 
   /** The fields the builder does not set: a collective's call number, an untimed reason. */
@@ -211,11 +233,11 @@ class JsonLinesWriterGoldenTest {
       long call = rnd.nextInt(3) == 0 ? CollectiveRecord.CALL_NUMBER_UNKNOWN
           : rnd.nextInt(5) == 0 ? 0xffffffffL - rnd.nextInt(3) : rnd.nextInt(100_000);
       return new CollectiveRecord(c.communicator(), c.operation(), c.sequence(), c.root(), c.algorithm(),
-          c.transfer(), timing, c.channels(), c.tags(), c.flags(), c.trace(), call);
+          c.transfer(), timing, c.channels(), c.tags(), c.flags(), c.trace(), call, c.network());
     }
     P2pRecord p = (P2pRecord) r;
     return new P2pRecord(p.communicator(), p.operation(), p.sequence(), p.peer(), p.transfer(), timing, p.channels(),
-        p.tags(), p.flags(), p.trace());
+        p.tags(), p.flags(), p.trace(), p.network());
   }
 
   private static double bandwidth(Random rnd) {

@@ -142,7 +142,23 @@ public final class RecordSchema {
       field("bw_is_upper_bound", "BOOLEAN", PerfField.BW_IS_UPPER_BOUND,
           "`*_bw_is_upper_bound`: the time is a lower bound and the bandwidths upper bounds (a P2P "
           + "time that ends at the send side, a collective timed from its in-step channels only; this "
-          + "project only)"));
+          + "project only)"),
+      field("net_bytes_sent", "BIGINT", PerfField.NET_BYTES_SENT, "`*_net_bytes_sent`: network breakdown "
+          + "(proxy events, network transports only; this project only): bytes sent"),
+      field("net_bytes_recv", "BIGINT", PerfField.NET_BYTES_RECV, "`*_net_bytes_recv`: bytes received"),
+      field("net_time_ns", "BIGINT", PerfField.NET_TIME_NS, "`*_net_time_ns`: first chunk posted to last "
+          + "proxy operation done"),
+      field("net_send_gpu_wait_ns", "BIGINT", PerfField.NET_SEND_GPU_WAIT_NS, "`*_net_send_gpu_wait_ns`: "
+          + "longest wait of a send for the own GPU's first chunk"),
+      field("net_recv_wait_ns", "BIGINT", PerfField.NET_RECV_WAIT_NS, "`*_net_recv_wait_ns`: longest wait "
+          + "of a receive for a peer's first chunk"),
+      field("net_slowest_peer", "INTEGER", PerfField.NET_SLOWEST_PEER, "`*_net_slowest_peer`: the peer of "
+          + "that longest receive wait"),
+      field("net_slowest_channel", "INTEGER", PerfField.NET_SLOWEST_CHANNEL, "`*_net_slowest_channel`"),
+      field("net_last_arrival_ts", "BIGINT", PerfField.NET_LAST_ARRIVAL_TS, "`*_net_last_arrival_ts`: "
+          + "wall-clock µs of the last chunk received"),
+      field("net_proxy_ops", "INTEGER", PerfField.NET_PROXY_OPS, "`*_net_proxy_ops`: proxy operations "
+          + "NCCL reported"));
 
   /** The header fields a usable record has (and {@code LineCheck} checks), in the order checked. */
   public static final List<HeaderField> REQUIRED_HEADER = List.of(HeaderField.ID, HeaderField.RANK,
