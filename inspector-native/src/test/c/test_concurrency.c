@@ -18,9 +18,12 @@
 static const uint64_t T0 = 1795942870000000000ull;
 
 static test_handoff queues[COMMS];
+/* Proxy operations whose stop a network thread makes, racing the operation's close. */
+static test_handoff net_queues[COMMS];
 static void* contexts[COMMS];
 static _Atomic int producers_done;
 static _Atomic long long drained_ops;
+static _Atomic long long drained_breakdowns;
 
 static void* application(void* arg) {
   int c = (int)(uintptr_t)arg;
@@ -39,17 +42,57 @@ static void* application(void* arg) {
   return NULL;
 }
 
+/* One proxy operation of two steps of 4 KiB; returns its handle, not stopped. */
+static void* proxy_op(void* op, int channel, int is_send) {
+  void* px = test_proxy_op(op, channel, 3, 2, is_send);
+  if (px == NULL) abort();
+  for (int step = 0; step < 2; step++) {
+    void* st = test_proxy_step(px, step);
+    test_proxy_state(st, is_send ? ncclProfilerProxyStepSendPeerWait_v4 : ncclProfilerProxyStepRecvWait, 4096);
+    test_proxy_state(st, is_send ? ncclProfilerProxyStepSendWait : ncclProfilerProxyStepRecvFlushWait, 4096);
+    test_stop(st);
+  }
+  return px;
+}
+
 static void* proxy(void* arg) {
   int c = (int)(uintptr_t)arg;
   void* op;
   uint64_t t = T0;
+  int n = 0;
   while (test_handoff_pop(&queues[c], &op)) {
+    /* Network proxy operations on every other operation: their stops come before the kernel's
+     * channels, or after them from the network thread (the operation then waits for them). */
+    void* send = NULL;
+    void* recv = NULL;
+    if (n % 2 == 0) {
+      send = proxy_op(op, 2 * c, 1);
+      recv = proxy_op(op, 2 * c + 1, 0);
+      if (n % 4 == 0) {
+        test_stop(send);
+        test_stop(recv);
+        send = recv = NULL;
+      }
+    }
     void* a = test_channel(op, 2 * c, t);
     void* b = test_channel(op, 2 * c + 1, t + 7);
     test_channel_done(b, t + 900);
+    if (send != NULL) {
+      test_handoff_push(&net_queues[c], send);
+      test_handoff_push(&net_queues[c], recv);
+    }
     test_channel_done(a, t + 1000);
     t += 2000;
+    n++;
   }
+  test_handoff_close(&net_queues[c]);
+  return NULL;
+}
+
+static void* network(void* arg) {
+  int c = (int)(uintptr_t)arg;
+  void* px;
+  while (test_handoff_pop(&net_queues[c], &px)) test_stop(px);
   return NULL;
 }
 
@@ -62,6 +105,17 @@ static void* consumer(void* arg) {
       const op_record* r = (const op_record*)(buf + off);
       if (r->kind == RECORD_KIND_COLL || r->kind == RECORD_KIND_P2P) {
         if (r->timing_source != 1 || r->exec_ns != 1000) { fprintf(stderr, "bad record src %d exec %llu flags %x seen %d\n", r->timing_source, (unsigned long long)r->exec_ns, r->flags, r->channels_seen); abort(); } /* records arrive intact */
+        if (r->net_cells > 0) {
+          /* Closed only once its proxy operations stopped: the whole breakdown is there. */
+          const net_record* net = (const net_record*)(buf + off + (long long)(r->cells - r->net_cells) * INSPECTOR_CELL_BYTES);
+          if (net->bytes_sent != 8192 || net->bytes_received != 8192 || net->proxy_ops != 2 || net->last_done_wall_ns == 0 ||
+              (r->flags & RECORD_FLAG_PROXY_INCOMPLETE)) {
+            fprintf(stderr, "bad breakdown sent %llu received %llu ops %d flags %x\n", (unsigned long long)net->bytes_sent,
+                    (unsigned long long)net->bytes_received, net->proxy_ops, r->flags);
+            abort();
+          }
+          atomic_fetch_add(&drained_breakdowns, 1);
+        }
         atomic_fetch_add(&drained_ops, 1);
       }
       off += (long long)r->cells * INSPECTOR_CELL_BYTES;
@@ -80,17 +134,20 @@ static void applications_proxies_sweeper_and_consumer(void) {
   test_enable(cfg);
   for (int c = 0; c < COMMS; c++) {
     test_handoff_init(&queues[c], QUEUE);
+    test_handoff_init(&net_queues[c], 16);
     contexts[c] = test_comm(0x100u + (uint64_t)c, 8, 16);
   }
-  pthread_t apps[COMMS], proxies[COMMS], drain;
+  pthread_t apps[COMMS], proxies[COMMS], nets[COMMS], drain;
   pthread_create(&drain, NULL, consumer, NULL);
   for (int c = 0; c < COMMS; c++) {
     pthread_create(&proxies[c], NULL, proxy, (void*)(uintptr_t)c);
+    pthread_create(&nets[c], NULL, network, (void*)(uintptr_t)c);
     pthread_create(&apps[c], NULL, application, (void*)(uintptr_t)c);
   }
   for (int c = 0; c < COMMS; c++) {
     pthread_join(apps[c], NULL);
     pthread_join(proxies[c], NULL);
+    pthread_join(nets[c], NULL);
     atomic_fetch_add(&producers_done, 1);
   }
   pthread_join(drain, NULL);
@@ -98,6 +155,9 @@ static void applications_proxies_sweeper_and_consumer(void) {
   (void)test_drain();
   long long total = (long long)COMMS * OPS_PER_COMM;
   CHECK_EQ(atomic_load(&drained_ops), total);
+  /* Every proxy thread's application thread alternates collectives and sends; every other one
+   * got proxy operations. */
+  CHECK_EQ(atomic_load(&drained_breakdowns), total / 2);
   CHECK_EQ(test_counter("ring_full"), 0);
   CHECK_EQ(test_counter("stale_handle"), 0);
   CHECK_EQ(test_counter("evicted_table_full"), 0);
