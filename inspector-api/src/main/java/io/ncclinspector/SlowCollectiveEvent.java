@@ -68,13 +68,17 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
      * long: this GPU was ready and the time went into the collective itself — typically waiting
      * for a peer rank that arrived late (look at the other ranks: {@code nccl-inspector report}
      * lists stragglers). A link that slowed down for every rank looks the same from one rank;
-     * then every rank reports it at the same time.
+     * then every rank reports it at the same time. On a network transport the network breakdown
+     * decides instead: the wait for a peer's first data grew by at least half of the extra time,
+     * and {@link SlowCollectiveEvent#waitedForPeer()} names the peer.
      */
     WAITING_FOR_PEERS,
     /**
      * The channels did not run together: their starts were spread apart far more than usual for
      * the class, by at least half of the extra time. The transfer was stretched on this GPU —
      * channels waiting for multiprocessors held by other kernels, or held up on some channels.
+     * On a network transport: the network time grew by at least half of the extra time while
+     * neither the wait for the peers' first data nor for the own GPU's did — the transfer itself.
      */
     SLOW_TRANSFER,
     /**
@@ -123,6 +127,17 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
         : "over the absolute threshold of " + Durations.micros(baseline.thresholdNanos());
     return String.format(Locale.ROOT, "slow %s #%d (%s) on communicator %s took %s, %s; %s", r.operation(),
         r.sequence(), baseline.operationClass().label(), r.communicator().idHex(),
-        Durations.micros(r.timing().executionNanos()), against, kind.label());
+        Durations.micros(r.timing().executionNanos()), against,
+        waitedForPeer() >= 0 ? kind.label() + " (rank " + waitedForPeer() + ", "
+            + Durations.micros(r.network().receiveWaitNanos()) + " for its first data)" : kind.label());
+  }
+
+  /**
+   * The peer this rank waited for, where the record's network breakdown names it (a
+   * {@link Kind#WAITING_FOR_PEERS} record on a network transport: the peer whose first data came
+   * last); -1 otherwise.
+   */
+  public int waitedForPeer() {
+    return kind == Kind.WAITING_FOR_PEERS && record.network().present() ? record.network().slowestPeer() : -1;
   }
 }

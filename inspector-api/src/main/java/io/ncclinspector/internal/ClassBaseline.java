@@ -32,6 +32,12 @@ final class ClassBaseline {
   private final long[] skews = new long[RECENT];
   private int recent;
   private int recentNext;
+  /* Recent network breakdowns (records on a network transport): waits and network time. */
+  private final long[] receiveWaits = new long[RECENT];
+  private final long[] gpuWaits = new long[RECENT];
+  private final long[] networkTimes = new long[RECENT];
+  private int recentNet;
+  private int recentNetNext;
   private long high;
   private int sinceRefresh = Integer.MAX_VALUE;
   /** The class's first execution times (NCCL's set-up of its connections), and how many were added. */
@@ -68,6 +74,35 @@ final class ClassBaseline {
       recentNext = (recentNext + 1) % RECENT;
       recent = Math.min(recent + 1, RECENT);
     }
+    if (!slow && hasNetworkShape(r)) {
+      receiveWaits[recentNetNext] = r.network().receiveWaitNanos();
+      gpuWaits[recentNetNext] = r.network().sendGpuWaitNanos();
+      networkTimes[recentNetNext] = r.network().networkNanos();
+      recentNetNext = (recentNetNext + 1) % RECENT;
+      recentNet = Math.min(recentNet + 1, RECENT);
+    }
+  }
+
+  /** Whether enough recent network breakdowns are known to compare a record's with. */
+  boolean knowsNetwork() {
+    return recentNet >= RECENT_NEEDED;
+  }
+
+  long typicalReceiveWait() {
+    return medianOf(receiveWaits, recentNet);
+  }
+
+  long typicalGpuWait() {
+    return medianOf(gpuWaits, recentNet);
+  }
+
+  long typicalNetworkTime() {
+    return medianOf(networkTimes, recentNet);
+  }
+
+  /** A complete network breakdown: its waits and network time mean something. */
+  static boolean hasNetworkShape(OperationRecord r) {
+    return r.network().present() && r.network().networkNanos() > 0;
   }
 
   int samples() {
@@ -127,11 +162,11 @@ final class ClassBaseline {
 
   /** Median recent delay from enqueue (host clock) to GPU start (GPU clock): only comparable within the class. */
   long typicalStartDelay() {
-    return medianOf(startDelays);
+    return medianOf(startDelays, recent);
   }
 
   long typicalSkew() {
-    return medianOf(skews);
+    return medianOf(skews, recent);
   }
 
   /** GPU-timed by all its channels, with an enqueue time: its start delay and skew mean something. */
@@ -140,7 +175,7 @@ final class ClassBaseline {
         && r.timing().gpuStartNanos() > 0 && r.timing().startWallNanos() > 0;
   }
 
-  private long medianOf(long[] ring) {
+  private static long medianOf(long[] ring, int recent) {
     long[] copy = Arrays.copyOf(ring, recent);
     Arrays.sort(copy);
     return copy.length == 0 ? 0 : copy[(copy.length - 1) / 2];

@@ -1,5 +1,6 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationClass;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
@@ -99,6 +100,19 @@ public final class SlowCollectiveDetector {
    */
   static Kind classify(OperationRecord r, ClassBaseline b, long typical) {
     long excess = r.timing().executionNanos() - typical;
+    if (excess > 0 && ClassBaseline.hasNetworkShape(r) && b.knowsNetwork()) {
+      /* On a network transport the proxy's view decides (proxy_breakdown.h): which wait grew. */
+      NetworkBreakdown n = r.network();
+      if (n.receiveWaitNanos() - b.typicalReceiveWait() >= excess / 2) {
+        return Kind.WAITING_FOR_PEERS;
+      }
+      if (n.sendGpuWaitNanos() - b.typicalGpuWait() >= excess / 2) {
+        return Kind.UNKNOWN; /* the own GPU was late to produce: queued behind earlier work */
+      }
+      if (n.networkNanos() - b.typicalNetworkTime() >= excess / 2) {
+        return Kind.SLOW_TRANSFER;
+      }
+    }
     if (!ClassBaseline.hasGpuShape(r) || !b.knowsShape() || excess <= 0) {
       return Kind.UNKNOWN;
     }
