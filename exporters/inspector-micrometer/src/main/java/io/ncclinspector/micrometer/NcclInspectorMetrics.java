@@ -22,6 +22,7 @@ import io.ncclinspector.Quarantine;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.SlowCollectiveSummary;
 import io.ncclinspector.export.ClassKey;
+import io.ncclinspector.export.NetworkPeers;
 import io.ncclinspector.export.OperationClasses;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +37,10 @@ import java.util.concurrent.TimeUnit;
  * Micrometer meters for an inspector: per communicator and operation class, a {@link Timer} of
  * execution time and a {@link DistributionSummary} of bus bandwidth (GB/s), for collectives and
  * Send/Recv apart; counters of records, drops (by reason), quarantined records, slow collectives
- * and suspected hangs; a gauge of live communicators.
+ * and suspected hangs; a gauge of live communicators; from the records' network breakdown, per
+ * communicator rank, bytes sent and received, network time and waits for the own GPU, and per peer
+ * the operations it was the slowest peer of and their receive waits, at most
+ * {@link Builder#maxPeersPerCommunicator} peers a communicator and the rest in {@code peer=other}.
  *
  * <pre>{@code
  * try (NcclInspector inspector = NcclInspector.enable();
@@ -53,7 +57,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Records reach the meters through a listener of the inspector, on its own thread; a registry
  * that is slow to record only delays that thread (and, past its queue, drops are counted by the
- * registration). Quarantined records (untrusted GPU timing) are counted, not timed.
+ * registration). Quarantined records (untrusted GPU timing) are counted, not timed; their network
+ * breakdown (host clock) is metered.
  *
  * <p>Micrometer is an optional dependency of this library: only applications that use this class
  * need it on the class path.
@@ -67,6 +72,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
   private final Set<Meter.Id> registered = ConcurrentHashMap.newKeySet();
   /* Cleared on another thread (bindTo, close) while the listener records: concurrent. */
   private final OperationClasses<Long, Meters> meters;
+  private final NetworkMeters network;
   private final CachedCounters counters;
   private volatile ListenerRegistration registration;
 
@@ -77,15 +83,19 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     this.percentileHistogram = b.percentileHistogram;
     this.selector = b.selector;
     this.counters = new CachedCounters(inspector, b.countersRefreshNanos);
+    this.network = new NetworkMeters(b.maxPeers, commonTags, registries);
   }
 
   public static Builder builder(NcclInspector inspector) {
     return new Builder(inspector);
   }
 
-  /** Operations not metered because {@link Builder#maxOperationClasses} tag sets existed already. */
+  /**
+   * Operations not metered because {@link Builder#maxOperationClasses} tag sets existed already,
+   * and network breakdowns left out because 256 communicators had network meters.
+   */
   public long overflow() {
-    return meters.overflow();
+    return meters.overflow() + network.overflow();
   }
 
   @Override
@@ -108,11 +118,12 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
           .description("Records whose GPU timing was not trusted, by reason").tags(commonTags)
           .tag("reason", reason.jsonName()).register(registry));
     }
-    remember(FunctionCounter.builder("nccl.inspector.meters.overflow", meters, OperationClasses::overflow)
-        .description("Operations not metered because the operation-class limit was reached")
+    remember(FunctionCounter.builder("nccl.inspector.meters.overflow", this, NcclInspectorMetrics::overflow)
+        .description("Operations not metered because the operation-class or communicator limit was reached")
         .tags(commonTags).register(registry));
     remember(Gauge.builder("nccl.inspector.communicators", inspector, i -> i.communicators().size())
         .description("Live NCCL communicators").tags(commonTags).register(registry));
+    network.bindTo(registry);
     if (registration == null && inspector.isActive()) {
       registration = inspector.addListener(selector, new Recorder());
     }
@@ -135,6 +146,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
         registry.remove(id);
       }
     }
+    network.close();
     registries.clear();
     meters.clear();
   }
@@ -170,9 +182,11 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
   /**
    * Meters one completed operation, as the binder's listener does for every record of the
    * inspector. Also usable to meter records from elsewhere (a replay, an exported file). Call it
-   * from one thread at a time.
+   * from one thread at a time. Its network breakdown, if it has one, goes into the network meters
+   * whether it is quarantined or not (it comes from the host clock, not the GPU's).
    */
   public void record(OperationRecord r) {
+    network.record(r);
     if (!OperationClasses.recordable(r)) {
       return; /* counted by nccl.inspector.quarantined */
     }
@@ -267,6 +281,7 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
     private final NcclInspector inspector;
     private Tags tags = Tags.empty();
     private int maxClasses = 512;
+    private int maxPeers = NetworkPeers.DEFAULT_MAX_PEERS;
     private boolean percentileHistogram;
     private CommunicatorSelector selector = CommunicatorSelector.all();
     private long countersRefreshNanos = TimeUnit.SECONDS.toNanos(1);
@@ -295,6 +310,19 @@ public final class NcclInspectorMetrics implements MeterBinder, AutoCloseable {
         throw new IllegalArgumentException("maxOperationClasses must be positive: " + max);
       }
       maxClasses = max;
+      return this;
+    }
+
+    /**
+     * Peers of a communicator with a {@code peer} tag of their own in
+     * {@code nccl.network.slowest.peer.wait} ({@value NetworkPeers#DEFAULT_MAX_PEERS}): those
+     * waited for longest; the others are folded into {@code peer=other}.
+     */
+    public Builder maxPeersPerCommunicator(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxPeersPerCommunicator must be positive: " + max);
+      }
+      maxPeers = max;
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.ncclinspector.opentelemetry;
 
+import io.ncclinspector.export.NetworkPeers;
 import io.ncclinspector.opentelemetry.internal.OpenTelemetryExporter;
 import io.ncclinspector.spi.ExporterContext;
 import io.ncclinspector.spi.ExporterFactory;
@@ -30,6 +31,16 @@ import java.util.Objects;
  * when the SDK collects), {@code nccl.inspector.slow_collectives} (every slow collective, those the
  * rate limit held back from listeners included) by kind, {@code nccl.inspector.hangs_suspected}.
  *
+ * <p>From the records' network breakdown (quarantined ones included: it comes from the host
+ * clock), counters per communicator rank (the communicator's name and id, and
+ * {@code nccl.communicator.rank}): {@code nccl.network.operations}, {@code nccl.network.io} (bytes
+ * by {@code network.io.direction}), {@code nccl.network.time}, {@code nccl.network.send_gpu_wait_time};
+ * and per peer ({@code nccl.peer}): {@code nccl.network.slowest_peer.operations} and
+ * {@code nccl.network.slowest_peer.wait_time}, the operations whose slowest peer it was and their
+ * receive waits, for at most {@link Builder#maxPeersPerCommunicator} peers a communicator rank, the
+ * others in {@code nccl.peer=other}. Past 256 communicators, breakdowns are counted in
+ * {@code nccl.inspector.attribute_sets.overflow}.
+ *
  * <p>With this module on the class path, {@code NCCL_INSPECTOR_OTEL=1} turns it on without code,
  * recording into {@code GlobalOpenTelemetry} (set up by the OpenTelemetry Java agent or SDK
  * autoconfiguration).
@@ -42,10 +53,12 @@ public final class OpenTelemetryMetrics implements ExporterFactory {
 
   private final MeterProvider meterProvider;
   private final int maxAttributeSets;
+  private final int maxPeers;
 
   private OpenTelemetryMetrics(Builder b) {
     this.meterProvider = b.meterProvider;
     this.maxAttributeSets = b.maxAttributeSets;
+    this.maxPeers = b.maxPeers;
   }
 
   /** Metrics recorded into this OpenTelemetry's meter provider. */
@@ -65,7 +78,7 @@ public final class OpenTelemetryMetrics implements ExporterFactory {
 
   @Override
   public InspectorExporter start(ExporterContext context) {
-    return new OpenTelemetryExporter(meterProvider, maxAttributeSets, context);
+    return new OpenTelemetryExporter(meterProvider, maxAttributeSets, maxPeers, context);
   }
 
   /** The attribute sets the histograms may have before operations are counted as overflow. */
@@ -73,10 +86,16 @@ public final class OpenTelemetryMetrics implements ExporterFactory {
     return maxAttributeSets;
   }
 
+  /** The peers of a communicator rank with an {@code nccl.peer} value of their own. */
+  public int maxPeersPerCommunicator() {
+    return maxPeers;
+  }
+
   /** Configures {@link OpenTelemetryMetrics}. */
   public static final class Builder {
     private final MeterProvider meterProvider;
     private int maxAttributeSets = 512;
+    private int maxPeers = NetworkPeers.DEFAULT_MAX_PEERS;
 
     private Builder(MeterProvider meterProvider) {
       this.meterProvider = meterProvider;
@@ -92,10 +111,23 @@ public final class OpenTelemetryMetrics implements ExporterFactory {
       return this;
     }
 
-    /** @throws IllegalArgumentException if {@code maxAttributeSets} is not positive */
+    /**
+     * Peers of a communicator rank with an {@code nccl.peer} value of their own in the per-peer
+     * network counters ({@value NetworkPeers#DEFAULT_MAX_PEERS}): those waited for longest; the
+     * others are folded into {@code nccl.peer=other}.
+     */
+    public Builder maxPeersPerCommunicator(int max) {
+      maxPeers = max;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if {@code maxAttributeSets} or {@code maxPeersPerCommunicator} is not positive */
     public OpenTelemetryMetrics build() {
       if (maxAttributeSets < 1) {
         throw new IllegalArgumentException("maxAttributeSets must be positive: " + maxAttributeSets);
+      }
+      if (maxPeers < 1) {
+        throw new IllegalArgumentException("maxPeersPerCommunicator must be positive: " + maxPeers);
       }
       return new OpenTelemetryMetrics(this);
     }

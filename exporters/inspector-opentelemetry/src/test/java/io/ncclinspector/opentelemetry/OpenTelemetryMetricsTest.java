@@ -5,13 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ncclinspector.CollectiveRecord;
+import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
+import io.ncclinspector.NetworkBreakdown;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.export.MessageSizeLabel;
+import io.ncclinspector.opentelemetry.internal.OpenTelemetryExporter;
 import io.ncclinspector.replay.TracePlayer;
+import io.ncclinspector.testkit.RecordBuilder;
 import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.testsupport.Await;
 import io.ncclinspector.testsupport.LogCapture;
@@ -19,9 +23,11 @@ import io.ncclinspector.testsupport.TestData;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.DoublePointData;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.MetricDataType;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -161,6 +167,88 @@ class OpenTelemetryMetricsTest {
     }
     assertThrows(IllegalArgumentException.class,
         () -> OpenTelemetryMetrics.builder(SdkMeterProvider.builder().build()).maxAttributeSets(0).build());
+  }
+
+  /** A breakdown of 1000 bytes out, 2000 in, 50 µs on the network, 7 µs waiting for the own GPU. */
+  static NetworkBreakdown net(int slowestPeer, long receiveWaitNanos) {
+    return new NetworkBreakdown(1000, 2000, 1_000_000, 1_050_000, 7_000, receiveWaitNanos, slowestPeer,
+        slowestPeer < 0 ? -1 : 0, slowestPeer < 0 ? 0 : 1_040_000, 2, 2, List.of());
+  }
+
+  static OperationRecord op(CommunicatorInfo c, NetworkBreakdown n) {
+    return RecordBuilder.collective(c, "AllReduce").messageBytes(1 << 20).executionNanos(100_000)
+        .busBandwidthGbs(20).network(n).build();
+  }
+
+  /** The points of a counter by their nccl.peer value. */
+  static Map<String, Number> byPeer(Collection<MetricData> all, String name) {
+    MetricData m = metric(all, name);
+    AttributeKey<String> peer = AttributeKey.stringKey("nccl.peer");
+    return m.getType() == MetricDataType.LONG_SUM
+        ? m.getLongSumData().getPoints().stream().collect(Collectors.toMap(p -> p.getAttributes().get(peer),
+            p -> (Number) p.getValue()))
+        : m.getDoubleSumData().getPoints().stream().collect(Collectors.toMap(p -> p.getAttributes().get(peer),
+            p -> (Number) p.getValue()));
+  }
+
+  static double doubleCounter(Collection<MetricData> all, String name, Attributes attributes) {
+    return metric(all, name).getDoubleSumData().getPoints().stream()
+        .filter(p -> p.getAttributes().equals(attributes)).mapToDouble(DoublePointData::getValue).sum();
+  }
+
+  @Test
+  void networkCountersPerCommunicatorRankAndPeerTheRestFoldedIntoOther() throws Exception {
+    CommunicatorInfo inter = new CommunicatorInfo(3, 0xdefL, "inter", 1, 16, 2, 5);
+    CommunicatorInfo nvlink = new CommunicatorInfo(4, 0x123L, "intra", 0, 8, 1, 5);
+    InMemoryMetricReader reader = InMemoryMetricReader.create();
+    try (SdkMeterProvider provider = SdkMeterProvider.builder().registerMetricReader(reader).build();
+         NcclInspector inspector = NcclInspector.enable(config(dir)
+             .exporter(OpenTelemetryMetrics.builder(provider).maxPeersPerCommunicator(2).build()).build())) {
+      OpenTelemetryExporter exporter = inspector.exporter(OpenTelemetryExporter.class).orElseThrow();
+      exporter.record(op(nvlink, NetworkBreakdown.NONE)); /* NVLink: no breakdown, no network counters */
+      assertTrue(reader.collectAllMetrics().stream().noneMatch(m -> m.getName().startsWith("nccl.network.")));
+
+      exporter.record(op(inter, net(4, 3_000_000)));
+      exporter.record(op(inter, net(4, 1_000_000)));
+      exporter.record(op(inter, net(9, 2_000_000)));
+      exporter.record(op(inter, net(12, 500_000))); /* a third peer, waited for least: other */
+      exporter.record(op(inter, net(-1, 0))); /* sends only: the totals, no peer */
+      /* Quarantined (GPU timestamps): not in the histograms, its breakdown (host clock) counts. */
+      exporter.record(RecordBuilder.from(op(inter, net(9, 1_000_000))).quarantine(Quarantine.GPU_TIMESTAMP_ZERO)
+          .build());
+      Collection<MetricData> m = reader.collectAllMetrics();
+      Attributes rank = Attributes.builder().put("nccl.communicator.name", "inter")
+          .put("nccl.communicator.id", "0xdef").put("nccl.communicator.rank", 1L).build();
+      assertEquals(6, counter(m, "nccl.network.operations", rank));
+      assertEquals(6000, counter(m, "nccl.network.io", rank.toBuilder().put("network.io.direction", "transmit").build()));
+      assertEquals(12_000, counter(m, "nccl.network.io", rank.toBuilder().put("network.io.direction", "receive").build()));
+      assertEquals("By", metric(m, "nccl.network.io").getUnit());
+      assertEquals(300e-6, doubleCounter(m, "nccl.network.time", rank), 1e-12);
+      assertEquals(42e-6, doubleCounter(m, "nccl.network.send_gpu_wait_time", rank), 1e-12);
+      assertEquals("s", metric(m, "nccl.network.time").getUnit());
+      assertTrue(metric(m, "nccl.network.time").getDoubleSumData().isMonotonic());
+      assertEquals(Map.of("4", 2L, "9", 2L, "other", 1L), byPeer(m, "nccl.network.slowest_peer.operations"));
+      assertEquals(2, counter(m, "nccl.network.slowest_peer.operations",
+          rank.toBuilder().put("nccl.peer", "4").build()), "the peer's attributes: the rank's and nccl.peer");
+      Map<String, Number> wait = byPeer(m, "nccl.network.slowest_peer.wait_time");
+      assertEquals(4e-3, wait.get("4").doubleValue(), 1e-12);
+      assertEquals(3e-3, wait.get("9").doubleValue(), 1e-12);
+      assertEquals(0.5e-3, wait.get("other").doubleValue(), 1e-12);
+      assertTrue(m.stream().filter(x -> x.getName().startsWith("nccl.network.")).flatMap(x -> x.getData()
+          .getPoints().stream()).allMatch(p -> "inter".equals(p.getAttributes()
+          .get(AttributeKey.stringKey("nccl.communicator.name")))), "the NVLink communicator has none");
+      assertEquals(6, histogramCount(m, "nccl.operation.duration"), "the quarantined one is not timed");
+
+      /* Peer 12 outwaits peer 9 (3 ms) by more than an eighth: it takes the label, 9 is no longer reported. */
+      exporter.record(op(inter, net(12, 3_000_000)));
+      Collection<MetricData> after = reader.collectAllMetrics();
+      assertEquals(Map.of("4", 2L, "12", 1L, "other", 1L), byPeer(after, "nccl.network.slowest_peer.operations"));
+      assertEquals(3e-3, byPeer(after, "nccl.network.slowest_peer.wait_time").get("12").doubleValue(), 1e-12);
+    }
+    assertEquals(8, OpenTelemetryMetrics.builder(SdkMeterProvider.builder().build()).build()
+        .maxPeersPerCommunicator());
+    assertThrows(IllegalArgumentException.class,
+        () -> OpenTelemetryMetrics.builder(SdkMeterProvider.builder().build()).maxPeersPerCommunicator(0).build());
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.ncclinspector.prometheus;
 
+import io.ncclinspector.export.NetworkPeers;
 import io.ncclinspector.prometheus.internal.PrometheusTextfileSink;
 import io.ncclinspector.spi.ExporterContext;
 import io.ncclinspector.spi.ExporterFactory;
@@ -25,9 +26,12 @@ import java.util.Objects;
  * @param removeFilesOnClose delete the files when the inspector closes, as the reference does, so
  *     that a finished job leaves no stale series behind (default true)
  * @param slurmJobId the {@code slurm_job_id} label ({@code SLURM_JOB_ID}, else {@code unknown})
+ * @param maxPeersPerCommunicator the peers of a communicator rank with a {@code peer} label of
+ *     their own in the network series (default {@value NetworkPeers#DEFAULT_MAX_PEERS}): those
+ *     waited for longest; the others are folded into {@code peer="other"}
  */
-public record PrometheusTextfile(Duration interval, boolean removeFilesOnClose, String slurmJobId)
-    implements ExporterFactory {
+public record PrometheusTextfile(Duration interval, boolean removeFilesOnClose, String slurmJobId,
+    int maxPeersPerCommunicator) implements ExporterFactory {
   /** The exporter's name in a configuration. */
   public static final String NAME = "prometheus";
   /** The reference's floor on the interval. */
@@ -43,6 +47,14 @@ public record PrometheusTextfile(Duration interval, boolean removeFilesOnClose, 
     if (slurmJobId.isBlank()) {
       throw new IllegalArgumentException("slurmJobId must not be blank");
     }
+    if (maxPeersPerCommunicator < 1) {
+      throw new IllegalArgumentException("maxPeersPerCommunicator must be positive: " + maxPeersPerCommunicator);
+    }
+  }
+
+  /** With {@value NetworkPeers#DEFAULT_MAX_PEERS} peer labels per communicator rank. */
+  public PrometheusTextfile(Duration interval, boolean removeFilesOnClose, String slurmJobId) {
+    this(interval, removeFilesOnClose, slurmJobId, NetworkPeers.DEFAULT_MAX_PEERS);
   }
 
   /** Written every {@code interval} (at least 30 s). */
@@ -51,11 +63,16 @@ public record PrometheusTextfile(Duration interval, boolean removeFilesOnClose, 
   }
 
   public PrometheusTextfile withRemoveFilesOnClose(boolean remove) {
-    return new PrometheusTextfile(interval, remove, slurmJobId);
+    return new PrometheusTextfile(interval, remove, slurmJobId, maxPeersPerCommunicator);
   }
 
   public PrometheusTextfile withSlurmJobId(String id) {
-    return new PrometheusTextfile(interval, removeFilesOnClose, id);
+    return new PrometheusTextfile(interval, removeFilesOnClose, id, maxPeersPerCommunicator);
+  }
+
+  /** At most {@code max} peers of a communicator rank keep a {@code peer} label of their own. */
+  public PrometheusTextfile withMaxPeersPerCommunicator(int max) {
+    return new PrometheusTextfile(interval, removeFilesOnClose, slurmJobId, max);
   }
 
   @Override

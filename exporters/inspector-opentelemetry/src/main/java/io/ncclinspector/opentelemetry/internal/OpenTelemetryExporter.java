@@ -6,6 +6,7 @@ import io.ncclinspector.HangEvent;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.export.ClassKey;
+import io.ncclinspector.export.NetworkPeers;
 import io.ncclinspector.export.OperationClasses;
 import io.ncclinspector.opentelemetry.OpenTelemetryMetrics;
 import io.ncclinspector.spi.ExporterContext;
@@ -26,7 +27,8 @@ import java.util.Locale;
 /**
  * Records an inspector's events through the OpenTelemetry metrics API ({@link OpenTelemetryMetrics}
  * describes the instruments). Runs on the exporter's thread; the counters read from the inspector
- * are observed in one batch callback per collection, on the SDK's thread.
+ * are observed in one batch callback per collection, on the SDK's thread, and so are the network
+ * counters ({@link NetworkInstruments}).
  */
 public final class OpenTelemetryExporter implements InspectorExporter {
   static final AttributeKey<String> COMMUNICATOR = AttributeKey.stringKey("nccl.communicator.name");
@@ -53,10 +55,16 @@ public final class OpenTelemetryExporter implements InspectorExporter {
   private final LongCounter hangs;
   private final LongCounter overflow;
   private final BatchCallback observed;
+  private final NetworkInstruments network;
   /* The attributes of each class; the communicator's serial tells communicators apart. */
   private final OperationClasses<Long, Attributes> attributeSets;
 
-  public OpenTelemetryExporter(MeterProvider meterProvider, int maxAttributeSets, ExporterContext context) {
+  /**
+   * @param maxAttributeSets operation classes that get histogram points
+   * @param maxPeers peers of a communicator rank with an {@code nccl.peer} value of their own
+   */
+  public OpenTelemetryExporter(MeterProvider meterProvider, int maxAttributeSets, int maxPeers,
+      ExporterContext context) {
     this.attributeSets = OperationClasses.ordered(maxAttributeSets);
     MeterBuilder mb = meterProvider.meterBuilder(OpenTelemetryMetrics.METER_NAME);
     String version = OpenTelemetryMetrics.class.getPackage().getImplementationVersion();
@@ -89,6 +97,7 @@ public final class OpenTelemetryExporter implements InspectorExporter {
       c.drops().forEach((reason, n) -> dropped.record(n, Attributes.of(REASON, reason)));
       c.quarantined().forEach((reason, n) -> quarantined.record(n, Attributes.of(REASON, reason.jsonName())));
     }, records, dropped, quarantined);
+    network = new NetworkInstruments(meter, maxPeers);
   }
 
   @Override
@@ -99,9 +108,14 @@ public final class OpenTelemetryExporter implements InspectorExporter {
   /**
    * Records one completed operation into the histograms of its class: not when it is quarantined
    * ({@link OperationClasses#recordable}), counted as overflow when its class would be past the
-   * attribute-set limit.
+   * attribute-set limit. Its network breakdown, if it has one, goes into the network counters,
+   * quarantined or not (it comes from the host clock); counted as overflow past the communicator
+   * limit.
    */
   public void record(OperationRecord r) {
+    if (NetworkPeers.contributes(r) && !network.record(r)) {
+      overflow.add(1);
+    }
     if (!OperationClasses.recordable(r)) {
       return; /* counted by nccl.inspector.quarantined */
     }
@@ -140,9 +154,10 @@ public final class OpenTelemetryExporter implements InspectorExporter {
     hangs.add(1, communicator(e.communicator()).toBuilder().put(OPERATION, e.operation()).build());
   }
 
-  /** Stops observing the inspector's counters (the histograms keep what they recorded). */
+  /** Stops observing the inspector's counters and the network figures (the histograms keep what they recorded). */
   @Override
   public void close() {
     observed.close();
+    network.close();
   }
 }

@@ -15,6 +15,8 @@ record FileLabels(String version, String slurmJobId, String node) {
       "n_nodes", "nranks", "collective", "message_size", "algo_proto"};
   private static final String[] P2P_NAMES = {"version", "slurm_job_id", "node", "gpu", "comm_name",
       "n_nodes", "nranks", "p2p_operation", "message_size"};
+  private static final String[] NETWORK_NAMES = {"version", "slurm_job_id", "node", "gpu", "comm_name",
+      "n_nodes", "nranks", "rank"};
 
   /** The labels of a series: {@code collective} or {@code p2p_operation}, {@code algo_proto} for collectives. */
   Labels labels(String gpu, ClassKey<CommShape> k) {
@@ -26,6 +28,12 @@ record FileLabels(String version, String slurmJobId, String node) {
     }
     return Labels.of(P2P_NAMES, new String[] {version, slurmJobId, node, gpu, c.name(),
         Integer.toString(c.nodes()), Integer.toString(c.ranks()), k.operation(), k.messageSize()});
+  }
+
+  /** The labels of a communicator rank's network series; the per-peer ones add {@code peer}. */
+  Labels network(String gpu, CommRank c) {
+    return Labels.of(NETWORK_NAMES, new String[] {version, slurmJobId, node, gpu, c.shape().name(),
+        Integer.toString(c.shape().nodes()), Integer.toString(c.shape().ranks()), Integer.toString(c.rank())});
   }
 
   /** The labels of process-wide series. */

@@ -16,7 +16,8 @@ import java.util.Map;
  * The series of one GPU's file. The reference's four gauges carry the interval's means and only
  * for series that saw operations since the last write; the histograms are cumulative and keep
  * every series seen. The number of series is bounded: past {@code maxSeries} new label
- * combinations are counted, not added.
+ * combinations are counted, not added. The network series ({@link NetworkSeries}) are bounded by
+ * communicator ranks and peers.
  */
 final class GpuMetrics {
   static final String COLL_BANDWIDTH = "nccl_bus_bandwidth_gbs";
@@ -32,12 +33,14 @@ final class GpuMetrics {
   private final String gpuLabel;
   /* In the order series first appeared, as the file lists them. */
   private final OperationClasses<CommShape, SeriesAccumulator> series;
+  private final NetworkSeries network;
   private boolean changed;
 
-  GpuMetrics(String uuid, String gpuLabel, int maxSeries) {
+  GpuMetrics(String uuid, String gpuLabel, int maxSeries, int maxPeers) {
     this.uuid = uuid;
     this.gpuLabel = gpuLabel;
     this.series = OperationClasses.ordered(maxSeries);
+    this.network = new NetworkSeries(maxPeers);
   }
 
   String uuid() {
@@ -49,9 +52,9 @@ final class GpuMetrics {
     return changed;
   }
 
-  /** Operations not counted because the series limit was reached. */
+  /** Operations not counted because the series or communicator limit was reached. */
   long overflow() {
-    return series.overflow();
+    return series.overflow() + network.overflow();
   }
 
   int seriesCount() {
@@ -68,6 +71,18 @@ final class GpuMetrics {
       return false;
     }
     a.add(r.timing().executionMicros(), r.timing().executionNanos(), r.transfer().busBandwidthGbs());
+    changed = true;
+    return true;
+  }
+
+  /**
+   * Adds an operation's network breakdown to its communicator rank's network series; false when
+   * it has none, or its communicator rank would be past the limit (counted).
+   */
+  boolean addNetwork(OperationRecord r) {
+    if (!network.add(r)) {
+      return false;
+    }
     changed = true;
     return true;
   }
@@ -126,6 +141,7 @@ final class GpuMetrics {
       out.metricSnapshot(p2pBw.build()).metricSnapshot(p2pExec.build())
           .metricSnapshot(p2pExecH.build()).metricSnapshot(p2pBwH.build());
     }
+    network.addTo(out, file, gpuLabel);
     return out.build();
   }
 

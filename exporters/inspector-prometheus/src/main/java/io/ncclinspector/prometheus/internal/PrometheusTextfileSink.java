@@ -4,6 +4,7 @@ import io.ncclinspector.CommunicatorInfo;
 import io.ncclinspector.EventCounters;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
+import io.ncclinspector.export.NetworkPeers;
 import io.ncclinspector.export.OperationClasses;
 import io.ncclinspector.prometheus.PrometheusTextfile;
 import io.ncclinspector.prometheus.TextfileExporter;
@@ -36,12 +37,14 @@ import org.slf4j.LoggerFactory;
  * {@code <dir>/nccl_inspector_metrics_<gpu uuid>.prom}, with the reference's metric names, labels and
  * message-size buckets, rewritten at most once per interval (30 s at least) and only when the GPU
  * saw operations, so that NVIDIA's Grafana dashboard works unchanged. Beyond the reference it
- * writes cumulative histograms of execution time and bus bandwidth into the same files, replaces
- * files atomically, and writes the process's drop counters to
+ * writes cumulative histograms of execution time and bus bandwidth and network counters per
+ * communicator rank and peer ({@link NetworkSeries}) into the same files, replaces files
+ * atomically, and writes the process's drop counters to
  * {@code nccl_inspector_process_<host>-pid<pid>.prom}.
  *
  * <p>An exporter: runs on its own thread, behind the inspector's queue. Quarantined records (untrusted GPU
- * timing) are left out. A write failure is logged once per distinct reason and counted; the next
+ * timing) are left out of the time and bandwidth series; their network breakdown (host clock)
+ * counts. A write failure is logged once per distinct reason and counted; the next
  * interval tries again. At close the files are removed (as the reference does, so that a finished
  * job leaves no stale series), unless configured to stay.
  */
@@ -54,6 +57,7 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   private final long intervalNanos;
   private final boolean removeOnClose;
   private final FileLabels fileLabels;
+  private final int maxPeers;
   private final String hostname;
   private final long pid;
   private final Supplier<EventCounters> counters;
@@ -75,12 +79,28 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
    */
   public PrometheusTextfileSink(Path directory, Duration interval, boolean removeOnClose, String hostname,
       long pid, String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived) {
-    this(directory, interval, removeOnClose, hostname, pid, slurmJobId, counters, recordsReceived, System::nanoTime);
+    this(directory, interval, removeOnClose, hostname, pid, slurmJobId, counters, recordsReceived,
+        NetworkPeers.DEFAULT_MAX_PEERS);
+  }
+
+  /**
+   * As above, with at most {@code maxPeers} peers of a communicator rank labelled in the network
+   * series.
+   */
+  public PrometheusTextfileSink(Path directory, Duration interval, boolean removeOnClose, String hostname,
+      long pid, String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived, int maxPeers) {
+    this(directory, interval, removeOnClose, hostname, pid, slurmJobId, counters, recordsReceived, maxPeers,
+        System::nanoTime);
   }
 
   /** As above, with the monotonic nanosecond clock the interval is measured on (tests move their own). */
   PrometheusTextfileSink(Path directory, Duration interval, boolean removeOnClose, String hostname, long pid,
-      String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived, LongSupplier clock) {
+      String slurmJobId, Supplier<EventCounters> counters, LongSupplier recordsReceived, int maxPeers,
+      LongSupplier clock) {
+    if (maxPeers < 1) {
+      throw new IllegalArgumentException("maxPeers must be positive: " + maxPeers);
+    }
+    this.maxPeers = maxPeers;
     this.clock = clock;
     this.lastWrite = clock.getAsLong();
     this.directory = directory.toAbsolutePath();
@@ -98,7 +118,7 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
     PrometheusTextfileSink sink = new PrometheusTextfileSink(context.config().dumpDirectory(), p.interval(),
         p.removeFilesOnClose(), context.config().processIdentity().hostname(),
         context.config().processIdentity().pid(), p.slurmJobId(), context::counters,
-        () -> context.status().records().received());
+        () -> context.status().records().received(), p.maxPeersPerCommunicator());
     context.addDropCounter("prometheus_series_overflow", sink::seriesOverflow);
     return sink;
   }
@@ -131,7 +151,10 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
     return writeFailures.get();
   }
 
-  /** Operations not in the metrics because their GPU's file had reached the series limit. */
+  /**
+   * Operations not in the metrics because their GPU's file had reached the series limit, and
+   * network breakdowns left out past the communicator limit.
+   */
   @Override
   public long seriesOverflow() {
     return seriesOverflow.get();
@@ -145,23 +168,36 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   /**
    * Records one completed operation into the series of its GPU, class and communicator: not when
    * it is quarantined ({@link OperationClasses#recordable}), counted as overflow when its GPU's
-   * file would be past {@link #MAX_SERIES_PER_GPU} series.
+   * file would be past {@link #MAX_SERIES_PER_GPU} series. Its network breakdown, if it has one
+   * ({@link NetworkPeers#contributes}), goes into the network series, quarantined or not (it
+   * comes from the host clock); counted as overflow past the communicator limit.
    */
   public void record(OperationRecord r) {
-    if (!OperationClasses.recordable(r)) {
+    boolean timed = OperationClasses.recordable(r);
+    boolean network = NetworkPeers.contributes(r);
+    if (!timed) {
       quarantinedSkipped.incrementAndGet();
-      return;
+      if (!network) {
+        return;
+      }
     }
-    CommunicatorInfo comm = r.communicator();
+    GpuMetrics gpu = gpuOf(r.communicator());
+    if (timed && !gpu.add(r, CommShape.of(r.communicator()))) {
+      seriesOverflow.incrementAndGet();
+    }
+    if (network && !gpu.addNetwork(r)) {
+      seriesOverflow.incrementAndGet();
+    }
+  }
+
+  private GpuMetrics gpuOf(CommunicatorInfo comm) {
     GpuMetrics gpu = gpus.get(comm.gpuUuid());
     if (gpu == null) {
       String label = comm.cudaDevice() >= 0 ? "GPU" + comm.cudaDevice() : CommunicatorInfo.UNKNOWN_GPU;
-      gpu = new GpuMetrics(comm.gpuUuid(), label, MAX_SERIES_PER_GPU);
+      gpu = new GpuMetrics(comm.gpuUuid(), label, MAX_SERIES_PER_GPU, maxPeers);
       gpus.put(comm.gpuUuid(), gpu);
     }
-    if (!gpu.add(r, CommShape.of(comm))) {
-      seriesOverflow.incrementAndGet();
-    }
+    return gpu;
   }
 
   /** Writes when the interval has passed since the last write. */
