@@ -67,7 +67,7 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
     bool proxy_pending = (flags & OP_FLAG_STOPPED) && ctl_proxy_open(c) > 0 &&
                          s->expected_channels != EXPECT_UNCOUNTED && ctl_done(c) >= s->expected_channels;
     if (proxy_pending && s->proxy_wait_since_ns == 0) s->proxy_wait_since_ns = now_ns;
-    if (proxy_pending && now_ns - s->proxy_wait_since_ns > RECLAIM_PROXY_GRACE_NS) {
+    if (proxy_pending && now_ns > s->proxy_wait_since_ns && now_ns - s->proxy_wait_since_ns > RECLAIM_PROXY_GRACE_NS) {
       bool completed;
       if (op_leave_and_close(s, &completed)) finish_op(s, 0); /* flagged proxy_incomplete */
       continue;
