@@ -15,6 +15,8 @@ import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommunicatorSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.NetWaitedFor;
+import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
@@ -282,6 +284,58 @@ class SparkEngineTest {
     assertTrue(d.p2pCompletion().measured() >= 132, "n2_truth: both ranks' receives");
     sameP2p(d.p2pCompletion(), s.p2pCompletion(), Set.of("reportedP50Us", "completionP50Us",
         "completionP99Us", "extensionP50Us"));
+  }
+
+  /**
+   * The network section on the planted two-rank runs (replayed logs of the report's tests): the
+   * same figures and verdicts as DuckDB's, the same attributed waits, and rank 1 named as the
+   * peer rank 0 waited for at the planted collectives, arrived late in s28_late and its own GPU
+   * late in s28_gpuslow. Over NVLink (h3_mix) there is no breakdown.
+   */
+  @Test
+  void theNetworkSectionIsTheSameAsDuckDbs(@TempDir Path tmp) throws Exception {
+    Path fixtures = Path.of("../inspector-report/src/test/resources/replayed");
+    Map<String, String> verdicts = Map.of("s28_late", "arrived_late", "s28_gpuslow",
+        "own_gpu_late");
+    for (String run : List.of("s28_late", "s28_gpuslow")) {
+      String logs = fixtures.resolve(run).toString();
+      ReportResult duck = report(options(tmp.resolve(run + "-duck"), "duckdb", logs));
+      ReportResult sparkRun = report(options(tmp.resolve(run + "-spark"), "spark", logs)
+          .percentileAccuracy(0));
+      NetworkResult d = duck.data().network();
+      NetworkResult s = sparkRun.data().network();
+      assertEquals(List.of(d.records(), d.withBreakdown(), d.implausible(), d.withProxyDetail(),
+          d.waits(), d.notableWaits()), List.of(s.records(), s.withBreakdown(), s.implausible(),
+          s.withProxyDetail(), s.waits(), s.notableWaits()), run);
+      assertEquals(d.notes(), s.notes(), run);
+      Same.lists(run + " network rank", d.ranks(), s.ranks(), r -> r.commId() + "/" + r.rank(),
+          Set.of());
+      Same.lists(run + " network link", d.links(), s.links(), l -> l.commId() + "/" + l.rank()
+          + "/" + l.peer(), Set.of());
+      Same.lists(run + " waited for", d.waitedFor(), s.waitedFor(), w -> w.commId() + "/"
+          + w.rank(), Set.of());
+      NetWaitedFor rank1 = s.waitedFor().stream().filter(w -> w.rank() == 1).findFirst()
+          .orElseThrow();
+      assertEquals(verdicts.get(run), rank1.verdict(), run);
+      assertTrue(rank1.notableWaits() >= 20, rank1.toString());
+      assertEquals(run.equals("s28_late"), s.perPeerBytes(), run);
+      try (ExportedValues v = new ExportedValues(tmp.resolve(run + "-scratch"))) {
+        String planted = "rank = 0 AND sn % 10 = 6 AND sn BETWEEN 6 AND 196 AND peer = 1"
+            + " AND notable";
+        Map<String, double[]> a = v.sorted(ExportedValues.parquet(duck.outputDirectory()
+            .resolve(OutputFiles.NETWORK_WAITS)), "cause", "sn", planted);
+        Map<String, double[]> b = v.sorted(ExportedValues.parquet(sparkRun.outputDirectory()
+            .resolve(OutputFiles.NETWORK_WAITS).resolve("*.parquet")), "cause", "sn", planted);
+        assertEquals(a.keySet(), b.keySet(), run);
+        a.forEach((cause, sns) -> assertTrue(java.util.Arrays.equals(sns, b.get(cause)), cause));
+        assertTrue(b.get(verdicts.get(run)).length >= 18, run + ": " + b.keySet());
+      }
+    }
+    String h3 = fixtures.resolve("h3_mix").toString();
+    NetworkResult none = report(options(tmp.resolve("h3-spark"), "spark", h3)).data().network();
+    assertFalse(none.found());
+    assertTrue(none.links().isEmpty() && none.waitedFor().isEmpty());
+    assertEquals(report(options(tmp.resolve("h3-duck"), "duckdb", h3)).data().network(), none);
   }
 
   @Test
