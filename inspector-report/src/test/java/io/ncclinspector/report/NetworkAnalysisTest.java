@@ -194,6 +194,66 @@ class NetworkAnalysisTest {
     assertEquals(WaitCause.OWN_GPU_LATE.label(), waitedFor(n, 1).verdict());
   }
 
+  /**
+   * Point to point: the k-th receive at rank 0 from rank 1 is matched with rank 1's k-th send to
+   * rank 0, whatever their sequence numbers. Two of ten receives wait 2 ms instead of 100 µs: at
+   * the 5th rank 1's send waited as long for its GPU, at the 8th it did not.
+   */
+  @Test
+  void aReceiveIsMatchedWithThePeersSendOfTheSameTransfer() throws Exception {
+    Path logs = Files.createDirectories(tmp.resolve("logs"));
+    List<String> r0 = new ArrayList<>();
+    List<String> r1 = new ArrayList<>();
+    for (int k = 0; k < 10; k++) {
+      long recvWait = k == 4 || k == 7 ? 2_000_000 : 100_000;
+      long gpuWait = k == 4 ? 1_900_000 : 50_000 + k;
+      r0.add(p2p(0, "Recv", 2 * k, 0, recvWait));
+      r0.add(p2p(0, "Send", 2 * k + 1, 40_000, 0));
+      r1.add(p2p(1, "Send", 3 * k + 1, gpuWait, 0));
+      r1.add(p2p(1, "Recv", 3 * k + 2, 0, 90_000));
+    }
+    TestSupport.writeLines(logs.resolve("host-pid100.log"), r0);
+    TestSupport.writeLines(logs.resolve("host-pid101.log"), r1);
+    Path out = tmp.resolve("out");
+    NetworkResult n = TestSupport.report(out, logs.toString()).data().network();
+    assertEquals(40, n.withBreakdown());
+    assertEquals(20, n.waits(), "every receive names its peer");
+    List<Wait> notable = waits(out, "notable");
+    assertEquals(List.of(new Wait(0, 1, 8, 2000, 1900, true, WaitCause.OWN_GPU_LATE.label()),
+        new Wait(0, 1, 14, 2000, 1900, true, WaitCause.ARRIVED_LATE.label())), notable);
+    NetWaitedFor rank1 = waitedFor(n, 1);
+    assertEquals(List.of(1L, 1L, 0L), List.of(rank1.ownGpuLate(), rank1.arrivedLate(),
+        rank1.unknown()));
+    assertEquals(WaitCause.MIXED.label(), rank1.verdict());
+    assertEquals(WaitCause.NO_NOTABLE_WAIT.label(), waitedFor(n, 0).verdict());
+  }
+
+  private static String p2p(int rank, String op, long sn, long gpuWait, long recvWait) {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode n = json.createObjectNode();
+    n.putObject("header").put("id", "0x00000000000000cd").put("comm_name", "pp")
+        .put("rank", rank).put("n_ranks", 2).put("nnodes", 2);
+    n.putObject("metadata").put("inspector_output_format_version", "v4.0")
+        .put("hostname", "host").put("pid", 100 + rank)
+        .put("dump_timestamp_us", 1_800_000_000_000_000L);
+    boolean send = op.equals("Send");
+    ObjectNode p = n.putObject("p2p_perf").put("p2p", op).put("p2p_sn", sn)
+        .put("p2p_peer", 1 - rank).put("p2p_msg_size_bytes", 1 << 20)
+        .put("p2p_exec_time_us", 500).put("p2p_exec_time_ns", 500_000)
+        .put("p2p_timing_source", "kernel_gpu").put("p2p_algobw_gbs", 1.0)
+        .put("p2p_busbw_gbs", 1.0).put("p2p_gpu_start_ns", 1_800_000_000_000_000_000L + sn)
+        .put("p2p_gpu_span_ns", 500_000)
+        .put("p2p_net_bytes_sent", send ? 1 << 20 : 0)
+        .put("p2p_net_bytes_recv", send ? 0 : 1 << 20)
+        .put("p2p_net_time_ns", 600_000).put("p2p_net_send_gpu_wait_ns", gpuWait)
+        .put("p2p_net_recv_wait_ns", recvWait);
+    if (!send) {
+      p.put("p2p_net_slowest_peer", 1 - rank).put("p2p_net_slowest_channel", 0);
+    }
+    p.put("p2p_net_proxy_ops", 1);
+    return n.toString();
+  }
+
   @Test
   void aRanksVerdictIsTheClassOfMostOfItsNotableWaits() {
     assertEquals(WaitCause.NO_NOTABLE_WAIT, WaitCause.verdict(0, 0, 0));
