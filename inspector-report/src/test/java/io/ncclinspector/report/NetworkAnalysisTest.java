@@ -92,6 +92,7 @@ class NetworkAnalysisTest {
     assertTrue(html.contains("network wait matrix, rank × peer"));
     assertTrue(html.contains("per-peer bandwidth matrix, rank × peer"));
     assertTrue(html.contains("rank 0 waited for peer 1: slowest peer in 202 operations"), html);
+    wellFormed(html);
     for (String f : List.of("network_ranks.csv", "network_links.csv", "network_waited_for.csv",
         "network_ranks.json", "network_links.json", "network_waited_for.json")) {
       assertTrue(Files.readAllLines(out.resolve(f)).size() >= 2, f);
@@ -294,6 +295,15 @@ class NetworkAnalysisTest {
       }
     }
     return rows;
+  }
+
+  /** The page with its heatmaps still parses as XML, as HtmlReportTest checks of the rest. */
+  private static void wellFormed(String html) throws Exception {
+    javax.xml.parsers.DocumentBuilderFactory f =
+        javax.xml.parsers.DocumentBuilderFactory.newInstance();
+    f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+    f.newDocumentBuilder().parse(new java.io.ByteArrayInputStream(
+        html.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static String runCommand(Path out, Path logs) {

@@ -56,7 +56,8 @@ final class NetworkTables {
    * {@code net_ops}: one row per operation of a rank with a usable breakdown. {@code pair_key} is
    * a P2P record's peer (-1 for collectives); {@code xfer} identifies the operation across ranks:
    * a collective's sequence number, a P2P operation's position among the rank's operations of
-   * that direction with that peer. {@code waited}: it names a slowest peer other than itself.
+   * that direction with that peer. {@code waited}: it names a slowest peer other than itself,
+   * in the communicator, and the wait.
    */
   void operations() throws SQLException {
     String one = "SELECT comm_id, min(comm_name) AS comm_name, rank, max(n_ranks) AS n_ranks,"
@@ -70,8 +71,8 @@ final class NetworkTables {
     engine.createTable("net_ops", "SELECT o.*,"
         + " CASE WHEN kind = 'p2p' THEN row_number() OVER (PARTITION BY comm_id, rank, kind, op,"
         + "   pair_key ORDER BY sn) ELSE sn END AS xfer,"
-        + " coalesce(slowest >= 0 AND slowest <> rank AND (n_ranks <= 0 OR slowest < n_ranks),"
-        + "   false) AS waited"
+        + " coalesce(slowest >= 0 AND slowest <> rank AND (n_ranks <= 0 OR slowest < n_ranks)"
+        + "   AND recv_wait IS NOT NULL, false) AS waited"
         + " FROM (" + one + ") o");
     // The usual waits: per communicator, rank and kind.
     engine.createSmallTable("net_wait_usual", "SELECT comm_id, rank, kind, "
@@ -96,7 +97,7 @@ final class NetworkTables {
         + " " + notable + " AS notable, o.gpu_wait AS peer_gpu_wait_ns,"
         + " " + peerExcess + " AS peer_gpu_excess_ns,"
         + " CASE WHEN NOT " + notable + " THEN NULL"
-        + "   WHEN o.rank IS NULL OR g.usual IS NULL OR o.sent = 0"
+        + "   WHEN o.rank IS NULL OR g.usual IS NULL OR o.gpu_wait IS NULL OR o.sent = 0"
         + "     OR coalesce(o.msg, -1) <> coalesce(w.msg, -1) THEN '" + WaitCause.UNKNOWN.label()
         + "'"
         + "   WHEN 2 * " + peerExcess + " >= " + excess + " THEN '"
