@@ -6,6 +6,7 @@ import io.ncclinspector.report.analysis.RankLateness;
 import io.ncclinspector.report.analysis.SizeBucketing;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.input.SkippedInput;
+import io.ncclinspector.report.output.NetworkSummaryLine;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.chart.Format;
 import java.io.PrintStream;
@@ -221,6 +222,7 @@ public final class ReportCommand implements Callable<Integer> {
           Format.percent(s.lateShare()), Format.micros(s.delayP50Us() == null ? Double.NaN
               : s.delayP50Us()));
     }
+    stdout.println(NetworkSummaryLine.of(r.data().network()));
     if (rejected > 0) {
       stdout.printf(Locale.ROOT, "unusable lines: see %s%n",
           r.outputDirectory().resolve(OutputFiles.REJECTED));

@@ -4,6 +4,8 @@ import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CommunicatorSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
 import io.ncclinspector.report.analysis.Histogram;
+import io.ncclinspector.report.analysis.NetworkAnalysis;
+import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankSummary;
 import io.ncclinspector.report.analysis.P2pCompletion;
@@ -157,6 +159,11 @@ public final class ReportRunner {
         .run(out.resolve(OutputFiles.P2P_RECEIVES));
     end();
 
+    begin("network");
+    NetworkResult network = new NetworkAnalysis(sql, options.analysis())
+        .run(out.resolve(OutputFiles.NETWORK_WAITS));
+    end();
+
     begin("communicators");
     Map<String, CommunicatorSkew> skews = stragglers.communicators().stream()
         .collect(Collectors.toMap(CommunicatorSkew::commId, Function.identity()));
@@ -167,7 +174,7 @@ public final class ReportRunner {
     skipped.addAll(imported.skipped());
     return new ReportData(Instant.now(), options.inputs(), engine.info(), options.analysis(),
         imported, skipped, overview, classes, comms, ranks, histograms, stragglers,
-        p2p, stageSeconds);
+        p2p, network, stageSeconds);
   }
 
   private void writeManifest(Path out, ReportData d) throws IOException {
@@ -189,7 +196,7 @@ public final class ReportRunner {
         new ReportManifest.Stragglers(s.clockSync().name().toLowerCase(java.util.Locale.ROOT),
             s.lateThresholdUs(), s.alignedCollectives(), s.lateCollectives(),
             s.incompleteCollectives(), s.duplicateRecords(), s.suspects(), s.notes()),
-        d.p2pCompletion(),
+        d.p2pCompletion(), ReportManifest.Network.of(d.network()),
         stageSeconds, outputs);
     TableFiles.json().writeValue(out.resolve(OutputFiles.MANIFEST).toFile(), m);
   }

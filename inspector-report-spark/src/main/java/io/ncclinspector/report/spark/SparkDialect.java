@@ -1,6 +1,8 @@
 package io.ncclinspector.report.spark;
 
 import io.ncclinspector.report.engine.SqlDialect;
+import io.ncclinspector.report.ingest.JsonLayout;
+import java.util.List;
 import java.util.Locale;
 import java.util.StringJoiner;
 
@@ -90,5 +92,21 @@ public final class SparkDialect implements SqlDialect {
   @Override
   public String wideSum(String expr) {
     return "sum(CAST(" + expr + " AS DECIMAL(38,0)))";
+  }
+
+  /** {@code from_json} with a DDL schema, in its default permissive mode. */
+  @Override
+  public String jsonStructArray(String jsonText, String key, List<JsonLayout.Field> fields) {
+    StringJoiner element = new StringJoiner(", ", "STRUCT<", ">");
+    for (JsonLayout.Field f : fields) {
+      element.add(identifier(f.name()) + ": " + f.type().spark());
+    }
+    String schema = "STRUCT<" + identifier(key) + ": ARRAY<" + element + ">>";
+    return "from_json(" + jsonText + ", " + literal(schema) + ")." + identifier(key);
+  }
+
+  @Override
+  public String explode(String arrayExpr) {
+    return "explode(" + arrayExpr + ")";
   }
 }

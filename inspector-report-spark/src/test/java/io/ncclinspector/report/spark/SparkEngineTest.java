@@ -15,6 +15,8 @@ import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommunicatorSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.NetWaitedFor;
+import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
@@ -23,6 +25,7 @@ import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.ingest.FileImport;
+import io.ncclinspector.report.ingest.JsonLayout;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.ReportData;
 import io.ncclinspector.report.synthetic.SyntheticConfig;
@@ -112,6 +115,8 @@ class SparkEngineTest {
     sameImport(d, s);
     assertTrue(d.p2pCompletion().measured() > 0, "pipeline sends and receives paired");
     sameP2p(d.p2pCompletion(), s.p2pCompletion(), Set.of());
+    assertFalse(s.network().found(), "synthetic logs have no network breakdown");
+    assertEquals(d.network(), s.network());
 
     assertEquals("DuckDB", d.engine().name());
     assertEquals("Apache Spark", s.engine().name());
@@ -284,6 +289,60 @@ class SparkEngineTest {
         "completionP99Us", "extensionP50Us"));
   }
 
+  /**
+   * The network section on the planted two-rank runs (replayed logs of the report's tests, one
+   * communicator each) and the NVLink run h3_mix, read together: the same figures and verdicts as
+   * DuckDB's, the same attributed waits, and rank 1 named as the peer rank 0 waited for at the
+   * planted collectives, arrived late in s28_late and its own GPU late in s28_gpuslow; nothing
+   * for the NVLink communicator.
+   */
+  @Test
+  void theNetworkSectionIsTheSameAsDuckDbs(@TempDir Path tmp) throws Exception {
+    Path fixtures = Path.of("../inspector-report/src/test/resources/replayed");
+    String late = "0xddb9dfd71ebe7b47";
+    String gpuSlow = "0xb3dfcc3bdd9018bb";
+    String[] logs = {fixtures.resolve("s28_late").toString(),
+        fixtures.resolve("s28_gpuslow").toString(), fixtures.resolve("h3_mix").toString()};
+    ReportResult duck = report(options(tmp.resolve("duck"), "duckdb", logs));
+    ReportResult sparkRun = report(options(tmp.resolve("spark"), "spark", logs)
+        .percentileAccuracy(0));
+    NetworkResult d = duck.data().network();
+    NetworkResult s = sparkRun.data().network();
+    assertEquals(List.of(d.records(), d.withBreakdown(), d.implausible(), d.withProxyDetail(),
+        d.waits(), d.notableWaits()), List.of(s.records(), s.withBreakdown(), s.implausible(),
+        s.withProxyDetail(), s.waits(), s.notableWaits()));
+    assertEquals(List.of(4 * 202L + 3 * 262L, 4 * 202L, 2 * 202L), List.of(s.records(),
+        s.withBreakdown(), s.withProxyDetail()), "s28_late is verbose, h3_mix has none");
+    assertEquals(d.notes(), s.notes());
+    Same.lists("network rank", d.ranks(), s.ranks(), r -> r.commId() + "/" + r.rank(), Set.of());
+    Same.lists("network link", d.links(), s.links(), l -> l.commId() + "/" + l.rank() + "/"
+        + l.peer(), Set.of());
+    Same.lists("waited for", d.waitedFor(), s.waitedFor(), w -> w.commId() + "/" + w.rank(),
+        Set.of());
+    assertEquals(Set.of(late, gpuSlow), s.links().stream().map(l -> l.commId())
+        .collect(java.util.stream.Collectors.toSet()), "no NVLink communicator");
+    Map<String, String> verdicts = Map.of(late, "arrived_late", gpuSlow, "own_gpu_late");
+    try (ExportedValues v = new ExportedValues(tmp.resolve("scratch"))) {
+      for (String comm : List.of(late, gpuSlow)) {
+        NetWaitedFor rank1 = s.waitedFor().stream()
+            .filter(w -> w.commId().equals(comm) && w.rank() == 1).findFirst().orElseThrow();
+        assertEquals(verdicts.get(comm), rank1.verdict(), comm);
+        assertTrue(rank1.notableWaits() >= 20, rank1.toString());
+        assertEquals(comm.equals(late), s.links().stream().filter(l -> l.commId().equals(comm))
+            .allMatch(l -> l.bytesFromPeer() != null), comm + ": per-peer bytes when verbose");
+        String planted = "comm_id = '" + comm + "' AND rank = 0 AND sn % 10 = 6"
+            + " AND sn BETWEEN 6 AND 196 AND peer = 1 AND notable";
+        Map<String, double[]> a = v.sorted(ExportedValues.parquet(duck.outputDirectory()
+            .resolve(OutputFiles.NETWORK_WAITS)), "cause", "sn", planted);
+        Map<String, double[]> b = v.sorted(ExportedValues.parquet(sparkRun.outputDirectory()
+            .resolve(OutputFiles.NETWORK_WAITS).resolve("*.parquet")), "cause", "sn", planted);
+        assertEquals(a.keySet(), b.keySet(), comm);
+        a.forEach((cause, sns) -> assertTrue(java.util.Arrays.equals(sns, b.get(cause)), cause));
+        assertTrue(b.get(verdicts.get(comm)).length >= 18, comm + ": " + b.keySet());
+      }
+    }
+  }
+
   @Test
   void anEarlierExportIsReadBackAsDuckDbReadsIt(@TempDir Path tmp) throws Exception {
     Path logs = tmp.resolve("logs");
@@ -454,6 +513,21 @@ class SparkEngineTest {
                 r.getLong("f"), r.getString("g"))).get(0);
         assertEquals(List.of(-3L, 3L, "it's a \\ test", "a,b", 3L, "18446744073709551614"), row,
             d.toString());
+      }
+      // A JSON list inside a text column, one row per element; other keys and fields ignored.
+      List<JsonLayout.Field> fields = List.of(new JsonLayout.Field("peer", JsonLayout.Type.INT),
+          new JsonLayout.Field("send", JsonLayout.Type.BOOLEAN),
+          new JsonLayout.Field("bytes", JsonLayout.Type.BIGINT));
+      String texts = "SELECT '{\"a\":1,\"proxy_ops\":[{\"peer\":3,\"send\":true,\"bytes\":10,"
+          + "\"x\":1},{\"bytes\":5,\"peer\":1,\"send\":false}]}' AS t UNION ALL SELECT '{}'"
+          + " UNION ALL SELECT CAST(NULL AS STRING) UNION ALL SELECT '{\"proxy_ops\":[]}'";
+      for (io.ncclinspector.report.engine.SqlEngine e : engines) {
+        var d = e.dialect();
+        List<String> rows = e.query("SELECT e.x.peer AS peer, e.x.send AS send, e.x.bytes AS b"
+            + " FROM (SELECT " + d.explode(d.jsonStructArray("t", "proxy_ops", fields)) + " AS x"
+            + " FROM (" + texts + ") s) e ORDER BY peer",
+            r -> r.getInt("peer") + "/" + r.getBoolean("send") + "/" + r.getLong("b"));
+        assertEquals(List.of("1/false/5", "3/true/10"), rows, d.toString());
       }
     }
   }

@@ -1,5 +1,8 @@
 package io.ncclinspector.report.engine;
 
+import io.ncclinspector.report.ingest.JsonLayout;
+import java.util.List;
+
 /**
  * The few pieces of SQL the report's engines spell differently. Every analysis is written once,
  * in SQL both engines accept, and calls these for the rest, so DuckDB and Spark cannot drift
@@ -44,4 +47,18 @@ public interface SqlDialect {
    * (sums of message sizes overflow 64 bits).
    */
   String wideSum(String expr);
+
+  /**
+   * The array under the top-level key {@code key} of a JSON object held as text, each element a
+   * struct of {@code fields}: null where the text or the key is missing. A value of another JSON
+   * type than its field's is null (or, on Spark, may make the whole array null): the report's
+   * line check does not look inside the trace objects.
+   */
+  String jsonStructArray(String jsonText, String key, List<JsonLayout.Field> fields);
+
+  /**
+   * A SELECT-list item (to be given an alias) that makes one row per element of an array
+   * expression, and none for a null or empty array.
+   */
+  String explode(String arrayExpr);
 }

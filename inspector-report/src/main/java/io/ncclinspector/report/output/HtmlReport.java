@@ -83,6 +83,7 @@ public final class HtmlReport {
     boxPlots();
     stragglers();
     p2pCompletion();
+    out.append(NetworkSection.render(d.network()));
     summaryTable();
     communicatorTable();
     rankTable();
@@ -129,6 +130,7 @@ public final class HtmlReport {
         .append("</p><nav>");
     String[][] links = {{"findings", "Findings"}, {"bandwidth", "Bandwidth by size"},
         {"histograms", "Histograms"}, {"boxplots", "Box plots"}, {"stragglers", "Stragglers"}, {"p2p", "P2P completion"},
+        {NetworkSection.ID, NetworkSection.TITLE},
         {"summary", "Summary"}, {"communicators", "Communicators"}, {"ranks", "Ranks"},
         {"inputs", "Inputs"}, {"method", "Method"}};
     for (String[] l : links) {
@@ -678,8 +680,11 @@ public final class HtmlReport {
         "Stragglers need this project's coll_gpu_start_ns; the reference's logs do not have it.",
         "Files: report.html (this page), report.json (overview and settings), records/*.parquet"
             + " (every record), summary_by_class, communicators, ranks, stragglers_by_rank,"
-            + " stragglers_by_process, worst_collectives (.csv and .json), collectives.parquet"
-            + " (every collective lined up across ranks), inputs.csv, rejected_lines.csv."};
+            + " stragglers_by_process, worst_collectives, p2p_completion, network_ranks,"
+            + " network_links, network_waited_for (.csv and .json), collectives.parquet"
+            + " (every collective lined up across ranks), p2p_receives.parquet,"
+            + " network_waits.parquet (every wait attributed to a slowest peer), inputs.csv,"
+            + " rejected_lines.csv."};
     for (String i : items) {
       out.append("<li>").append(esc(i)).append("</li>");
     }

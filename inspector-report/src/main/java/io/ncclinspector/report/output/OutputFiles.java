@@ -3,6 +3,9 @@ package io.ncclinspector.report.output;
 import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
+import io.ncclinspector.report.analysis.NetLink;
+import io.ncclinspector.report.analysis.NetRank;
+import io.ncclinspector.report.analysis.NetWaitedFor;
 import io.ncclinspector.report.analysis.P2pTransfer;
 import io.ncclinspector.report.analysis.ProcessLateness;
 import io.ncclinspector.report.analysis.RankLateness;
@@ -27,6 +30,10 @@ public final class OutputFiles {
   public static final String WORST = "worst_collectives";
   public static final String P2P_COMPLETION = "p2p_completion";
   public static final String P2P_RECEIVES = "p2p_receives.parquet";
+  public static final String NETWORK_RANKS = "network_ranks";
+  public static final String NETWORK_LINKS = "network_links";
+  public static final String NETWORK_WAITED_FOR = "network_waited_for";
+  public static final String NETWORK_WAITS = "network_waits.parquet";
   public static final String INPUTS = "inputs.csv";
   public static final String REJECTED = "rejected_lines.csv";
 
@@ -35,7 +42,10 @@ public final class OutputFiles {
       CLASSES + ".csv", CLASSES + ".json", COMMUNICATORS + ".csv", COMMUNICATORS + ".json",
       RANKS + ".csv", RANKS + ".json", RANK_LATENESS + ".csv", RANK_LATENESS + ".json",
       PROCESS_LATENESS + ".csv", PROCESS_LATENESS + ".json", WORST + ".csv", WORST + ".json",
-      P2P_COMPLETION + ".csv", P2P_COMPLETION + ".json", INPUTS, REJECTED);
+      P2P_COMPLETION + ".csv", P2P_COMPLETION + ".json", NETWORK_WAITS,
+      NETWORK_RANKS + ".csv", NETWORK_RANKS + ".json", NETWORK_LINKS + ".csv",
+      NETWORK_LINKS + ".json", NETWORK_WAITED_FOR + ".csv", NETWORK_WAITED_FOR + ".json", INPUTS,
+      REJECTED);
 
   private OutputFiles() {}
 
@@ -48,6 +58,9 @@ public final class OutputFiles {
     TableFiles.write(dir, PROCESS_LATENESS, ProcessLateness.class, d.stragglers().processes());
     TableFiles.write(dir, WORST, CollectiveSkew.class, d.stragglers().worst());
     TableFiles.write(dir, P2P_COMPLETION, P2pTransfer.class, d.p2pCompletion().transfers());
+    TableFiles.write(dir, NETWORK_RANKS, NetRank.class, d.network().ranks());
+    TableFiles.write(dir, NETWORK_LINKS, NetLink.class, d.network().links());
+    TableFiles.write(dir, NETWORK_WAITED_FOR, NetWaitedFor.class, d.network().waitedFor());
     TableFiles.writeCsv(dir.resolve(INPUTS), InputRow.class,
         InputRow.of(d.imported().files(), d.skipped()));
     TableFiles.writeCsv(dir.resolve(REJECTED), RejectedLine.class,

@@ -4,6 +4,7 @@ import io.ncclinspector.report.analysis.AnalysisOptions;
 import io.ncclinspector.report.analysis.ClassSummary;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
 import io.ncclinspector.report.analysis.Histogram;
+import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.RankSummary;
@@ -30,6 +31,8 @@ import java.util.Map;
  * @param ranks per communicator rank
  * @param execHistograms execution-time distributions of the busiest groups
  * @param stragglers the cross-rank analysis
+ * @param p2pCompletion when point-to-point receives really completed
+ * @param network where operations waited on the network, and for whom
  * @param stageSeconds how long each stage took
  */
 public record ReportData(
@@ -46,6 +49,7 @@ public record ReportData(
     List<Histogram> execHistograms,
     StragglerResult stragglers,
     P2pCompletionResult p2pCompletion,
+    NetworkResult network,
     Map<String, Double> stageSeconds) {
   public ReportData {
     inputs = List.copyOf(inputs);

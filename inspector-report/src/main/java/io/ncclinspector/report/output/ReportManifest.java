@@ -1,6 +1,9 @@
 package io.ncclinspector.report.output;
 
 import io.ncclinspector.report.analysis.AnalysisOptions;
+import io.ncclinspector.report.analysis.NetLink;
+import io.ncclinspector.report.analysis.NetWaitedFor;
+import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.P2pCompletionResult;
 import io.ncclinspector.report.analysis.RankLateness;
@@ -23,6 +26,7 @@ public record ReportManifest(
     Overview overview,
     Stragglers stragglers,
     P2pCompletionResult p2pCompletion,
+    Network network,
     Map<String, Double> stageSeconds,
     List<String> outputs) {
 
@@ -32,4 +36,20 @@ public record ReportManifest(
   public record Stragglers(String clockSync, double lateThresholdUs, long alignedCollectives,
       long lateCollectives, long incompleteCollectives, long duplicateRecords,
       List<RankLateness> suspects, List<String> notes) {}
+
+  /**
+   * The network section: how many records had a breakdown, the links with the most attributed
+   * wait and the ranks others waited for notably, with the verdict.
+   */
+  public record Network(long records, long withBreakdown, long implausible,
+      long withProxyDetail, long waits, long notableWaits, double lateThresholdUs,
+      List<NetLink> slowestLinks, List<NetWaitedFor> lateRanks, List<String> notes) {
+    static final int SLOWEST_LINKS = 10;
+
+    public static Network of(NetworkResult n) {
+      return new Network(n.records(), n.withBreakdown(), n.implausible(), n.withProxyDetail(),
+          n.waits(), n.notableWaits(), n.lateThresholdUs(), n.slowestLinks(SLOWEST_LINKS),
+          n.lateRanks(), n.notes());
+    }
+  }
 }
