@@ -8,7 +8,7 @@ import java.util.List;
  * writer writes them. Most are named with the kind's prefix ({@code coll_sn}, {@code p2p_sn});
  * the verbose event traces are not ({@code event_trace_sn}). Fields the writer leaves out when they
  * have no value: the GPU times (no GPU timing), step and phase (no tag), the quarantine reason,
- * the untimed reason, the desynchronized channel count, the call number (unknown), the upper-bound mark and the flags (when there are none), the
+ * the untimed reason, the desynchronized channel count, the call number (unknown), the network breakdown (no proxy events), the upper-bound mark and the flags (when there are none), the
  * event traces (unless verbose).
  */
 public enum PerfField implements RecordField {
@@ -43,11 +43,6 @@ public enum PerfField implements RecordField {
   CHANNELS_DESYNCED("_channels_desynced", FieldType.INT, Origin.INSPECTOR_JVM, null),
   /** The application's call: its number among the communicator's collective calls, where known. */
   API_SN("_api_sn", FieldType.LONG, Origin.INSPECTOR_JVM, RecordKind.COLL),
-  /**
-   * True when the execution time is a lower bound and so the bandwidths upper bounds: a P2P time
-   * that ends at the send side, or a collective timed from its in-step channels only.
-   */
-  BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, null),
   /** Network breakdown (proxy events; written only where NCCL reported them): bytes sent. */
   NET_BYTES_SENT("_net_bytes_sent", FieldType.LONG, Origin.INSPECTOR_JVM, null),
   NET_BYTES_RECV("_net_bytes_recv", FieldType.LONG, Origin.INSPECTOR_JVM, null),
@@ -64,6 +59,11 @@ public enum PerfField implements RecordField {
   NET_LAST_ARRIVAL_TS("_net_last_arrival_ts", FieldType.LONG, Origin.INSPECTOR_JVM, null),
   /** Proxy operations NCCL reported (one per channel, peer and direction). */
   NET_PROXY_OPS("_net_proxy_ops", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /**
+   * True when the execution time is a lower bound and so the bandwidths upper bounds: a P2P time
+   * that ends at the send side, or a collective timed from its in-step channels only.
+   */
+  BW_IS_UPPER_BOUND("_bw_is_upper_bound", FieldType.BOOLEAN, Origin.INSPECTOR_JVM, null),
   FLAGS("_flags", FieldType.STRING_LIST, Origin.INSPECTOR_JVM, null),
   /** Verbose: the event sequence numbers ({@link TraceField}, {@link KernelEventField}). */
   EVENT_TRACE_SN(null, FieldType.OBJECT, Origin.REFERENCE, null),
