@@ -122,8 +122,11 @@ public final class DuckDbEngine implements SqlEngine, AutoCloseable {
     }
   }
 
+  /** Each statement's wall time: at DEBUG with its first 300 characters, at TRACE in full. */
   private static void logTiming(long startNanos, String sql) {
-    if (LOG.isDebugEnabled()) {
+    if (LOG.isTraceEnabled()) {
+      LOG.trace("{} ms: {}", (System.nanoTime() - startNanos) / 1_000_000, sql);
+    } else if (LOG.isDebugEnabled()) {
       LOG.debug("{} ms: {}", (System.nanoTime() - startNanos) / 1_000_000,
           sql.length() > 300 ? sql.substring(0, 300) + "..." : sql);
     }
