@@ -361,8 +361,8 @@ public final class RecordImporter {
         + ") r";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
-          + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
-          + " OVERWRITE_OR_IGNORE true)");
+          + " (" + DuckDbEngine.PARQUET_OPTIONS + ", PARTITION_BY (valid),"
+          + " FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE true)");
       return;
     }
     // The layout the partitioned write leaves, so that the rest of the import is the same.
@@ -375,7 +375,7 @@ public final class RecordImporter {
     engine.update("COPY (SELECT * EXCLUDE (valid) FROM (\n" + rows + "\n) WHERE CASE WHEN valid"
         + " THEN true ELSE error(" + DuckDbEngine.literal(UNUSABLE_ROW) + ") END) TO "
         + DuckDbEngine.literal(valid.resolve("part-0.parquet").toString())
-        + " (FORMAT parquet, COMPRESSION zstd)");
+        + " (" + DuckDbEngine.PARQUET_OPTIONS + ")");
   }
 
   static String readJson(List<String> paths, Compression compression) {
