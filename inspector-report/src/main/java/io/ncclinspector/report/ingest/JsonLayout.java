@@ -45,6 +45,11 @@ public final class JsonLayout {
     private final String duckDb;
     private final String spark;
 
+    /** Whether the type holds JSON integers (a fraction or an exponent is another JSON type). */
+    public boolean integer() {
+      return this == INT || this == BIGINT || this == HUGE;
+    }
+
     Type(String duckDb, String spark) {
       this.duckDb = duckDb;
       this.spark = spark;
@@ -118,6 +123,9 @@ public final class JsonLayout {
     return parts.toString();
   }
 
+  /** With {@link Reading#JSON_TEXT}: the line's integer fields' texts, joined. */
+  private static final String INTEGER_TEXTS = "n_integer_texts";
+
   /** The column of {@link #fields} that holds a field of an object. */
   public static String column(String object, String field) {
     return "l_" + object + "__" + field;
@@ -131,12 +139,16 @@ public final class JsonLayout {
   /**
    * The line's fields as a relation over an engine's reader ({@code source}: the four objects and
    * the file's name): {@code l_file}; {@link #presence} of each object; {@link #column} of each
-   * field, its value as the field's type, null when absent or of another JSON type (trace objects
-   * as JSON text); {@code l_wrong_type}, whether some field holds a value of another JSON type
-   * than its own (the line is then not usable).
+   * field, its value as the field's type, null when absent (trace objects as JSON text); {@code
+   * l_wrong_type}, whether some field holds a value of another JSON type than its own (the line
+   * is then not usable, and its values are not used: a field of another JSON type may be null
+   * or converted).
    *
    * <p>With {@link Reading#JSON_TEXT} the conversion takes three steps, so that each field's text
-   * is converted once and the type check reads the result: the text, the value, the check.
+   * is converted once and the type check reads the result: the text, the value, the check. An
+   * integer field's text is cast as it is, and the check that no integer is written with a
+   * fraction or an exponent (which the cast would round) looks once at all of the line's
+   * integer texts together: one search per line instead of three per field.
    */
   public static String fields(Reading reading, String fileColumn, String source) {
     List<String> first = new ArrayList<>();
@@ -161,6 +173,7 @@ public final class JsonLayout {
     List<String> second = new ArrayList<>(carried);
     List<String> third = new ArrayList<>(carried);
     StringJoiner wrong = new StringJoiner(" OR ", "(", ") AS l_wrong_type");
+    StringJoiner integers = new StringJoiner(", ", "concat_ws(',', ", ") AS " + INTEGER_TEXTS);
     for (Part p : PARTS) {
       for (Field f : p.fields()) {
         String col = column(p.name(), f.name());
@@ -174,7 +187,14 @@ public final class JsonLayout {
         third.add(value + " AS " + col);
         wrong.add(text + " IS NOT NULL AND " + (f.type() == Type.DOUBLE
             ? "NOT coalesce(isfinite(" + converted + "), false)" : converted + " IS NULL"));
+        if (f.type().integer()) {
+          integers.add(text);
+        }
       }
+    }
+    second.add(integers.toString());
+    for (String c : new String[] {".", "e", "E"}) {
+      wrong.add("contains(" + INTEGER_TEXTS + ", '" + c + "')");
     }
     third.add(wrong.toString());
     return "SELECT " + String.join(", ", third) + " FROM (SELECT " + String.join(", ", second)
@@ -184,14 +204,17 @@ public final class JsonLayout {
 
   /**
    * DuckDB: a field's JSON text as the field's type where the JSON type is the field's, else null
-   * (a DOUBLE is taken as any number here; the caller refuses NaN and infinities).
+   * (a DOUBLE is taken as any number here, the caller refuses NaN and infinities; an integer
+   * type takes a number with a fraction or an exponent too, rounded, and the caller refuses the
+   * line). A string without escapes loses its quotes by {@code substr}, which is cheaper than a
+   * slice; one with escapes is decoded.
    */
   private static String convert(String t, Type type) {
     return switch (type) {
       case TEXT -> "CASE WHEN starts_with(" + t + ", '\"') THEN CASE WHEN contains(" + t
-          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE " + t + "[2:-2] END END";
-      case INT, BIGINT, HUGE -> "CASE WHEN strpos(" + t + ", '.') + strpos(" + t + ", 'e')"
-          + " + strpos(" + t + ", 'E') = 0 THEN TRY_CAST(" + t + " AS " + type.duckDb() + ") END";
+          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE substr(" + t + ", 2, length("
+          + t + ") - 2) END END";
+      case INT, BIGINT, HUGE -> "TRY_CAST(" + t + " AS " + type.duckDb() + ")";
       case DOUBLE -> "TRY_CAST(" + t + " AS DOUBLE)";
       case BOOLEAN -> "CASE " + t + " WHEN 'true' THEN true WHEN 'false' THEN false END";
       case TEXT_LIST -> "CASE WHEN starts_with(" + t + ", '[') AND len(list_filter(json_type(" + t
