@@ -41,6 +41,8 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a report: discovery, import into Parquet, summaries, straggler analysis, and the output
@@ -49,6 +51,7 @@ import java.util.stream.Stream;
  * else is the same for every engine.
  */
 public final class ReportRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(ReportRunner.class);
   private static final int HISTOGRAM_GROUPS = 8;
 
   private final ReportOptions options;
@@ -213,7 +216,9 @@ public final class ReportRunner {
   }
 
   private void end() {
-    stageSeconds.merge(stageName, (System.nanoTime() - stageStart) / 1e9, Double::sum);
+    double seconds = (System.nanoTime() - stageStart) / 1e9;
+    stageSeconds.merge(stageName, seconds, Double::sum);
+    LOG.debug("stage {}: {} ms", stageName, Math.round(seconds * 1000));
   }
 
   private static void deleteQuietly(Path dir) {

@@ -3,6 +3,8 @@ package io.ncclinspector.report.ingest;
 import io.ncclinspector.format.FieldType;
 import io.ncclinspector.format.HeaderField;
 import io.ncclinspector.format.MetadataField;
+import io.ncclinspector.format.PerfField;
+import io.ncclinspector.format.RecordField;
 import io.ncclinspector.format.RecordFormat;
 import io.ncclinspector.format.RecordKind;
 import java.util.ArrayList;
@@ -44,6 +46,11 @@ public final class JsonLayout {
 
     private final String duckDb;
     private final String spark;
+
+    /** Whether the type holds JSON integers (a fraction or an exponent is another JSON type). */
+    public boolean integer() {
+      return this == INT || this == BIGINT || this == HUGE;
+    }
 
     Type(String duckDb, String spark) {
       this.duckDb = duckDb;
@@ -118,6 +125,9 @@ public final class JsonLayout {
     return parts.toString();
   }
 
+  /** With {@link Reading#JSON_TEXT}: the line's integer fields' texts, joined. */
+  private static final String INTEGER_TEXTS = "n_integer_texts";
+
   /** The column of {@link #fields} that holds a field of an object. */
   public static String column(String object, String field) {
     return "l_" + object + "__" + field;
@@ -131,12 +141,17 @@ public final class JsonLayout {
   /**
    * The line's fields as a relation over an engine's reader ({@code source}: the four objects and
    * the file's name): {@code l_file}; {@link #presence} of each object; {@link #column} of each
-   * field, its value as the field's type, null when absent or of another JSON type (trace objects
-   * as JSON text); {@code l_wrong_type}, whether some field holds a value of another JSON type
-   * than its own (the line is then not usable).
+   * field (with {@link Reading#JSON_TEXT}, one {@link #value} column for a perf field both kinds
+   * have), its value as the field's type, null when absent (trace objects as JSON text); {@code
+   * l_wrong_type}, whether some field holds a value of another JSON type than its own (the line
+   * is then not usable, and its values are not used: a field of another JSON type may be null
+   * or converted).
    *
    * <p>With {@link Reading#JSON_TEXT} the conversion takes three steps, so that each field's text
-   * is converted once and the type check reads the result: the text, the value, the check.
+   * is converted once and the type check reads the result: the text, the value, the check. An
+   * integer field's text is cast as it is, and the check that no integer is written with a
+   * fraction or an exponent (which the cast would round) looks once at all of the line's
+   * integer texts together: one search per line instead of three per field.
    */
   public static String fields(Reading reading, String fileColumn, String source) {
     List<String> first = new ArrayList<>();
@@ -161,20 +176,25 @@ public final class JsonLayout {
     List<String> second = new ArrayList<>(carried);
     List<String> third = new ArrayList<>(carried);
     StringJoiner wrong = new StringJoiner(" OR ", "(", ") AS l_wrong_type");
-    for (Part p : PARTS) {
-      for (Field f : p.fields()) {
-        String col = column(p.name(), f.name());
-        String text = "t" + col.substring(1);
-        String converted = "c" + col.substring(1);
-        first.add("CAST(" + p.name() + "." + f.name() + " AS VARCHAR) AS " + text);
-        second.add(text);
-        second.add(convert(text, f.type()) + " AS " + converted);
-        String value = f.type() == Type.DOUBLE
-            ? "CASE WHEN isfinite(" + converted + ") THEN " + converted + " END" : converted;
-        third.add(value + " AS " + col);
-        wrong.add(text + " IS NOT NULL AND " + (f.type() == Type.DOUBLE
-            ? "NOT coalesce(isfinite(" + converted + "), false)" : converted + " IS NULL"));
+    StringJoiner integers = new StringJoiner(", ", "concat_ws(',', ", ") AS " + INTEGER_TEXTS);
+    for (TextField f : textFields()) {
+      String text = "t" + f.column().substring(1);
+      String converted = "c" + f.column().substring(1);
+      first.add(f.text() + " AS " + text);
+      second.add(text);
+      second.add(convert(text, f.type()) + " AS " + converted);
+      String value = f.type() == Type.DOUBLE
+          ? "CASE WHEN isfinite(" + converted + ") THEN " + converted + " END" : converted;
+      third.add(value + " AS " + f.column());
+      wrong.add(text + " IS NOT NULL AND " + (f.type() == Type.DOUBLE
+          ? "NOT coalesce(isfinite(" + converted + "), false)" : converted + " IS NULL"));
+      if (f.type().integer()) {
+        integers.add(text);
       }
+    }
+    second.add(integers.toString());
+    for (String c : new String[] {".", "e", "E"}) {
+      wrong.add("contains(" + INTEGER_TEXTS + ", '" + c + "')");
     }
     third.add(wrong.toString());
     return "SELECT " + String.join(", ", third) + " FROM (SELECT " + String.join(", ", second)
@@ -183,15 +203,85 @@ public final class JsonLayout {
   }
 
   /**
+   * With {@link Reading#JSON_TEXT}, a field the conversion works on.
+   *
+   * @param column its column in {@link #fields}
+   * @param text its JSON text, SQL over the reader's objects
+   * @param type its type
+   */
+  private record TextField(String column, String text, Type type) {}
+
+  /**
+   * The fields converted with {@link Reading#JSON_TEXT}: each header and metadata field, and
+   * each perf field once, a field that both kinds of record have under its {@link #value}
+   * column, its text taken from whichever perf object has it (a usable line has exactly one),
+   * so that it is converted and checked once rather than once per kind.
+   */
+  private static List<TextField> textFields() {
+    List<TextField> out = new ArrayList<>();
+    for (String object : List.of(HeaderField.OBJECT, MetadataField.OBJECT)) {
+      for (RecordField f : RecordFormat.fieldsOf(object)) {
+        String name = f.jsonName(RecordKind.COLL);
+        out.add(new TextField(column(object, name), text(object, name), Type.of(f.type())));
+      }
+    }
+    for (RecordKind k : RecordKind.values()) {
+      for (PerfField f : PerfField.of(k)) {
+        boolean both = f.appliesTo(RecordKind.COLL) && f.appliesTo(RecordKind.P2P);
+        if (!both) {
+          out.add(new TextField(column(k.perfObject(), f.jsonName(k)),
+              text(k.perfObject(), f.jsonName(k)), Type.of(f.type())));
+        } else if (k == RecordKind.COLL) {
+          StringJoiner texts = new StringJoiner(", ", "coalesce(", ")");
+          for (RecordKind each : RecordKind.values()) {
+            texts.add(text(each.perfObject(), f.jsonName(each)));
+          }
+          out.add(new TextField(value(Reading.JSON_TEXT, f), texts.toString(),
+              Type.of(f.type())));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String text(String object, String field) {
+    return "CAST(" + object + "." + field + " AS VARCHAR)";
+  }
+
+  /**
+   * The column or expression of {@link #fields} that holds field {@code f} of whichever kind of
+   * record has it: a perf field both kinds have is the coalesce of the two objects' columns
+   * with {@link Reading#TYPED}, and one column of its own with {@link Reading#JSON_TEXT}.
+   */
+  public static String value(Reading reading, RecordField f) {
+    List<String> reads = new ArrayList<>();
+    List<RecordKind> kinds = f instanceof PerfField ? List.of(RecordKind.values())
+        : List.of(RecordKind.COLL);
+    for (RecordKind k : kinds) {
+      if (f.appliesTo(k)) {
+        reads.add(column(f.objectName(k), f.jsonName(k)));
+      }
+    }
+    if (reads.size() == 1) {
+      return reads.get(0);
+    }
+    return reading == Reading.JSON_TEXT ? column("perf", f.jsonName(RecordKind.COLL))
+        : "coalesce(" + String.join(", ", reads) + ")";
+  }
+
+  /**
    * DuckDB: a field's JSON text as the field's type where the JSON type is the field's, else null
-   * (a DOUBLE is taken as any number here; the caller refuses NaN and infinities).
+   * (a DOUBLE is taken as any number here, the caller refuses NaN and infinities; an integer
+   * type takes a number with a fraction or an exponent too, rounded, and the caller refuses the
+   * line). A string without escapes loses its quotes by {@code substr}, which is cheaper than a
+   * slice; one with escapes is decoded.
    */
   private static String convert(String t, Type type) {
     return switch (type) {
       case TEXT -> "CASE WHEN starts_with(" + t + ", '\"') THEN CASE WHEN contains(" + t
-          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE " + t + "[2:-2] END END";
-      case INT, BIGINT, HUGE -> "CASE WHEN strpos(" + t + ", '.') + strpos(" + t + ", 'e')"
-          + " + strpos(" + t + ", 'E') = 0 THEN TRY_CAST(" + t + " AS " + type.duckDb() + ") END";
+          + ", '\\') THEN json_extract_string(" + t + ", '$') ELSE substr(" + t + ", 2, length("
+          + t + ") - 2) END END";
+      case INT, BIGINT, HUGE -> "TRY_CAST(" + t + " AS " + type.duckDb() + ")";
       case DOUBLE -> "TRY_CAST(" + t + " AS DOUBLE)";
       case BOOLEAN -> "CASE " + t + " WHEN 'true' THEN true WHEN 'false' THEN false END";
       case TEXT_LIST -> "CASE WHEN starts_with(" + t + ", '[') AND len(list_filter(json_type(" + t

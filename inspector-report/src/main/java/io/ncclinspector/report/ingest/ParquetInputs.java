@@ -51,7 +51,7 @@ public final class ParquetInputs {
     Path part = recordsDir.resolve("part-parquet-inputs.parquet");
     engine.update("COPY (SELECT " + columns + " FROM read_parquet("
         + DuckDbEngine.literalList(paths) + ", union_by_name = true)) TO "
-        + DuckDbEngine.literal(part.toString()) + " (FORMAT parquet, COMPRESSION zstd)");
+        + DuckDbEngine.literal(part.toString()) + " (" + DuckDbEngine.PARQUET_OPTIONS + ")");
     Map<String, Long> counts = new HashMap<>();
     engine.query("SELECT filename, count(*) FROM read_parquet(" + DuckDbEngine.literalList(paths)
         + ", filename = true) GROUP BY 1", r -> counts.put(r.getString(1), r.getLong(2)));

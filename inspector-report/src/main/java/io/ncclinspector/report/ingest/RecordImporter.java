@@ -106,14 +106,28 @@ public final class RecordImporter {
     Map<String, FileDiagnosis> diagnoses = new LinkedHashMap<>();
     Map<String, Path> salvaged = new HashMap<>(); // display name -> clean copy
     List<String> notices = new ArrayList<>();
+    long start = System.nanoTime();
     salvageUnsafePaths(files, salvaged, diagnoses);
     salvageDamagedGzip(files, salvaged, diagnoses);
+    start = phase("checking and salvaging", start);
 
     Map<String, Long> invalidRows = new HashMap<>();
     List<Path> parts = new ArrayList<>();
     copyBatches(files, salvaged, diagnoses, parts, invalidRows);
+    start = phase("copying " + bytes(bytesTotal) + " into Parquet", start);
     locateUnusableLines(files, invalidRows, diagnoses, notices);
-    return importResult(inputs, fromParquet, diagnoses, salvaged, invalidRows, parts, notices);
+    start = phase("locating unusable lines", start);
+    ImportResult result = importResult(inputs, fromParquet, diagnoses, salvaged, invalidRows,
+        parts, notices);
+    phase("counting records per file", start);
+    return result;
+  }
+
+  /** Logs how long an import phase took (at DEBUG); returns the time it ended. */
+  private static long phase(String name, long startNanos) {
+    long now = System.nanoTime();
+    LOG.debug("import phase: {}: {} ms", name, (now - startNanos) / 1_000_000);
+    return now;
   }
 
   /** Salvages the files whose path the engine cannot be given as it is. */
@@ -152,7 +166,15 @@ public final class RecordImporter {
       batchLabel = "batch " + (b + 1) + "/" + batches.size();
       currentBatchBytes = batch.stream().mapToLong(RecordImporter::weight).sum();
       Path target = stagingDir.resolve(String.format(Locale.ROOT, "batch-%05d", b));
+      long start = System.nanoTime();
       copyBatchSalvagingBroken(batch, b, salvaged, diagnoses, target);
+      if (LOG.isDebugEnabled()) {
+        double seconds = (System.nanoTime() - start) / 1e9;
+        LOG.debug("{}: {} files, {} in {} s ({} MiB/s){}", batchLabel, batch.size(),
+            bytes(currentBatchBytes), String.format(Locale.ROOT, "%.2f", seconds),
+            String.format(Locale.ROOT, "%.0f", currentBatchBytes / (double) (1 << 20) / seconds),
+            partitioned ? ", partitioned" : "");
+      }
       parts.addAll(collectParts(target, b));
       invalidRows.putAll(countInvalid(target));
       deleteTree(target);
@@ -339,8 +361,8 @@ public final class RecordImporter {
         + ") r";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
-          + " (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (valid), FILENAME_PATTERN 'part-{i}',"
-          + " OVERWRITE_OR_IGNORE true)");
+          + " (" + DuckDbEngine.PARQUET_OPTIONS + ", PARTITION_BY (valid),"
+          + " FILENAME_PATTERN 'part-{i}', OVERWRITE_OR_IGNORE true)");
       return;
     }
     // The layout the partitioned write leaves, so that the rest of the import is the same.
@@ -353,7 +375,7 @@ public final class RecordImporter {
     engine.update("COPY (SELECT * EXCLUDE (valid) FROM (\n" + rows + "\n) WHERE CASE WHEN valid"
         + " THEN true ELSE error(" + DuckDbEngine.literal(UNUSABLE_ROW) + ") END) TO "
         + DuckDbEngine.literal(valid.resolve("part-0.parquet").toString())
-        + " (FORMAT parquet, COMPRESSION zstd)");
+        + " (" + DuckDbEngine.PARQUET_OPTIONS + ")");
   }
 
   static String readJson(List<String> paths, Compression compression) {

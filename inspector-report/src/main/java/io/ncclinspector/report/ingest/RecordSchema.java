@@ -187,23 +187,12 @@ public final class RecordSchema {
     raw.add(JsonLayout.presence(RecordKind.P2P.perfObject()) + " AS r_is_p2p");
     for (Column c : COLUMNS) {
       if (c.source() != null) {
-        raw.add(read(c.source()) + " AS r_" + c.name());
+        raw.add(JsonLayout.value(reading, c.source()) + " AS r_" + c.name());
       }
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
         fileColumn, source) + ") l_fields";
-  }
-
-  /** A field of whichever kind of record has it, as its type (the trace objects as JSON text). */
-  private static String read(RecordField f) {
-    List<String> reads = new ArrayList<>();
-    for (RecordKind k : f instanceof PerfField ? List.of(RecordKind.values()) : List.of(RecordKind.COLL)) {
-      if (f.appliesTo(k)) {
-        reads.add(JsonLayout.column(f.objectName(k), f.jsonName(k)));
-      }
-    }
-    return reads.size() == 1 ? reads.get(0) : "coalesce(" + String.join(", ", reads) + ")";
   }
 
   /**

@@ -1,0 +1,72 @@
+package io.ncclinspector.report.ingest;
+
+import io.ncclinspector.report.input.Compression;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/**
+ * The floor under the import, for the benchmarks (BENCHMARKS.md, "Offline report at scale: 10 M
+ * records"): how long DuckDB takes, on this machine's cores, to parse a directory of plain log
+ * files, to hand over every field as JSON text (what the import's type check reads), and to
+ * make the import's rows from them without writing them. Each step is timed as a whole (wall
+ * time and the process's CPU time) and prints one line.
+ *
+ * <pre>java -cp REPORT_CLASSPATH:TEST_JAR io.ncclinspector.report.ingest.ParseFloor DIR</pre>
+ */
+public final class ParseFloor {
+  private ParseFloor() {}
+
+  /** One measured statement. */
+  record Step(String name, String sql) {}
+
+  public static void main(String[] args) throws IOException, SQLException {
+    Path dir = Path.of(args[0]);
+    List<String> paths;
+    try (Stream<Path> s = Files.list(dir)) {
+      paths = s.filter(p -> p.toString().endsWith(".log") || p.toString().endsWith(".jsonl"))
+          .map(p -> p.toAbsolutePath().toString()).sorted().toList();
+    }
+    String read = RecordImporter.readJson(paths, Compression.NONE);
+    String rows = "SELECT " + RecordSchema.finalColumns("r_file") + ", " + RecordSchema.VALIDITY
+        + " AS valid FROM (" + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT,
+            "SELECT * FROM " + read) + ") r";
+    List<Step> steps = List.of(
+        new Step("parse every line", "SELECT count(*) FROM " + read),
+        new Step("every field as JSON text", "SELECT count(COLUMNS(*)) FROM (SELECT header.*,"
+            + " metadata.*, coll_perf.*, p2p_perf.* FROM " + read + ")"),
+        new Step("the import's rows, not written", "SELECT count(COLUMNS(*)) FROM (" + rows
+            + ")"));
+    Properties p = new Properties();
+    p.setProperty("threads", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    p.setProperty("preserve_insertion_order", "false");
+    try (Connection c = DriverManager.getConnection("jdbc:duckdb:", p)) {
+      for (Step step : steps) {
+        long wall = System.nanoTime();
+        long cpu = cpuNanos();
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(step.sql())) {
+          while (r.next()) {
+            r.getObject(1);
+          }
+        }
+        System.out.printf(Locale.ROOT, "%s: %.2f s wall, %.2f s CPU (%d files)%n", step.name(),
+            (System.nanoTime() - wall) / 1e9, (cpuNanos() - cpu) / 1e9, paths.size());
+      }
+    }
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+}
