@@ -17,8 +17,7 @@ ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state
    * NULL arguments for other states (facts doc 2.6), so they are not read. */
   if (state == ncclProfilerKernelChStop && args != NULL) {
     core_channel_gpu_stop(handle, args->kernelCh.pTimer);
-  } else if ((state == ncclProfilerProxyStepSendPeerWait_v4 || state == ncclProfilerProxyStepSendWait ||
-              state == ncclProfilerProxyStepRecvFlushWait) && args != NULL) {
+  } else if (proxy_step_state_used((int)state) && args != NULL) {
     proxy_step_state(handle, (int)state, args->proxyStep.transSize);
   }
   return ncclSuccess;

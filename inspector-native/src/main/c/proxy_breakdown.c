@@ -7,6 +7,10 @@
 #include "event_counters.h"
 #include "nccl_profiler_abi.h"
 #include "op_table.h"
+
+_Static_assert(ncclProfilerProxyStepSendPeerWait_v4 == 20 && ncclProfilerProxyStepSendWait == 9 &&
+                   ncclProfilerProxyStepRecvFlushWait == 11,
+               "proxy_step_state_used names NCCL's state values");
 #include "record_emit.h"
 
 static inline void* proxy_handle(const void* op_handle, uint32_t cell, bool step) {
@@ -77,9 +81,7 @@ void* proxy_step_start(void* parent) {
 
 void proxy_step_state(void* handle, int state, uint64_t trans_size) {
   if (handle == NULL) return;
-  bool send_ready = state == ncclProfilerProxyStepSendPeerWait_v4 || state == ncclProfilerProxyStepSendWait;
-  bool arrived = state == ncclProfilerProxyStepRecvFlushWait;
-  if (!send_ready && !arrived) return; /* the posted states: the step's start already tells */
+  bool send_ready = state != ncclProfilerProxyStepRecvFlushWait;
   if (handle_tag(handle) != HANDLE_TAG_CHANNEL || !proxy_handle_is_step(handle)) {
     counter_add(CTR_INVALID_HANDLE, 1);
     return;

@@ -66,7 +66,15 @@ static inline uint32_t proxy_handle_slot(const void* h) {
 /* The core's side of NCCL's events (profiler_core.c dispatches to these). */
 void* proxy_op_start(void* parent, uint8_t channel_id, int32_t peer, int32_t n_steps, int is_send);
 void* proxy_step_start(void* parent);
-/* recordEventState of a ProxyStep: the state and its transSize. */
+/* The ProxyStep states the breakdown uses: a send's chunk ready (SendPeerWait, v4+) or handed to
+ * the network (SendWait, with its size), a receive's chunk arrived (RecvFlushWait, with its size).
+ * The posted states say nothing the step's start did not. */
+static inline bool proxy_step_state_used(int state) {
+  return state == 20 /* SendPeerWait_v4 */ || state == 9 /* SendWait */ || state == 11 /* RecvFlushWait */;
+}
+
+/* recordEventState of a ProxyStep in one of the states proxy_step_state_used accepts, with its
+ * transSize. */
 void proxy_step_state(void* handle, int state, uint64_t trans_size);
 /* stopEvent of a ProxyOp or ProxyStep handle. */
 void proxy_stop(void* handle);
