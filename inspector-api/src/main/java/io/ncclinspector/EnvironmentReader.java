@@ -13,13 +13,11 @@ import java.util.function.LongConsumer;
  * {@link InspectorConfig.Builder}. A variable that is set but malformed fails with an
  * {@link IllegalArgumentException} naming it, rather than being silently ignored; one that is in
  * range as a number but not as a setting fails at {@link InspectorConfig.Builder#build()}, also
- * naming it. Exporters read their own variables ({@code NCCL_INSPECTOR_PROM_DUMP}'s interval,
- * {@code NCCL_INSPECTOR_JFR}) through their {@link io.ncclinspector.spi.ExporterProvider}.
+ * naming it. Exporters read their own variables ({@code NCCL_INSPECTOR_JFR}, the Prometheus
+ * textfiles' interval) through their {@link io.ncclinspector.spi.ExporterProvider}, which declares
+ * them.
  */
 final class EnvironmentReader {
-  /** The variable of the Prometheus textfile mode, which turns JSON output off as in the reference. */
-  static final String PROM_DUMP = Setting.PROM_DUMP.variable;
-
   private final Map<String, String> map;
   private final EnvironmentView env;
   private final InspectorConfig.Builder b;
@@ -33,12 +31,6 @@ final class EnvironmentReader {
   void apply() {
     read(Setting.ENABLE);
     dumpOutput();
-    /* Read by their exporters, where those are on the class path; checked here whether they are or not. */
-    for (Setting s : Setting.values()) {
-      if (s.reading == Setting.Reading.EXPORTER) {
-        env.flag(s.variable);
-      }
-    }
     for (Setting s : Setting.values()) {
       if (s.reading == Setting.Reading.PLAIN && s != Setting.ENABLE) {
         read(s);
@@ -61,7 +53,7 @@ final class EnvironmentReader {
     boolean prom = readSwitch(Setting.PROM_DUMP).orElse(false);
     if (prom) {
       b.jsonOutput(false);
-      b.requireExporter("prometheus", PROM_DUMP + "=1 asks for Prometheus textfiles, and no Prometheus exporter is"
+      b.requireExporter("prometheus", Setting.PROM_DUMP.variable + "=1 asks for Prometheus textfiles, and no Prometheus exporter is"
           + " on the class path: add the io.ncclinspector:inspector-prometheus dependency");
       number(Setting.DUMP_INTERVAL, us -> { });
     } else {
@@ -77,12 +69,13 @@ final class EnvironmentReader {
   /** A variable the table alone says how to read ({@link Setting.Reading#PLAIN}). */
   private void read(Setting s) {
     switch (s.kind) {
-      case SWITCH -> readSwitch(s).ifPresent(v -> applying(s.variable, map.get(s.variable), () -> s.apply.accept(b, v)));
-      case PATH -> env.string(s.variable).ifPresent(
-          v -> applying(s.variable, v, () -> s.apply.accept(b, Path.of(v.trim()))));
-      case INT, LONG -> number(s, v -> s.apply.accept(b, v));
-      case DURATION_MS -> number(s, ms -> s.apply.accept(b, Duration.ofMillis(ms)));
-      case SIZE_MB -> number(s, mb -> s.apply.accept(b, Math.multiplyExact(mb, 1L << 20)));
+      case SWITCH -> readSwitch(s).ifPresent(v -> applying(s.variable, map.get(s.variable), () -> b.set(s, v)));
+      case PATH, OPTIONAL_PATH -> env.string(s.variable).ifPresent(
+          v -> applying(s.variable, v, () -> b.set(s, Path.of(v.trim()))));
+      case INT -> number(s, v -> b.set(s, (int) v));
+      case LONG -> number(s, v -> b.set(s, v));
+      case DURATION_MS -> number(s, ms -> b.set(s, Duration.ofMillis(ms)));
+      case SIZE_MB -> number(s, mb -> b.set(s, Math.multiplyExact(mb, 1L << 20)));
       default -> throw new IllegalStateException(s + " is not read from the table alone");
     }
   }
@@ -128,7 +121,7 @@ final class EnvironmentReader {
   /** A switch: 0 or 1 ({@link EnvironmentView#flag}); any other value fails, naming the variable. */
   private Optional<Boolean> readSwitch(Setting s) {
     Optional<Boolean> v = env.flag(s.variable);
-    if (v.isPresent()) {
+    if (v.isPresent() && s.setting != null) {
       b.origin(s.setting, s.variable, map.get(s.variable).strip());
     }
     return v;

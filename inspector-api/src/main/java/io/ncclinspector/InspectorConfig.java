@@ -2,16 +2,20 @@ package io.ncclinspector;
 
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
+import io.ncclinspector.spi.InspectorVariables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -28,59 +32,29 @@ import java.util.regex.Pattern;
 public final class InspectorConfig {
   private static final Pattern EXPORTER_NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
-  private final boolean enabled;
+  /** The value of each {@link Setting} row that has a builder setting ({@link Setting#held()}). */
+  private final EnumMap<Setting, Object> values;
   private final boolean jsonOutput;
-  private final Duration dumpInterval;
-  private final Path dumpDirectory;
-  private final boolean verbose;
-  private final boolean trackP2p;
-  private final long minMessageBytes;
-  private final boolean requireKernelTiming;
-  private final boolean networkBreakdown;
-  private final boolean overridePlugin;
-  private final boolean ncclWorkarounds;
-  private final int inflightOperations;
-  private final int maxCommunicators;
-  private final int ringCells;
-  private final Duration inflightExpiry;
   private final ProcessIdentity processIdentity;
-  private final Path traceDirectory;
-  private final long traceMaxBytes;
-  private final long traceBufferBytes;
   private final SlowCollectiveDetection slowCollectives;
-  private final Duration hangTimeout;
-  private final int listenerQueueCapacity;
-  private final int lastRecordsPerCommunicator;
-  private final Duration listenerCloseTimeout;
   private final List<ExporterFactory> exporters;
+  private final List<String> ignoredVariables;
 
   private InspectorConfig(Builder b, Path dumpDirectory, ProcessIdentity processIdentity,
-      List<ExporterFactory> exporters) {
-    this.enabled = b.enabled;
+      List<ExporterFactory> exporters, List<String> ignoredVariables) {
+    this.values = new EnumMap<>(b.values);
+    this.values.put(Setting.DUMP_DIR, dumpDirectory);
     this.jsonOutput = b.jsonOutput;
-    this.dumpInterval = b.dumpInterval;
-    this.dumpDirectory = dumpDirectory;
-    this.verbose = b.verbose;
-    this.trackP2p = b.trackP2p;
-    this.minMessageBytes = b.minMessageBytes;
-    this.requireKernelTiming = b.requireKernelTiming;
-    this.networkBreakdown = b.networkBreakdown;
-    this.overridePlugin = b.overridePlugin;
-    this.ncclWorkarounds = b.ncclWorkarounds;
-    this.inflightOperations = b.inflightOperations;
-    this.maxCommunicators = b.maxCommunicators;
-    this.ringCells = b.ringCells;
-    this.inflightExpiry = b.inflightExpiry;
     this.processIdentity = processIdentity;
-    this.traceDirectory = b.traceDirectory;
-    this.traceMaxBytes = b.traceMaxBytes;
-    this.traceBufferBytes = b.traceBufferBytes;
     this.slowCollectives = b.slowCollectives;
-    this.hangTimeout = b.hangTimeout;
-    this.listenerQueueCapacity = b.listenerQueueCapacity;
-    this.lastRecordsPerCommunicator = b.lastRecordsPerCommunicator;
-    this.listenerCloseTimeout = b.listenerCloseTimeout;
     this.exporters = List.copyOf(exporters);
+    this.ignoredVariables = List.copyOf(ignoredVariables);
+  }
+
+  /** The value of a setting, as its {@link Setting.Kind} types it. */
+  @SuppressWarnings("unchecked")
+  private <T> T get(Setting s) {
+    return (T) values.get(s);
   }
 
   /** The defaults, with nothing read from the environment (exporters found on the class path included). */
@@ -108,7 +82,7 @@ public final class InspectorConfig {
    * {@code enable()} is, so the default is on).
    */
   public boolean enabled() {
-    return enabled;
+    return get(Setting.ENABLE);
   }
 
   /** Whether JSON Lines files are written (default on). */
@@ -118,42 +92,42 @@ public final class InspectorConfig {
 
   /** How often written records are flushed to the file and exporters are told to flush (1 s). */
   public Duration dumpInterval() {
-    return dumpInterval;
+    return get(Setting.DUMP_INTERVAL);
   }
 
   /** Output directory ({@code nccl-inspector-<SLURM_JOBID>} or {@code nccl-inspector-unknown-jobid}). */
   public Path dumpDirectory() {
-    return dumpDirectory;
+    return get(Setting.DUMP_DIR);
   }
 
   /** Whether records carry their per-channel event trace ({@code event_trace_*} blocks). */
   public boolean verbose() {
-    return verbose;
+    return get(Setting.DUMP_VERBOSE);
   }
 
   /** Whether Send/Recv are tracked (default on). */
   public boolean trackP2p() {
-    return trackP2p;
+    return get(Setting.ENABLE_P2P);
   }
 
   /** The smallest message tracked (8192 bytes). */
   public long minMessageBytes() {
-    return minMessageBytes;
+    return get(Setting.DUMP_MIN_SIZE_BYTES);
   }
 
   /** Whether only GPU-timed ({@code kernel_gpu}) records are kept (default on). */
   public boolean requireKernelTiming() {
-    return requireKernelTiming;
+    return get(Setting.REQUIRE_KERNEL_TIMING);
   }
 
   /** Whether NCCL is asked for proxy events, which make each operation's network breakdown. */
   public boolean networkBreakdown() {
-    return networkBreakdown;
+    return get(Setting.NETWORK_BREAKDOWN);
   }
 
   /** Whether a profiler plugin that {@code NCCL_PROFILER_PLUGIN} already names is replaced (default off: enable() fails). */
   public boolean overridePlugin() {
-    return overridePlugin;
+    return get(Setting.OVERRIDE_PLUGIN);
   }
 
   /**
@@ -163,22 +137,22 @@ public final class InspectorConfig {
    * and 2.30 give broadcasts no events and can hang on grouped broadcasts under a profiler.
    */
   public boolean ncclWorkarounds() {
-    return ncclWorkarounds;
+    return get(Setting.NCCL_WORKAROUNDS);
   }
 
   /** Operations that can be in flight at once (2048; native memory about 4.6 KB each). */
   public int inflightOperations() {
-    return inflightOperations;
+    return get(Setting.INFLIGHT_OPS);
   }
 
   /** Communicators that can be live at once (1024). */
   public int maxCommunicators() {
-    return maxCommunicators;
+    return get(Setting.MAX_COMMS);
   }
 
   /** Capacity of the native record ring in 64-byte cells, a power of two (65536 = 4 MiB, about 21k records). */
   public int ringCells() {
-    return ringCells;
+    return get(Setting.RING_CELLS);
   }
 
   /**
@@ -186,7 +160,7 @@ public final class InspectorConfig {
    * CPU timing (10 s; zero: never).
    */
   public Duration inflightExpiry() {
-    return inflightExpiry;
+    return get(Setting.INFLIGHT_EXPIRY_MS);
   }
 
   /** Host name and pid for the output file name and metadata. */
@@ -199,17 +173,17 @@ public final class InspectorConfig {
    * testdata/traces/FORMAT.md, replayable with {@code bin/nccl-inspector replay}); empty: no recording.
    */
   public Optional<Path> traceDirectory() {
-    return Optional.ofNullable(traceDirectory);
+    return Optional.ofNullable(get(Setting.TRACE_DIR));
   }
 
   /** Whether raw event recording is on. */
   public boolean recording() {
-    return traceDirectory != null;
+    return values.get(Setting.TRACE_DIR) != null;
   }
 
   /** Bound of the recording in uncompressed bytes; events past it are counted, not written (1 GiB). */
   public long traceMaxBytes() {
-    return traceMaxBytes;
+    return get(Setting.TRACE_MAX_BYTES);
   }
 
   /**
@@ -217,12 +191,12 @@ public final class InspectorConfig {
    * 350,000 callbacks): a burst larger than it is counted ({@code trace_ring_full}), not recorded.
    */
   public long traceBufferBytes() {
-    return traceBufferBytes;
+    return get(Setting.TRACE_BUFFER_MB);
   }
 
   /** The recording's native ring in 64-byte cells: the buffer rounded down to a power of two. */
   public int traceRingCells() {
-    return Integer.highestOneBit((int) (traceBufferBytes / 64));
+    return Integer.highestOneBit((int) (traceBufferBytes() / 64));
   }
 
   /** How slow collectives are recognised and rate-limited. */
@@ -232,17 +206,17 @@ public final class InspectorConfig {
 
   /** In flight longer than this: reported to listeners as a suspected hang (5 minutes; zero: off). */
   public Duration hangTimeout() {
-    return hangTimeout;
+    return get(Setting.HANG_TIMEOUT_MS);
   }
 
   /** Events each listener may fall behind by before its events are dropped and counted (65536). */
   public int listenerQueueCapacity() {
-    return listenerQueueCapacity;
+    return get(Setting.LISTENER_QUEUE_CAPACITY);
   }
 
   /** Records kept per communicator for snapshots (16). */
   public int lastRecordsPerCommunicator() {
-    return lastRecordsPerCommunicator;
+    return get(Setting.LAST_RECORDS_PER_COMMUNICATOR);
   }
 
   /**
@@ -251,7 +225,7 @@ public final class InspectorConfig {
    * counted ({@code listener_abandoned}), so nothing waits on a stuck listener.
    */
   public Duration listenerCloseTimeout() {
-    return listenerCloseTimeout;
+    return get(Setting.LISTENER_CLOSE_TIMEOUT);
   }
 
   /** The exporters started with the inspector: those added to the builder, then those discovered. */
@@ -266,7 +240,7 @@ public final class InspectorConfig {
 
   /** The JSON Lines file this configuration writes to (or, if that name is taken, the first free one after it). */
   public Path outputFile() {
-    return dumpDirectory.resolve(processIdentity.hostname() + "-pid" + processIdentity.pid() + ".log");
+    return dumpDirectory().resolve(processIdentity.hostname() + "-pid" + processIdentity.pid() + ".log");
   }
 
   /** The recording's file ({@code <trace dir>/trace-pid<pid>.jsonl.gz}), if recording. */
@@ -274,19 +248,25 @@ public final class InspectorConfig {
     return traceDirectory().map(d -> d.resolve("trace-pid" + processIdentity.pid() + ".jsonl.gz"));
   }
 
+  /**
+   * The environment variables named {@code NCCL_INSPECTOR_*} that the environment this configuration
+   * was read from sets and that nothing reads: neither the inspector nor any exporter module on the
+   * class path (a misspelt name, or an exporter's variable without its module). {@code enable()}
+   * logs them as a warning; empty for a configuration made in code.
+   */
+  public List<String> ignoredVariables() {
+    return ignoredVariables;
+  }
+
   @Override
   public String toString() {
-    return "InspectorConfig[enabled=" + enabled + ", jsonOutput=" + jsonOutput + ", dumpInterval=" + dumpInterval
-        + ", dumpDirectory=" + dumpDirectory + ", verbose=" + verbose + ", trackP2p=" + trackP2p
-        + ", minMessageBytes=" + minMessageBytes + ", requireKernelTiming=" + requireKernelTiming + ", networkBreakdown=" + networkBreakdown
-        + ", overridePlugin=" + overridePlugin + ", ncclWorkarounds=" + ncclWorkarounds
-        + ", inflightOperations=" + inflightOperations
-        + ", maxCommunicators=" + maxCommunicators + ", ringCells=" + ringCells + ", inflightExpiry=" + inflightExpiry
-        + ", processIdentity=" + processIdentity + ", traceDirectory=" + traceDirectory + ", traceMaxBytes="
-        + traceMaxBytes + ", traceBufferBytes=" + traceBufferBytes + ", slowCollectives=" + slowCollectives
-        + ", hangTimeout=" + hangTimeout + ", listenerQueueCapacity=" + listenerQueueCapacity
-        + ", lastRecordsPerCommunicator=" + lastRecordsPerCommunicator + ", listenerCloseTimeout="
-        + listenerCloseTimeout + ", exporters=" + exporters.stream().map(ExporterFactory::name).toList() + "]";
+    StringBuilder out = new StringBuilder("InspectorConfig[");
+    for (Map.Entry<Setting, Object> e : values.entrySet()) {
+      out.append(e.getKey().setting).append('=').append(e.getValue()).append(", ");
+    }
+    return out.append("jsonOutput=").append(jsonOutput).append(", processIdentity=").append(processIdentity)
+        .append(", slowCollectives=").append(slowCollectives).append(", exporters=")
+        .append(exporters.stream().map(ExporterFactory::name).toList()).append(']').toString();
   }
 
   /**
@@ -295,30 +275,10 @@ public final class InspectorConfig {
    * first that is out of range.
    */
   public static final class Builder {
-    private boolean enabled = true;
+    private final EnumMap<Setting, Object> values = new EnumMap<>(Setting.class);
     private boolean jsonOutput = true;
-    private Duration dumpInterval = Duration.ofSeconds(1);
-    private Path dumpDirectory;
-    private boolean verbose;
-    private boolean trackP2p = true;
-    private long minMessageBytes = 8192;
-    private boolean requireKernelTiming = true;
-    private boolean networkBreakdown = true;
-    private boolean overridePlugin;
-    private boolean ncclWorkarounds = true;
-    private int inflightOperations = 2048;
-    private int maxCommunicators = 1024;
-    private int ringCells = 1 << 16;
-    private Duration inflightExpiry = Duration.ofSeconds(10);
     private ProcessIdentity processIdentity;
-    private Path traceDirectory;
-    private long traceMaxBytes = 1L << 30;
-    private long traceBufferBytes = 64L << 20;
     private SlowCollectiveDetection slowCollectives = SlowCollectiveDetection.defaults();
-    private Duration hangTimeout = Duration.ofMinutes(5);
-    private int listenerQueueCapacity = 1 << 16;
-    private int lastRecordsPerCommunicator = 16;
-    private Duration listenerCloseTimeout = Duration.ofSeconds(5);
     private final Map<String, ExporterFactory> exporters = new LinkedHashMap<>();
     private boolean discoverExporters = true;
     /** The environment read by fromEnvironment (for exporter providers); empty otherwise. */
@@ -328,40 +288,31 @@ public final class InspectorConfig {
     /** Exporters the environment asked for, with the message if none of that name is found. */
     private final Map<String, String> requiredExporters = new LinkedHashMap<>();
 
-    private Builder() {}
+    private Builder() {
+      for (Setting s : Setting.values()) {
+        if (s.held()) {
+          values.put(s, s.defaultValue);
+        }
+      }
+    }
 
     private Builder(InspectorConfig c) {
-      enabled = c.enabled;
+      values.putAll(c.values);
       jsonOutput = c.jsonOutput;
-      dumpInterval = c.dumpInterval;
-      dumpDirectory = c.dumpDirectory;
-      verbose = c.verbose;
-      trackP2p = c.trackP2p;
-      minMessageBytes = c.minMessageBytes;
-      requireKernelTiming = c.requireKernelTiming;
-      networkBreakdown = c.networkBreakdown;
-      overridePlugin = c.overridePlugin;
-      ncclWorkarounds = c.ncclWorkarounds;
-      inflightOperations = c.inflightOperations;
-      maxCommunicators = c.maxCommunicators;
-      ringCells = c.ringCells;
-      inflightExpiry = c.inflightExpiry;
       processIdentity = c.processIdentity;
-      traceDirectory = c.traceDirectory;
-      traceMaxBytes = c.traceMaxBytes;
-      traceBufferBytes = c.traceBufferBytes;
       slowCollectives = c.slowCollectives;
-      hangTimeout = c.hangTimeout;
-      listenerQueueCapacity = c.listenerQueueCapacity;
-      lastRecordsPerCommunicator = c.lastRecordsPerCommunicator;
-      listenerCloseTimeout = c.listenerCloseTimeout;
       c.exporters.forEach(e -> exporters.put(e.name(), e));
       discoverExporters = false; /* the configuration's exporters were discovered already */
     }
 
-    public Builder enabled(boolean v) {
-      enabled = v;
+    /** Sets a row of {@link Setting the table}; the value's type is the row's (checked here, the range at build). */
+    Builder set(Setting s, Object v) {
+      values.put(s, s.checkedValue(v));
       return this;
+    }
+
+    public Builder enabled(boolean v) {
+      return set(Setting.ENABLE, v);
     }
 
     public Builder jsonOutput(boolean v) {
@@ -371,29 +322,24 @@ public final class InspectorConfig {
 
     /** How often output is flushed (not negative). */
     public Builder dumpInterval(Duration v) {
-      dumpInterval = Objects.requireNonNull(v, "dumpInterval");
-      return this;
+      return set(Setting.DUMP_INTERVAL, v);
     }
 
     public Builder dumpDirectory(Path v) {
-      dumpDirectory = Objects.requireNonNull(v, "dumpDirectory");
-      return this;
+      return set(Setting.DUMP_DIR, v);
     }
 
     public Builder verbose(boolean v) {
-      verbose = v;
-      return this;
+      return set(Setting.DUMP_VERBOSE, v);
     }
 
     public Builder trackP2p(boolean v) {
-      trackP2p = v;
-      return this;
+      return set(Setting.ENABLE_P2P, v);
     }
 
     /** The smallest message tracked (not negative). */
     public Builder minMessageBytes(long v) {
-      minMessageBytes = v;
-      return this;
+      return set(Setting.DUMP_MIN_SIZE_BYTES, v);
     }
 
     /**
@@ -402,48 +348,40 @@ public final class InspectorConfig {
      * NCCL makes none of those events (they are about 13 per collective on two ranks over sockets).
      */
     public Builder networkBreakdown(boolean v) {
-      networkBreakdown = v;
-      return this;
+      return set(Setting.NETWORK_BREAKDOWN, v);
     }
 
     public Builder requireKernelTiming(boolean v) {
-      requireKernelTiming = v;
-      return this;
+      return set(Setting.REQUIRE_KERNEL_TIMING, v);
     }
 
     public Builder overridePlugin(boolean v) {
-      overridePlugin = v;
-      return this;
+      return set(Setting.OVERRIDE_PLUGIN, v);
     }
 
     /** See {@link InspectorConfig#ncclWorkarounds()}. */
     public Builder ncclWorkarounds(boolean v) {
-      ncclWorkarounds = v;
-      return this;
+      return set(Setting.NCCL_WORKAROUNDS, v);
     }
 
     /** Operations in flight at once, in [16, 4194304]. */
     public Builder inflightOperations(int v) {
-      inflightOperations = v;
-      return this;
+      return set(Setting.INFLIGHT_OPS, v);
     }
 
     /** Communicators live at once, in [1, 65536]. */
     public Builder maxCommunicators(int v) {
-      maxCommunicators = v;
-      return this;
+      return set(Setting.MAX_COMMS, v);
     }
 
     /** Native ring cells, a power of two in [1024, 2^26]. */
     public Builder ringCells(int v) {
-      ringCells = v;
-      return this;
+      return set(Setting.RING_CELLS, v);
     }
 
     /** In-flight expiry (not negative; zero: never). */
     public Builder inflightExpiry(Duration v) {
-      inflightExpiry = Objects.requireNonNull(v, "inflightExpiry");
-      return this;
+      return set(Setting.INFLIGHT_EXPIRY_MS, v);
     }
 
     public Builder processIdentity(ProcessIdentity v) {
@@ -453,20 +391,17 @@ public final class InspectorConfig {
 
     /** Turns raw event recording on, into this directory (null turns it off). */
     public Builder traceDirectory(Path v) {
-      traceDirectory = v;
-      return this;
+      return set(Setting.TRACE_DIR, v);
     }
 
     /** Bound of the recording in uncompressed bytes (not negative). */
     public Builder traceMaxBytes(long v) {
-      traceMaxBytes = v;
-      return this;
+      return set(Setting.TRACE_MAX_BYTES, v);
     }
 
     /** Native buffer of the raw event recording, 1 MiB to 1 GiB (rounded down to a power of two). */
     public Builder traceBufferBytes(long v) {
-      traceBufferBytes = v;
-      return this;
+      return set(Setting.TRACE_BUFFER_MB, v);
     }
 
     public Builder slowCollectives(SlowCollectiveDetection v) {
@@ -476,26 +411,22 @@ public final class InspectorConfig {
 
     /** Suspected-hang reports for operations in flight longer than this; zero turns them off. */
     public Builder hangTimeout(Duration v) {
-      hangTimeout = Objects.requireNonNull(v, "hangTimeout");
-      return this;
+      return set(Setting.HANG_TIMEOUT_MS, v);
     }
 
     /** Events a listener may fall behind by (positive). */
     public Builder listenerQueueCapacity(int v) {
-      listenerQueueCapacity = v;
-      return this;
+      return set(Setting.LISTENER_QUEUE_CAPACITY, v);
     }
 
     /** Records kept per communicator for snapshots, in [0, 4096]. */
     public Builder lastRecordsPerCommunicator(int v) {
-      lastRecordsPerCommunicator = v;
-      return this;
+      return set(Setting.LAST_RECORDS_PER_COMMUNICATOR, v);
     }
 
     /** How long closing waits for listeners before abandoning those still busy (5 s; not negative). */
     public Builder listenerCloseTimeout(Duration v) {
-      listenerCloseTimeout = Objects.requireNonNull(v, "listenerCloseTimeout");
-      return this;
+      return set(Setting.LISTENER_CLOSE_TIMEOUT, v);
     }
 
     /** Adds an exporter, replacing one of the same name (one discovered on the class path too). */
@@ -548,8 +479,8 @@ public final class InspectorConfig {
     }
 
     void dumpDirectoryUnlessSet(Path dir) {
-      if (dumpDirectory == null) {
-        dumpDirectory = dir;
+      if (values.get(Setting.DUMP_DIR) == null) {
+        values.put(Setting.DUMP_DIR, dir);
       }
     }
 
@@ -564,30 +495,48 @@ public final class InspectorConfig {
      *     variable it came from), or an exporter the environment asked for that is not there
      */
     public InspectorConfig build() {
-      check(Setting.DUMP_INTERVAL, dumpInterval);
-      check(Setting.DUMP_MIN_SIZE_BYTES, minMessageBytes);
-      check(Setting.INFLIGHT_OPS, inflightOperations);
-      check(Setting.MAX_COMMS, maxCommunicators);
-      check(Setting.RING_CELLS, ringCells);
-      check(Setting.INFLIGHT_EXPIRY_MS, inflightExpiry);
-      check(Setting.TRACE_MAX_BYTES, traceMaxBytes);
-      check(Setting.TRACE_BUFFER_MB, traceBufferBytes);
-      check(Setting.HANG_TIMEOUT_MS, hangTimeout);
-      check(Setting.LISTENER_QUEUE_CAPACITY, listenerQueueCapacity);
-      check(Setting.LAST_RECORDS_PER_COMMUNICATOR, lastRecordsPerCommunicator);
-      check(Setting.LISTENER_CLOSE_TIMEOUT, listenerCloseTimeout);
-      Path dir = dumpDirectory != null ? dumpDirectory : EnvironmentReader.defaultDumpDirectory(System.getenv());
+      for (Setting s : Setting.values()) {
+        if (s.held() && s.ranged() && !s.inRange(values.get(s))) {
+          String problem = s.setting + " " + s.rangeProblem() + values.get(s);
+          String origin = origins.get(s.setting);
+          throw new IllegalArgumentException(origin != null ? origin + ": " + problem : problem);
+        }
+      }
+      Path dir = values.get(Setting.DUMP_DIR) != null ? (Path) values.get(Setting.DUMP_DIR)
+          : EnvironmentReader.defaultDumpDirectory(System.getenv());
       ProcessIdentity id = processIdentity != null ? processIdentity : ProcessIdentity.current();
-      return new InspectorConfig(this, dir, id, resolveExporters());
+      List<ExporterProvider> providers = discoverExporters ? providers() : List.of();
+      return new InspectorConfig(this, dir, id, resolveExporters(providers), ignoredVariables(providers));
     }
 
-    private List<ExporterFactory> resolveExporters() {
+    /** The exporter modules on the class path. */
+    private static List<ExporterProvider> providers() {
+      List<ExporterProvider> out = new ArrayList<>();
+      ServiceLoader.load(ExporterProvider.class, ExporterProvider.class.getClassLoader()).forEach(out::add);
+      return out;
+    }
+
+    /**
+     * The {@code NCCL_INSPECTOR_*} variables of the environment read that neither {@link Setting the
+     * table} nor a provider declares, in name order.
+     */
+    private List<String> ignoredVariables(List<ExporterProvider> providers) {
+      Set<String> read = new HashSet<>();
+      for (Setting s : Setting.values()) {
+        read.add(s.variable);
+      }
+      for (ExporterProvider p : providers) {
+        p.variables().forEach(v -> read.add(v.name()));
+      }
+      return environment.keySet().stream().filter(k -> k.startsWith(InspectorVariables.PREFIX) && !read.contains(k))
+          .sorted().toList();
+    }
+
+    private List<ExporterFactory> resolveExporters(List<ExporterProvider> providers) {
       Map<String, ExporterFactory> all = new LinkedHashMap<>(exporters);
-      if (discoverExporters) {
-        for (ExporterProvider p : ServiceLoader.load(ExporterProvider.class, ExporterProvider.class.getClassLoader())) {
-          if (!all.containsKey(p.name())) {
-            p.fromEnvironment(environment).ifPresent(f -> all.put(f.name(), f));
-          }
+      for (ExporterProvider p : providers) {
+        if (!all.containsKey(p.name())) {
+          p.fromEnvironment(environment).ifPresent(f -> all.put(f.name(), f));
         }
       }
       List<ExporterFactory> out = new ArrayList<>();
@@ -608,23 +557,6 @@ public final class InspectorConfig {
         }
       }
       return out;
-    }
-
-    /** Checks a value against the range of {@link Setting the table}. */
-    private void check(Setting s, long v) {
-      check(s.inRange(v), s.setting, s.rangeProblem() + v);
-    }
-
-    private void check(Setting s, Duration d) {
-      check(s.inRange(d), s.setting, s.rangeProblem() + d);
-    }
-
-    private void check(boolean ok, String setting, String problem) {
-      if (!ok) {
-        String origin = origins.get(setting);
-        throw new IllegalArgumentException(origin != null ? origin + ": " + setting + " " + problem
-            : setting + " " + problem);
-      }
     }
   }
 }

@@ -97,6 +97,10 @@ public final class NcclInspector implements AutoCloseable {
         throw new IllegalStateException("an NCCL Inspector is already enabled in this process (output "
             + active.config.outputFile() + "); close it first, or share it through NcclInspector.current()");
       }
+      if (!config.ignoredVariables().isEmpty()) {
+        log.warn("NCCL Inspector: {} set but read by nothing here (misspelt, not supported, or its exporter module"
+            + " is not on the class path); ignored", config.ignoredVariables());
+      }
       if (!config.enabled()) {
         log.info("NCCL Inspector disabled by configuration (NCCL_INSPECTOR_ENABLE=0): not profiling");
         return new NcclInspector(config, null);

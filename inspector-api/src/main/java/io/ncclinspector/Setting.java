@@ -1,124 +1,120 @@
 package io.ncclinspector;
 
+import io.ncclinspector.spi.InspectorVariables;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.BiConsumer;
-import java.util.function.ObjLongConsumer;
 
 /**
- * The table of the inspector's settings: for each, the environment variable (null for a setting
- * only the builder has), the builder setting it sets (the name messages use), how the variable is
- * read, its default and meaning as docs/configuration.md states them, and the range that
- * {@link InspectorConfig.Builder#build()} checks. {@link EnvironmentReader} reads the
- * {@link Reading#PLAIN} rows from here; the others are read by code of their own and listed here
- * for the configuration reference, which ConfigurationReferenceTest generates from this table.
+ * The table of the inspector's own settings, each defined here once: the environment variable
+ * (null for a setting only the builder has), the builder setting it sets (the name messages and
+ * {@link InspectorConfig#toString()} use; null for a variable that sets part of another setting),
+ * how the variable is read, the default value and its text as docs/configuration.md states it, the
+ * meaning, and the range that {@link InspectorConfig.Builder#build()} checks.
+ *
+ * <p>{@link InspectorConfig} keeps the value of every row that has a builder setting, keyed by the
+ * row; {@link EnvironmentReader} reads the {@link Reading#PLAIN} rows from here alone;
+ * ConfigurationReferenceTest generates the configuration reference from this table. Exporters'
+ * variables are not here: each exporter's provider declares its own
+ * ({@link io.ncclinspector.spi.ExporterProvider#variables()}).
  */
 enum Setting {
-  ENABLE("NCCL_INSPECTOR_ENABLE", "enabled", Kind.SWITCH, Reading.PLAIN, "1",
+  ENABLE("NCCL_INSPECTOR_ENABLE", "enabled", Kind.SWITCH, Reading.PLAIN, true, "1",
       "`0` makes `enable()` return an inactive inspector (the reference defaults to 0 because loading its plugin"
-          + " is the opt-in; here calling `enable()` is)",
-      on(InspectorConfig.Builder::enabled)),
-  DUMP_INTERVAL("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS", "dumpInterval", Kind.DURATION_US,
-      Reading.SPECIAL, "1000000",
+          + " is the opt-in; here calling `enable()` is)"),
+  DUMP_INTERVAL(InspectorVariables.DUMP_INTERVAL, "dumpInterval", Kind.DURATION_US, Reading.SPECIAL,
+      Duration.ofSeconds(1), "1000000",
       "how often output is flushed; below 0: no JSON output (the reference's default −1 means no output at all;"
           + " `enable()` is an explicit request for output)",
-      null, 0, Long.MAX_VALUE, null),
-  DUMP_DIR("NCCL_INSPECTOR_DUMP_DIR", "dumpDirectory", Kind.PATH, Reading.PLAIN,
-      "`nccl-inspector-<SLURM_JOBID>` or `nccl-inspector-unknown-jobid`", "output directory",
-      path(InspectorConfig.Builder::dumpDirectory)),
-  DUMP_VERBOSE("NCCL_INSPECTOR_DUMP_VERBOSE", "verbose", Kind.SWITCH, Reading.PLAIN, "0",
-      "add `event_trace_sn` / `event_trace_ts` per record", on(InspectorConfig.Builder::verbose)),
-  ENABLE_P2P("NCCL_INSPECTOR_ENABLE_P2P", "trackP2p", Kind.SWITCH, Reading.PLAIN, "1", "track Send/Recv",
-      on(InspectorConfig.Builder::trackP2p)),
-  DUMP_MIN_SIZE_BYTES("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "minMessageBytes", Kind.LONG, Reading.PLAIN, "8192",
-      "smallest message tracked", number(InspectorConfig.Builder::minMessageBytes), 0, Long.MAX_VALUE, null),
+      0, Long.MAX_VALUE, null),
+  DUMP_DIR("NCCL_INSPECTOR_DUMP_DIR", "dumpDirectory", Kind.PATH, Reading.PLAIN, null,
+      "`nccl-inspector-<SLURM_JOBID>` or `nccl-inspector-unknown-jobid`", "output directory"),
+  DUMP_VERBOSE("NCCL_INSPECTOR_DUMP_VERBOSE", "verbose", Kind.SWITCH, Reading.PLAIN, false, "0",
+      "add `event_trace_sn` / `event_trace_ts` per record"),
+  ENABLE_P2P("NCCL_INSPECTOR_ENABLE_P2P", "trackP2p", Kind.SWITCH, Reading.PLAIN, true, "1", "track Send/Recv"),
+  DUMP_MIN_SIZE_BYTES("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "minMessageBytes", Kind.LONG, Reading.PLAIN, 8192L,
+      "8192", "smallest message tracked", 0, Long.MAX_VALUE, null),
   REQUIRE_KERNEL_TIMING("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", "requireKernelTiming", Kind.SWITCH, Reading.PLAIN,
-      "1", "keep only GPU-timed (`kernel_gpu`) records", on(InspectorConfig.Builder::requireKernelTiming)),
-  NETWORK_BREAKDOWN("NCCL_INSPECTOR_NETWORK_BREAKDOWN", "networkBreakdown", Kind.SWITCH, Reading.PLAIN, "1",
+      true, "1", "keep only GPU-timed (`kernel_gpu`) records"),
+  NETWORK_BREAKDOWN("NCCL_INSPECTOR_NETWORK_BREAKDOWN", "networkBreakdown", Kind.SWITCH, Reading.PLAIN, true, "1",
       "ask NCCL for proxy events and give each operation on a network transport its network breakdown"
-          + " (`*_net_*` fields: [Output](output.md#network-breakdown)); read at each communicator's init",
-      on(InspectorConfig.Builder::networkBreakdown)),
-  OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, "0",
-      "replace a plugin `NCCL_PROFILER_PLUGIN` already names", on(InspectorConfig.Builder::overridePlugin)),
-  NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, "1",
+          + " (`*_net_*` fields: [Output](output.md#network-breakdown)); read at each communicator's init"),
+  OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, false, "0",
+      "replace a plugin `NCCL_PROFILER_PLUGIN` already names"),
+  NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, true, "1",
       "set the NCCL variables that keep known NCCL defects away from the job, where the program has not set them"
-          + " (today `NCCL_ALLGATHERV_ENABLE=0`: [NCCL releases](nccl-defects-and-releases.md#nccl-releases))",
-      on(InspectorConfig.Builder::ncclWorkarounds)),
-  INFLIGHT_OPS("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Kind.INT, Reading.PLAIN, "2048",
-      "operations in flight at once (4.6 KB of native memory each)",
-      number((b, v) -> b.inflightOperations((int) v)), 16, 1 << 22, null),
-  MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, "1024",
-      "communicators live at once", number((b, v) -> b.maxCommunicators((int) v)), 1, 1 << 16, null),
-  RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, "65536",
-      "native record ring, 64-byte cells (4 MiB, about 21k records)",
-      number((b, v) -> b.ringCells((int) v)), 1024, 1 << 26, "a power of two in [1024, 2^26]"),
+          + " (today `NCCL_ALLGATHERV_ENABLE=0`: [NCCL releases](nccl-defects-and-releases.md#nccl-releases))"),
+  INFLIGHT_OPS("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Kind.INT, Reading.PLAIN, 2048, "2048",
+      "operations in flight at once (4.6 KB of native memory each)", 16, 1 << 22, null),
+  MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, 1024, "1024",
+      "communicators live at once", 1, 1 << 16, null),
+  RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",
+      "native record ring, 64-byte cells (4 MiB, about 21k records)", 1024, 1 << 26, "a power of two in [1024, 2^26]"),
   INFLIGHT_EXPIRY_MS("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", "inflightExpiry", Kind.DURATION_MS, Reading.PLAIN,
-      "10000", "a stopped operation that no kernel channel joined within this time is closed with CPU timing"
-          + " (0: never)",
-      duration(InspectorConfig.Builder::inflightExpiry), 0, Long.MAX_VALUE, null),
-  TRACE_DIR("NCCL_INSPECTOR_TRACE_DIR", "traceDirectory", Kind.PATH, Reading.PLAIN, "(off)",
+      Duration.ofSeconds(10), "10000",
+      "a stopped operation that no kernel channel joined within this time is closed with CPU timing (0: never)",
+      0, Long.MAX_VALUE, null),
+  TRACE_DIR("NCCL_INSPECTOR_TRACE_DIR", "traceDirectory", Kind.OPTIONAL_PATH, Reading.PLAIN, null, "(off)",
       "record every callback NCCL makes into `trace-pid<pid>.jsonl.gz` there, replayable with"
-          + " `bin/nccl-inspector replay`",
-      path(InspectorConfig.Builder::traceDirectory)),
-  TRACE_MAX_BYTES("NCCL_INSPECTOR_TRACE_MAX_BYTES", "traceMaxBytes", Kind.LONG, Reading.PLAIN, "1 GiB",
-      "bound of that recording (uncompressed); further callbacks are counted, not written",
-      number(InspectorConfig.Builder::traceMaxBytes), 0, Long.MAX_VALUE, null),
-  TRACE_BUFFER_MB("NCCL_INSPECTOR_TRACE_BUFFER_MB", "traceBufferBytes", Kind.SIZE_MB, Reading.PLAIN, "64",
+          + " `bin/nccl-inspector replay`"),
+  TRACE_MAX_BYTES("NCCL_INSPECTOR_TRACE_MAX_BYTES", "traceMaxBytes", Kind.LONG, Reading.PLAIN, 1L << 30, "1 GiB",
+      "bound of that recording (uncompressed); further callbacks are counted, not written", 0, Long.MAX_VALUE, null),
+  TRACE_BUFFER_MB("NCCL_INSPECTOR_TRACE_BUFFER_MB", "traceBufferBytes", Kind.SIZE_MB, Reading.PLAIN, 64L << 20, "64",
       "native buffer of that recording (about 350,000 callbacks); a burst beyond it is counted"
           + " (`trace_ring_full`), not recorded",
-      number(InspectorConfig.Builder::traceBufferBytes), 1L << 20, 1L << 30, "[1 MiB, 1 GiB]"),
-  HANG_TIMEOUT_MS("NCCL_INSPECTOR_HANG_TIMEOUT_MS", "hangTimeout", Kind.DURATION_MS, Reading.PLAIN, "300000",
-      "in flight longer than this: reported to listeners as a suspected hang (0: off)",
-      duration(InspectorConfig.Builder::hangTimeout), 0, Long.MAX_VALUE, null),
-  SLOW_FACTOR("NCCL_INSPECTOR_SLOW_FACTOR", null, Kind.NUMBER, Reading.SPECIAL, "5",
-      "a collective is slow from this many times its class's normal upper bound (0: detection off)", null),
-  SLOW_MIN_EXCESS_US("NCCL_INSPECTOR_SLOW_MIN_EXCESS_US", null, Kind.LONG, Reading.SPECIAL, "20",
-      "... and this many microseconds over it", null),
-  SLOW_MAX_EVENTS("NCCL_INSPECTOR_SLOW_MAX_EVENTS", null, Kind.INT, Reading.SPECIAL, "5",
-      "slow-collective callbacks per class and interval, the rest summed up (0: no limit)", null),
-  SLOW_INTERVAL_MS("NCCL_INSPECTOR_SLOW_INTERVAL_MS", null, Kind.LONG, Reading.SPECIAL, "10000", "that interval",
-      null),
-  PROM_DUMP("NCCL_INSPECTOR_PROM_DUMP", "prometheus", Kind.SWITCH, Reading.SPECIAL, "0",
+      1L << 20, 1L << 30, "[1 MiB, 1 GiB]"),
+  HANG_TIMEOUT_MS("NCCL_INSPECTOR_HANG_TIMEOUT_MS", "hangTimeout", Kind.DURATION_MS, Reading.PLAIN,
+      Duration.ofMinutes(5), "300000", "in flight longer than this: reported to listeners as a suspected hang (0: off)",
+      0, Long.MAX_VALUE, null),
+  /* The slow-collective variables each set a part of the builder's SlowCollectiveDetection. */
+  SLOW_FACTOR("NCCL_INSPECTOR_SLOW_FACTOR", null, Kind.NUMBER, Reading.SPECIAL, null, "5",
+      "a collective is slow from this many times its class's normal upper bound (0: detection off)"),
+  SLOW_MIN_EXCESS_US("NCCL_INSPECTOR_SLOW_MIN_EXCESS_US", null, Kind.LONG, Reading.SPECIAL, null, "20",
+      "... and this many microseconds over it"),
+  SLOW_MAX_EVENTS("NCCL_INSPECTOR_SLOW_MAX_EVENTS", null, Kind.INT, Reading.SPECIAL, null, "5",
+      "slow-collective callbacks per class and interval, the rest summed up (0: no limit)"),
+  SLOW_INTERVAL_MS("NCCL_INSPECTOR_SLOW_INTERVAL_MS", null, Kind.LONG, Reading.SPECIAL, null, "10000",
+      "that interval"),
+  /* The core reads it because it replaces the JSON output; the Prometheus exporter's provider starts on it. */
+  PROM_DUMP(InspectorVariables.PROM_DUMP, null, Kind.SWITCH, Reading.SPECIAL, null, "0",
       "`1`: write Prometheus textfiles instead of JSON"
           + " ([metrics](metrics.md#prometheus-textfiles-drop-in-for-the-references-nccl_inspector_prom_dump1);"
           + " needs `inspector-prometheus`, else `enable()` says what to add); the interval is then"
           + " `..._DUMP_THREAD_INTERVAL_MICROSECONDS`, raised to 30 s as in the reference; `SLURM_JOB_ID` fills"
-          + " the `slurm_job_id` label",
-      null),
-  JFR("NCCL_INSPECTOR_JFR", "jfr", Kind.SWITCH, Reading.EXPORTER, "1",
-      "emit JDK Flight Recorder events ([metrics](metrics.md#jdk-flight-recorder)), where `inspector-jfr` is on"
-          + " the class path",
-      null),
-  OTEL("NCCL_INSPECTOR_OTEL", "otel", Kind.SWITCH, Reading.EXPORTER, "0",
-      "`1`: OpenTelemetry metrics into `GlobalOpenTelemetry` ([metrics](metrics.md#opentelemetry)), where"
-          + " `inspector-opentelemetry` is on the class path",
-      null),
+          + " the `slurm_job_id` label"),
   /* Settings of the builder only. */
-  LISTENER_QUEUE_CAPACITY(null, "listenerQueueCapacity", Kind.INT, Reading.NONE, "65536",
-      "events each listener may fall behind by", null, 1, Integer.MAX_VALUE, null),
-  LAST_RECORDS_PER_COMMUNICATOR(null, "lastRecordsPerCommunicator", Kind.INT, Reading.NONE, "16",
-      "records kept per communicator for snapshots", null, 0, 4096, null),
-  LISTENER_CLOSE_TIMEOUT(null, "listenerCloseTimeout", Kind.DURATION_MS, Reading.NONE, "5000",
-      "how long closing waits for listeners", null, 0, Long.MAX_VALUE, null);
+  LISTENER_QUEUE_CAPACITY(null, "listenerQueueCapacity", Kind.INT, Reading.NONE, 1 << 16, "65536",
+      "events each listener may fall behind by", 1, Integer.MAX_VALUE, null),
+  LAST_RECORDS_PER_COMMUNICATOR(null, "lastRecordsPerCommunicator", Kind.INT, Reading.NONE, 16, "16",
+      "records kept per communicator for snapshots", 0, 4096, null),
+  LISTENER_CLOSE_TIMEOUT(null, "listenerCloseTimeout", Kind.DURATION_MS, Reading.NONE, Duration.ofSeconds(5),
+      "5000", "how long closing waits for listeners", 0, Long.MAX_VALUE, null);
 
-  /** What a variable's value is. */
+  /** What a variable's value is, and the Java type the configuration holds it as. */
   enum Kind {
     /** {@code 0} or {@code 1}. */
-    SWITCH,
+    SWITCH(Boolean.class),
     /** An integer of 32 bits. */
-    INT,
+    INT(Integer.class),
     /** An integer of 64 bits. */
-    LONG,
+    LONG(Long.class),
     /** A number, fractions allowed. */
-    NUMBER,
+    NUMBER(Double.class),
     /** An integer count of milliseconds. */
-    DURATION_MS,
+    DURATION_MS(Duration.class),
     /** An integer count of microseconds. */
-    DURATION_US,
+    DURATION_US(Duration.class),
     /** An integer count of MiB, the setting in bytes. */
-    SIZE_MB,
+    SIZE_MB(Long.class),
     /** A path. */
-    PATH
+    PATH(Path.class),
+    /** A path, or none (null) to turn what it is for off. */
+    OPTIONAL_PATH(Path.class);
+
+    final Class<?> type;
+
+    Kind(Class<?> type) {
+      this.type = type;
+    }
   }
 
   /** Who reads a variable. */
@@ -127,8 +123,6 @@ enum Setting {
     PLAIN,
     /** {@link EnvironmentReader}, by code of its own. */
     SPECIAL,
-    /** An exporter's provider; the core only checks that the switch is well-formed. */
-    EXPORTER,
     /** Nobody: a setting of the builder only. */
     NONE
   }
@@ -137,42 +131,68 @@ enum Setting {
   final String setting;
   final Kind kind;
   final Reading reading;
+  /** The value a new builder holds (null where the default is computed at build time, or none). */
+  final Object defaultValue;
   final String defaultText;
   final String description;
-  /** Sets the builder from the variable's value, converted by {@link Kind}: Boolean, Long, Duration or Path. */
-  final BiConsumer<InspectorConfig.Builder, Object> apply;
   final long min;
   final long max;
   /** The range as messages state it, where "[min, max]" is not how. */
   private final String rangeText;
 
-  Setting(String variable, String setting, Kind kind, Reading reading, String defaultText, String description,
-      BiConsumer<InspectorConfig.Builder, Object> apply) {
-    this(variable, setting, kind, reading, defaultText, description, apply, Long.MIN_VALUE, Long.MAX_VALUE, null);
+  Setting(String variable, String setting, Kind kind, Reading reading, Object defaultValue, String defaultText,
+      String description) {
+    this(variable, setting, kind, reading, defaultValue, defaultText, description, Long.MIN_VALUE, Long.MAX_VALUE,
+        null);
   }
 
-  Setting(String variable, String setting, Kind kind, Reading reading, String defaultText, String description,
-      BiConsumer<InspectorConfig.Builder, Object> apply, long min, long max, String rangeText) {
+  Setting(String variable, String setting, Kind kind, Reading reading, Object defaultValue, String defaultText,
+      String description, long min, long max, String rangeText) {
     this.variable = variable;
     this.setting = setting;
     this.kind = kind;
     this.reading = reading;
+    this.defaultValue = defaultValue;
     this.defaultText = defaultText;
     this.description = description;
-    this.apply = apply;
     this.min = min;
     this.max = max;
     this.rangeText = rangeText;
   }
 
-  /** Whether a value of the setting is in its range (a power of two too, for the ring). */
-  boolean inRange(long v) {
-    return v >= min && v <= max && (this != RING_CELLS || Long.bitCount(v) == 1);
+  /** Whether the configuration holds a value of this row (it has a builder setting of its own). */
+  boolean held() {
+    return setting != null;
   }
 
-  /** Whether a duration is in the setting's range (min and max in nanoseconds). */
-  boolean inRange(Duration d) {
-    return d.compareTo(Duration.ofNanos(min)) >= 0;
+  /** Whether {@link InspectorConfig.Builder#build()} checks the value against a range. */
+  boolean ranged() {
+    return min != Long.MIN_VALUE || max != Long.MAX_VALUE;
+  }
+
+  /**
+   * The value as the configuration holds it: of the kind's type, and not null unless the kind
+   * allows none.
+   *
+   * @throws NullPointerException naming the setting, for a null it does not allow
+   */
+  Object checkedValue(Object v) {
+    if (v == null) {
+      if (kind != Kind.OPTIONAL_PATH) {
+        throw new NullPointerException(setting);
+      }
+      return null;
+    }
+    return kind.type.cast(v);
+  }
+
+  /** Whether a value of the setting is in its range (a power of two too, for the ring). */
+  boolean inRange(Object v) {
+    if (v instanceof Duration d) {
+      return d.compareTo(Duration.ofNanos(min)) >= 0;
+    }
+    long n = ((Number) v).longValue();
+    return n >= min && n <= max && (this != RING_CELLS || Long.bitCount(n) == 1);
   }
 
   /** What {@link InspectorConfig.Builder#build()} says of a value out of range, less the value. */
@@ -184,21 +204,5 @@ enum Setting {
       return min == 0 ? "must not be negative: " : "must be positive: ";
     }
     return "must be in [" + min + ", " + max + "]: ";
-  }
-
-  private static BiConsumer<InspectorConfig.Builder, Object> on(BiConsumer<InspectorConfig.Builder, Boolean> f) {
-    return (b, v) -> f.accept(b, (Boolean) v);
-  }
-
-  private static BiConsumer<InspectorConfig.Builder, Object> number(ObjLongConsumer<InspectorConfig.Builder> f) {
-    return (b, v) -> f.accept(b, (Long) v);
-  }
-
-  private static BiConsumer<InspectorConfig.Builder, Object> duration(BiConsumer<InspectorConfig.Builder, Duration> f) {
-    return (b, v) -> f.accept(b, (Duration) v);
-  }
-
-  private static BiConsumer<InspectorConfig.Builder, Object> path(BiConsumer<InspectorConfig.Builder, Path> f) {
-    return (b, v) -> f.accept(b, (Path) v);
   }
 }

@@ -68,4 +68,18 @@ class ConfigurationReferenceTest {
     }
     assertTrue(checked >= 20, "defaults checked: " + checked);
   }
+
+  /** The builder-only settings have no variable to set: their documented default is their held value. */
+  @Test
+  void theBuilderOnlyDefaultsAreTheTablesValues() {
+    InspectorConfig c = InspectorConfig.builder().discoverExporters(false).build();
+    assertEquals(Setting.LISTENER_QUEUE_CAPACITY.defaultText, Integer.toString(c.listenerQueueCapacity()));
+    assertEquals(Setting.LAST_RECORDS_PER_COMMUNICATOR.defaultText, Integer.toString(c.lastRecordsPerCommunicator()));
+    assertEquals(Setting.LISTENER_CLOSE_TIMEOUT.defaultText, Long.toString(c.listenerCloseTimeout().toMillis()));
+    for (Setting s : Setting.values()) {
+      if (s.held() && s.defaultValue != null) {
+        assertTrue(s.kind.type.isInstance(s.defaultValue), s + "'s default is a " + s.kind.type.getSimpleName());
+      }
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package io.ncclinspector.spi;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -25,4 +26,13 @@ public interface ExporterProvider {
    *     malformed
    */
   Optional<ExporterFactory> fromEnvironment(Map<String, String> environment);
+
+  /**
+   * The environment variables this provider reads, for the configuration reference and so that the
+   * core knows them as read ({@code InspectorConfig.ignoredVariables()} lists the others); none by
+   * default.
+   */
+  default List<ExporterVariable> variables() {
+    return List.of();
+  }
 }

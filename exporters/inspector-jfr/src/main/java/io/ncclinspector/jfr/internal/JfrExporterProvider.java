@@ -4,6 +4,8 @@ import io.ncclinspector.jfr.JfrEvents;
 import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
+import io.ncclinspector.spi.ExporterVariable;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -16,6 +18,12 @@ import org.slf4j.LoggerFactory;
 public final class JfrExporterProvider implements ExporterProvider {
   private static final Logger log = LoggerFactory.getLogger(JfrExporterProvider.class);
   static final String VARIABLE = "NCCL_INSPECTOR_JFR";
+
+  @Override
+  public List<ExporterVariable> variables() {
+    return List.of(new ExporterVariable(VARIABLE, "1",
+        "emit JDK Flight Recorder events ([metrics](metrics.md#jdk-flight-recorder)); `0`: none"));
+  }
 
   @Override
   public String name() {

@@ -5,6 +5,8 @@ import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
 import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.ncclinspector.spi.ExporterVariable;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,6 +17,12 @@ import java.util.Optional;
  */
 public final class OpenTelemetryProvider implements ExporterProvider {
   static final String VARIABLE = "NCCL_INSPECTOR_OTEL";
+
+  @Override
+  public List<ExporterVariable> variables() {
+    return List.of(new ExporterVariable(VARIABLE, "0",
+        "`1`: OpenTelemetry metrics into `GlobalOpenTelemetry` ([metrics](metrics.md#opentelemetry))"));
+  }
 
   @Override
   public String name() {

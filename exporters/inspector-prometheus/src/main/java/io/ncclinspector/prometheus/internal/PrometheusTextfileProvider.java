@@ -4,6 +4,7 @@ import io.ncclinspector.prometheus.PrometheusTextfile;
 import io.ncclinspector.spi.EnvironmentView;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.ExporterProvider;
+import io.ncclinspector.spi.InspectorVariables;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -15,8 +16,8 @@ import java.util.Optional;
  * {@code SLURM_JOB_ID} in the {@code slurm_job_id} label.
  */
 public final class PrometheusTextfileProvider implements ExporterProvider {
-  static final String PROM_DUMP = "NCCL_INSPECTOR_PROM_DUMP";
-  static final String INTERVAL = "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS";
+  static final String PROM_DUMP = InspectorVariables.PROM_DUMP;
+  static final String INTERVAL = InspectorVariables.DUMP_INTERVAL;
 
   @Override
   public String name() {
