@@ -1,7 +1,6 @@
 package io.ncclinspector.export;
 
 import io.ncclinspector.OperationRecord;
-import io.ncclinspector.Quarantine;
 import io.ncclinspector.Timing;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -55,17 +54,14 @@ public final class OperationClasses<C, V> {
   }
 
   /**
-   * Whether the exporters put a record's time and bandwidth into their figures: not when it is
-   * quarantined (counted by the inspector's quarantine counters instead).
-   *
-   * <p>Not quite {@link Timing#trusted()}, which also leaves out untimed records
-   * ({@link io.ncclinspector.TimingSource#NONE}) that are not quarantined: the collectives NCCL
-   * gave no operation event ({@link io.ncclinspector.RecordFlag#NOT_PROFILED_BY_NCCL}). The
-   * exporters have always recorded those, with a time and bandwidth of 0, and this keeps their
-   * output as it was; for every record with a time (and every quarantined one) the two agree.
+   * Whether the exporters put a record's time and bandwidth into their figures: only when its time
+   * is one the inspector vouches for ({@link Timing#trusted()}). Not a quarantined record (counted
+   * by the inspector's quarantine counters), and not an untimed one (a call NCCL gave no operation
+   * event, {@link io.ncclinspector.RecordFlag#NOT_PROFILED_BY_NCCL}, counted by the call ledger's
+   * counters): a time of 0 in a latency histogram would be a wrong number, not a missing one.
    */
   public static boolean recordable(OperationRecord r) {
-    return r.timing().quarantine() == Quarantine.NONE;
+    return r.timing().trusted();
   }
 
   /** A record's class, its message size labelled as the reference does. */

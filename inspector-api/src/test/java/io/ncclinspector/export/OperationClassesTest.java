@@ -127,19 +127,19 @@ class OperationClassesTest {
       OperationRecord untimed = coll("AllReduce", "RING", "SIMPLE", 8, timing(TimingSource.NONE, q, UntimedReason.NONE));
       assertFalse(OperationClasses.recordable(timed), q.name());
       assertFalse(OperationClasses.recordable(untimed), q.name());
-      /* Where Timing.trusted() says no, so does the filter... */
       assertFalse(timed.timing().trusted());
     }
   }
 
   @Test
-  void untimedRecordsThatAreNotQuarantinedAreRecordedAsTheyAlwaysWere() {
-    /* ...except here: a call NCCL gave no operation event is untimed, not quarantined. The
-       exporters have always recorded it (with time 0); trusted() would leave it out. */
+  void untimedRecordsThatAreNotQuarantinedAreLeftOutToo() {
+    /* A call NCCL gave no operation event is untimed, not quarantined. The exporters used to
+       record it with a time of 0, pulling their latency histograms down: now the filter is
+       Timing.trusted(), and the call is counted by the call ledger's counters instead. */
     CollectiveRecord notProfiled = new CollectiveRecord(COMM, "Broadcast", 1, 0, new Algorithm("None", "None", 0),
         new Transfer(8, "int8", 8, 0, 0), timing(TimingSource.NONE, Quarantine.NONE, UntimedReason.NCCL_NO_OPERATION_EVENT),
         new Channels(0, 0, 0), Tags.NONE, Set.of(RecordFlag.NOT_PROFILED_BY_NCCL), EventTrace.NONE);
     assertFalse(notProfiled.timing().trusted());
-    assertTrue(OperationClasses.recordable(notProfiled));
+    assertFalse(OperationClasses.recordable(notProfiled));
   }
 }

@@ -57,7 +57,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Records reach the meters through a listener of the inspector, on its own thread; a registry
  * that is slow to record only delays that thread (and, past its queue, drops are counted by the
- * registration). Quarantined records (untrusted GPU timing) are counted, not timed; their network
+ * registration). Records without a trusted time (quarantined or untimed) are counted, not timed; their network
  * breakdown (host clock) is metered.
  *
  * <p>Micrometer is an optional dependency of this library: only applications that use this class

@@ -106,7 +106,7 @@ public final class OpenTelemetryExporter implements InspectorExporter {
   }
 
   /**
-   * Records one completed operation into the histograms of its class: not when it is quarantined
+   * Records one completed operation into the histograms of its class: not when its time is not trusted
    * ({@link OperationClasses#recordable}), counted as overflow when its class would be past the
    * attribute-set limit. Its network breakdown, if it has one, goes into the network counters,
    * quarantined or not (it comes from the host clock); counted as overflow past the communicator

@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * atomically, and writes the process's drop counters to
  * {@code nccl_inspector_process_<host>-pid<pid>.prom}.
  *
- * <p>An exporter: runs on its own thread, behind the inspector's queue. Quarantined records (untrusted GPU
- * timing) are left out of the time and bandwidth series; their network breakdown (host clock)
+ * <p>An exporter: runs on its own thread, behind the inspector's queue. Records without a trusted
+ * time (quarantined, or untimed) are left out of the time and bandwidth series; their network
+ * breakdown (host clock)
  * counts. A write failure is logged once per distinct reason and counted; the next
  * interval tries again. At close the files are removed (as the reference does, so that a finished
  * job leaves no stale series), unless configured to stay.
@@ -68,7 +69,6 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   private final AtomicLong filesWritten = new AtomicLong();
   private final AtomicLong writeFailures = new AtomicLong();
   private final AtomicLong seriesOverflow = new AtomicLong();
-  private final AtomicLong quarantinedSkipped = new AtomicLong();
   private final LongSupplier clock;
   private long lastWrite;
   private String lastError;
@@ -167,7 +167,8 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
 
   /**
    * Records one completed operation into the series of its GPU, class and communicator: not when
-   * it is quarantined ({@link OperationClasses#recordable}), counted as overflow when its GPU's
+   * its time is not one the inspector vouches for
+   * ({@link OperationClasses#recordable}), counted as overflow when its GPU's
    * file would be past {@link #MAX_SERIES_PER_GPU} series. Its network breakdown, if it has one
    * ({@link NetworkPeers#contributes}), goes into the network series, quarantined or not (it
    * comes from the host clock); counted as overflow past the communicator limit.
@@ -175,11 +176,8 @@ public final class PrometheusTextfileSink implements InspectorExporter, Textfile
   public void record(OperationRecord r) {
     boolean timed = OperationClasses.recordable(r);
     boolean network = NetworkPeers.contributes(r);
-    if (!timed) {
-      quarantinedSkipped.incrementAndGet();
-      if (!network) {
-        return;
-      }
+    if (!timed && !network) {
+      return; /* counted by the inspector's quarantine and call counters */
     }
     GpuMetrics gpu = gpuOf(r.communicator());
     if (timed && !gpu.add(r, CommShape.of(r.communicator()))) {
