@@ -544,7 +544,8 @@ def evaluate(directory, items=False, offline=False, cap=None):
                       and all((op["launch"], c, k) in delivered for c in op["item"] for k in ("start", "stop")))
         print(f"   ceiling: {ceiling} collectives had every channel's start and stop delivered to some operation")
 
-    res = {"today": [0, 0, 0], "guard": [0, 0, 0], "resolved": [0, 0, 0], "partial": [0, 0, 0, 0]}
+    res = {"today": [0, 0, 0], "guard": [0, 0, 0], "resolved": [0, 0, 0], "partial": [0, 0, 0, 0],
+           "guard_partial": [0, 0, 0, 0]}
     for op in model.order:
         if op["type"] != "Coll" or op["launch"] is None or not 0 <= op["launch"] - shift < len(kernels):
             continue
@@ -568,17 +569,18 @@ def evaluate(directory, items=False, offline=False, cap=None):
               if op["item"] and all("start" in v and "stop" in v for v in got) else None)
         # resolved, and where some channels are missing a time from the others marked as a lower bound:
         # right / short lower bound / wrong (above the kernel, or a full time outside the window) / untimed
-        some = [(v["start"], v["stop"]) for v in got if "start" in v and "stop" in v]
-        if not some:
-            res["partial"][3] += 1
-        else:
+        for key, some in (("partial", [(v["start"], v["stop"]) for v in got if "start" in v and "stop" in v]),
+                          ("guard_partial", list(op["got"].values()))):
+            if not some:
+                res[key][3] += 1
+                continue
             diff = max(b - a for a, b in some) - kernel_ns
             if judge(diff, kernel_ns):
-                res["partial"][0] += 1
-            elif len(some) < len(got) and diff < 0:
-                res["partial"][1] += 1
+                res[key][0] += 1
+            elif len(some) < len(op["item"]) and diff < 0:
+                res[key][1] += 1
             else:
-                res["partial"][2] += 1
+                res[key][2] += 1
     return res, model.stats
 
 
@@ -589,11 +591,14 @@ def main(argv):
     dirs = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] == "--cap")]
     if not dirs:
         sys.exit(__doc__)
-    print("| recording | in-step channels only | launch-bound guard | resolved | resolved + lower bounds |")
-    print("|---|---|---|---|---|")
+    print("| recording | in-step channels only | launch-bound guard | guard + lower bounds | resolved |"
+          " resolved + lower bounds |")
+    print("|---|---|---|---|---|---|")
     for d in dirs:
         res, stats = evaluate(d.rstrip("/"), items, offline, cap)
-        cells = " | ".join("%d / %d / %d" % tuple(res[k]) for k in ("today", "guard", "resolved"))
+        cells = " | ".join("%d / %d / %d" % tuple(res[k]) for k in ("today", "guard"))
+        cells += " | %d / %d short / %d / %d" % tuple(res["guard_partial"])
+        cells += " | %d / %d / %d" % tuple(res["resolved"])
         cells += " | %d / %d short / %d / %d" % tuple(res["partial"])
         print(f"| `{os.path.basename(d.rstrip('/'))}` | {cells} |", dict(stats) if items else "")
 
