@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Recovering kernel-channel times after NCCL's per-channel counters go out of step: a model, checked on CUPTI.
 
-usage: examples/research/channel-recovery-model.py [--items] [--offline] DIR...
+usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap N] DIR...
   DIR  a recording with ground truth (testdata/traces/NAME: trace/trace-pid*.jsonl.gz and cupti-rank0.ndjson,
-       format in testdata/traces/FORMAT.md). Prints, per recording, collectives right / wrong / untimed
-       against CUPTI, for the inspector's rule today (withhold lagging and late-read channels) and for the
-       recovery model.
+       format in testdata/traces/FORMAT.md; rank 0's trace is used). Prints, per recording, collectives
+       right / wrong / untimed against CUPTI for: channels whose item is their own count, read as they came
+       (lag-aware, without the late-read guard); the launch-bound guard alone (all channels, then with
+       lower bounds from some); the full resolution (all channels, then with lower bounds).
+       "short": a lower bound more than 6 us below its kernel (marked as a lower bound, not wrong).
   --items    also check every KernelCh reading against CUPTI: which kernel ran at the reading's GPU start,
              against the kernel the rule says the reading belongs to.
   --offline  learn nothing: take every operation's channel set from its KernelCh events (an oracle), to
              check the counting rule apart from the learning of P2P channel sets.
+  --cap N    park at most N ambiguous timestamps per channel in the online resolution.
 
 The rule (NCCL 2.28-2.30 source, docs/research/channel-recovery.md):
 - The device counts, per channel, every work item of every batch it runs (src/device/common.h, profiler()):
@@ -31,9 +34,10 @@ So the device item of operation X on channel c is d = base + S, S the items with
 to self, empty parts) on c before X; the reading X receives belongs to the operation whose item is base.
 A reading is kept only when the item base + 64 on that channel cannot have run yet when the reading
 arrived (its kernel not launched: KernelLaunch events are emitted before cuLaunchKernel), and when its
-GPU start is not before its owner's launch plus the GPU clock's offset bound. A collective gets a time
-only when every channel of it has its own reading. Judged right within 6 us below and 1 us (plus 10 ppm)
-above its CUPTI kernel.
+GPU start is not before its owner's launch plus the GPU clock's offset bound. resolve() places the other
+timestamps where only one candidate item b + 64k fits (launch bound, per-channel order, the span the
+candidate's kernel is known to have run). Judged right within 6 us below and 1 us (plus 10 ppm) above
+its CUPTI kernel.
 """
 import bisect
 import glob
@@ -591,7 +595,7 @@ def main(argv):
     dirs = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] == "--cap")]
     if not dirs:
         sys.exit(__doc__)
-    print("| recording | in-step channels only | launch-bound guard | guard + lower bounds | resolved |"
+    print("| recording | own-count channels, no late-read guard | launch-bound guard | guard + lower bounds | resolved |"
           " resolved + lower bounds |")
     print("|---|---|---|---|---|---|")
     for d in dirs:
