@@ -61,6 +61,15 @@ public final class OpenTelemetryMetrics implements ExporterFactory {
     this.maxPeers = b.maxPeers;
   }
 
+  /**
+   * The exporter with its defaults, recording into this OpenTelemetry's meter provider, for
+   * {@code InspectorConfig.builder().exporter(...)}: each exporter module's {@code exporter(...)}
+   * is its entry point ({@code JfrEvents.exporter()}, {@code PrometheusTextfile.exporter()}).
+   */
+  public static OpenTelemetryMetrics exporter(OpenTelemetry openTelemetry) {
+    return builder(openTelemetry).build();
+  }
+
   /** Metrics recorded into this OpenTelemetry's meter provider. */
   public static Builder builder(OpenTelemetry openTelemetry) {
     return new Builder(Objects.requireNonNull(openTelemetry, "openTelemetry").getMeterProvider());

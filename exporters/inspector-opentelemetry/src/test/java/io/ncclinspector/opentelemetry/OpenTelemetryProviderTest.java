@@ -31,4 +31,18 @@ class OpenTelemetryProviderTest {
       assertEquals("NCCL_INSPECTOR_OTEL must be 0 or 1, got '" + v + "'", e.getMessage());
     }
   }
+
+  @Test
+  void theEntryPointWithDefaultsIsTheBuildersDefaults() {
+    OpenTelemetryMetrics m = OpenTelemetryMetrics.exporter(io.opentelemetry.api.OpenTelemetry.noop());
+    OpenTelemetryMetrics b = OpenTelemetryMetrics.builder(io.opentelemetry.api.OpenTelemetry.noop()).build();
+    assertEquals(OpenTelemetryMetrics.NAME, m.name());
+    assertEquals(b.maxAttributeSets(), m.maxAttributeSets());
+    assertEquals(b.maxPeersPerCommunicator(), m.maxPeersPerCommunicator());
+    /* The provider declares its variable, for the configuration reference and the ignored-variables check. */
+    assertEquals(java.util.List.of("NCCL_INSPECTOR_OTEL"), new io.ncclinspector.opentelemetry.internal
+        .OpenTelemetryProvider().variables().stream().map(io.ncclinspector.spi.ExporterVariable::name).toList());
+    assertTrue(InspectorConfig.builder().fromEnvironment(Map.of("NCCL_INSPECTOR_OTEL", "0")).build()
+        .ignoredVariables().isEmpty(), "read by this module's provider");
+  }
 }

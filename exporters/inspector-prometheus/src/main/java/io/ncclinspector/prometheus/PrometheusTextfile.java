@@ -57,6 +57,15 @@ public record PrometheusTextfile(Duration interval, boolean removeFilesOnClose, 
     this(interval, removeFilesOnClose, slurmJobId, NetworkPeers.DEFAULT_MAX_PEERS);
   }
 
+  /**
+   * The exporter with its defaults, written every {@link #MIN_INTERVAL}, for
+   * {@code InspectorConfig.builder().exporter(...)}: each exporter module's {@code exporter(...)}
+   * is its entry point ({@code JfrEvents.exporter()}, {@code OpenTelemetryMetrics.exporter(otel)}).
+   */
+  public static PrometheusTextfile exporter() {
+    return every(MIN_INTERVAL);
+  }
+
   /** Written every {@code interval} (at least 30 s). */
   public static PrometheusTextfile every(Duration interval) {
     return new PrometheusTextfile(interval, true, "unknown");

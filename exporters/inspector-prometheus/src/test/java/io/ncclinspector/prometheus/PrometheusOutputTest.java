@@ -43,6 +43,8 @@ class PrometheusOutputTest {
     assertTrue(missing.getMessage().contains("inspector-prometheus"), missing.getMessage());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> PrometheusTextfile.every(Duration.ofSeconds(5)));
+    assertEquals(PrometheusTextfile.every(PrometheusTextfile.MIN_INTERVAL), PrometheusTextfile.exporter(),
+        "the entry point with defaults: the reference's 30 s");
     assertTrue(e.getMessage().contains("at least PT30S"), e.getMessage());
     // Issue 21: -1 turned JSON output off as if it were 1; the provider reads the switch as the core does.
     for (String v : new String[] {"-1", "2", " 5"}) {
