@@ -104,6 +104,21 @@ class GroundTruthTest {
     }
   }
 
+  /**
+   * Held out: MoE loops recorded on 2.28.9 and 2.30.7 after the channel-recovery rule
+   * (docs/research/channel-recovery.md) was derived from the recordings above, to check the
+   * inspector on runs none of its rules was fitted to.
+   */
+  @Test
+  void heldOutMoeLoopsOverSockets() throws IOException {
+    for (String[] run : new String[][] {{"s28_moe2", "471"}, {"s30_moe2", "10673"}}) {
+      Judged j = judge(run[0], run[1], "cupti-rank0.ndjson");
+      assertEquals(List.of(), j.anotherWorksTime(), run[0]);
+      assertEquals(List.of(), j.wrong(), run[0]);
+      assertTrue(j.timed() + j.untimed() >= 190, run[0] + " collectives judged: " + (j.timed() + j.untimed()));
+    }
+  }
+
   private Judged judge(String name, String pid, String cuptiFile) throws IOException {
     Path scenario = TestData.traces().resolve(name);
     Path trace = scenario.resolve("trace/trace-pid" + pid + ".jsonl.gz");
