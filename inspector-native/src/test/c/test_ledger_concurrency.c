@@ -18,14 +18,19 @@ static test_handoff queues[THREADS];
 static void* contexts[THREADS];
 static _Atomic int running;
 static _Atomic long long operation_records, unlinked_records;
+/* Calls the ledger had no entry for (its handle NULL): by kind, counted by the calling thread. */
+static _Atomic long long full_broadcasts, full_allreduces;
 
 static void* application(void* arg) {
   int t = (int)(uintptr_t)arg;
   for (int i = 0; i < CALLS; i++) {
     void* h = test_call(contexts[t], (i % 2) ? "Broadcast" : "AllReduce", 4096, "ncclFloat32", 0, 0);
+    if (h == NULL) atomic_fetch_add_explicit((i % 2) ? &full_broadcasts : &full_allreduces, 1, memory_order_relaxed);
     if (i % 2 == 0) test_handoff_push(&queues[t], h); /* the AllReduces get their Coll event elsewhere */
     /* NCCL takes microseconds per call; faster producers would fill the ledger within the 1 ms
-     * expiry, which a_full_ledger_is_counted (test_api_ledger.c) covers. */
+     * expiry, which a_full_ledger_is_counted (test_api_ledger.c) covers. A sweeper starved of CPU
+     * (ThreadSanitizer on a loaded machine: 1 run in 300) fills it too: those calls are counted,
+     * by kind, and the accounting below holds with them. */
     if ((i & 7) == 7) {
       struct timespec pause = {0, 20000};
       nanosleep(&pause, NULL);
@@ -100,12 +105,16 @@ static void calls_come_out_exactly_once(void) {
   while ((n = nccl_inspector_drain(buf, sizeof(buf))) > 0) count_records(buf, n);
   long long late = test_counter("api_link_late");
   long long calls = (long long)THREADS * CALLS;
+  long long full = (long long)full_broadcasts + (long long)full_allreduces;
   printf("     %lld calls: %lld operation records, %lld not profiled, %lld linked late, ledger full %lld\n",
          calls, (long long)operation_records, (long long)unlinked_records, late,
          test_counter("api_ledger_full"));
   CHECK_EQ(operation_records, calls / 2);
-  CHECK_EQ(test_counter("api_ledger_full"), 0);
-  CHECK_EQ(unlinked_records, calls / 2 + late);
+  /* Every call the ledger turned away is counted, and only those. */
+  CHECK_EQ(test_counter("api_ledger_full"), full);
+  /* The Broadcasts the ledger held come out as not-profiled records, plus the AllReduces linked
+   * after their call was closed. */
+  CHECK_EQ(unlinked_records, calls / 2 - (long long)full_broadcasts + late);
   CHECK_EQ(test_counter("not_profiled_by_nccl"), unlinked_records);
   CHECK_EQ(test_counter("ring_full"), 0);
   test_shutdown();
