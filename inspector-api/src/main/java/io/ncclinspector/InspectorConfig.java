@@ -422,7 +422,7 @@ public final class InspectorConfig {
       return this;
     }
 
-    /** Operations in flight at once, in [16, 4194304]. */
+    /** Operations in flight at once, in [16, 2097152]. */
     public Builder inflightOperations(int v) {
       inflightOperations = v;
       return this;

@@ -45,8 +45,9 @@ enum Setting {
           + " (today `NCCL_ALLGATHERV_ENABLE=0`: [NCCL releases](nccl-defects-and-releases.md#nccl-releases))",
       on(InspectorConfig.Builder::ncclWorkarounds)),
   INFLIGHT_OPS("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Kind.INT, Reading.PLAIN, "2048",
-      "operations in flight at once (4.6 KB of native memory each)",
-      number((b, v) -> b.inflightOperations((int) v)), 16, 1 << 22, null),
+      "operations in flight at once, at most 2097152 (9.2 KB of native memory each: its kernel channels and its"
+          + " network breakdown's proxy operations with their steps in flight)",
+      number((b, v) -> b.inflightOperations((int) v)), 16, 1 << 21, null),
   MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, "1024",
       "communicators live at once", number((b, v) -> b.maxCommunicators((int) v)), 1, 1 << 16, null),
   RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, "65536",
