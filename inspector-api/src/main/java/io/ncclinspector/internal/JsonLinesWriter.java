@@ -513,7 +513,8 @@ public final class JsonLinesWriter implements Closeable {
   }
 
   private static final SerializableString[] STEP_STATE_NAMES = java.util.Arrays.stream(
-      NetworkBreakdown.StepState.values()).map(v -> new SerializedString(v.jsonName())).toArray(SerializableString[]::new);
+      NetworkBreakdown.StepState.values()).map(v -> new SerializedString(v.jsonName()))
+      .toArray(SerializableString[]::new);
 
   private void writeMicrosIfSet(SerializableString name, long wallNanos) throws IOException {
     if (wallNanos != 0) {
