@@ -31,13 +31,13 @@ static inline void* op_handle_of(const void* h) {
 
 static inline uint32_t sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
-/* A step's transition k happened now: its offset from the step's start, read from one clock. */
-static inline uint32_t mark(proxy_step* st, int k) {
+/* A step's transition k happened now (one clock read): keeps its offset from the step's start
+ * and returns the time itself (exact where the offset saturates). */
+static inline uint64_t mark(proxy_step* st, int k) {
   uint64_t now = clock_mono_ns();
-  uint32_t at = now > st->start_ns ? sat32(now - st->start_ns) : 0;
-  st->at[k] = at;
+  st->at[k] = now > st->start_ns ? sat32(now - st->start_ns) : 0;
   st->have |= (uint8_t)(1u << k);
-  return at;
+  return now;
 }
 
 /* The phase between transitions k-1 and k, where both happened. */
@@ -134,7 +134,8 @@ void proxy_step_state(void* handle, int state, uint64_t trans_size) {
       /* Posted: NCCL did nothing but its own bookkeeping (and, receiving, the irecv call) since
        * the start, so this phase is the proxy thread's own time. */
       if (st->state == PROXY_STEP_STARTED) {
-        add_phase(&p->lag_ns, &p->lag_max_ns, &p->lag_steps, mark(st, 0));
+        mark(st, 0);
+        add_phase(&p->lag_ns, &p->lag_max_ns, &p->lag_steps, st->at[0]);
         st->state = PROXY_STEP_POSTED;
       }
       break;
@@ -142,25 +143,25 @@ void proxy_step_state(void* handle, int state, uint64_t trans_size) {
       /* Ready: the GPU produced the chunk. NCCL records it again at every try while the peer
        * gives no credit; only the first reads the clock. */
       if (st->state == PROXY_STEP_STARTED || st->state == PROXY_STEP_POSTED) {
-        mark(st, 1);
+        uint64_t now = mark(st, 1);
         st->state = PROXY_STEP_READY;
-        if (p->first_ready_ns == 0) p->first_ready_ns = st->start_ns + st->at[1];
+        if (p->first_ready_ns == 0) p->first_ready_ns = now;
       }
       break;
     case ncclProfilerProxyStepSendWait:
       /* Handed to the network, with its size: the wait for the peer's credit ends. */
       if (st->state >= PROXY_STEP_STARTED && st->state < PROXY_STEP_MOVED) {
-        mark(st, 2);
+        uint64_t now = mark(st, 2);
         st->state = PROXY_STEP_MOVED;
         if (phase(st, 2, &v)) add_phase(&p->peer_wait_ns, &p->peer_wait_max_ns, &p->peer_wait_steps, v);
-        if (p->first_ready_ns == 0) p->first_ready_ns = st->start_ns + st->at[2];
+        if (p->first_ready_ns == 0) p->first_ready_ns = now;
         p->bytes += trans_size;
       }
       break;
     case ncclProfilerProxyStepRecvFlushWait:
       /* Arrived, with its size: a receive's real completion for this chunk. */
       if (st->state >= PROXY_STEP_STARTED && st->state < PROXY_STEP_READY) {
-        uint64_t now = st->start_ns + mark(st, 1);
+        uint64_t now = mark(st, 1);
         st->state = PROXY_STEP_READY;
         if (p->first_ready_ns == 0) p->first_ready_ns = now;
         if (now > p->last_ready_ns) p->last_ready_ns = now;

@@ -408,6 +408,31 @@ static void a_late_step_never_touches_the_next_operation_in_its_slot(void) {
   test_shutdown();
 }
 
+/* A step that lasts beyond its 32-bit offsets (4.29 s): the first-chunk times stay exact (read
+ * from the clock, not from the offsets); the phases after the saturation count as 0, never as
+ * garbage. */
+static void a_step_beyond_four_seconds_keeps_exact_first_times(void) {
+  test_enable(test_defaults());
+  at(0);
+  void* ctx = test_comm(0x5d, 0, 2);
+  test_drain();
+  void* op = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 1);
+  test_stop(op);
+  void* send = test_proxy_op(op, 0, 1, 1, 1);
+  void* ch = test_channel(op, 0, 5000);
+  timed_send_step(send, 0, 10, 11, 5000011, 1, 5000020, 5000030, 64);
+  test_stop(send);
+  test_channel_done(ch, 6000);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last_net.send_gpu_wait_ns, 5000001000ull);
+  CHECK_EQ(d.last_wait.proxy_lag_ns, 1000);
+  CHECK_EQ(d.last_wait.send_peer_wait_ns, 0);
+  CHECK_EQ(d.last_wait.peer_wait_steps, 1);
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+  test_shutdown();
+}
+
 static void turned_off_the_core_asks_for_no_proxy_events(void) {
   nccl_inspector_set_network_breakdown(0);
   test_enable(test_defaults());
@@ -444,6 +469,7 @@ int main(void) {
   RUN(without_send_peer_wait_the_peer_wait_is_unknown);
   RUN(the_ring_keeps_the_last_steps_and_the_sums_all);
   RUN(a_late_step_never_touches_the_next_operation_in_its_slot);
+  RUN(a_step_beyond_four_seconds_keeps_exact_first_times);
   RUN(turned_off_the_core_asks_for_no_proxy_events);
   RUN(handles_that_are_not_proxy_handles_are_refused);
   return test_failures == 0 ? 0 : 1;
