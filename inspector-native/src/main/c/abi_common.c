@@ -17,8 +17,10 @@ ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state
    * NULL arguments for other states (facts doc 2.6), so they are not read. */
   if (state == ncclProfilerKernelChStop && args != NULL) {
     core_channel_gpu_stop(handle, args->kernelCh.pTimer);
-  } else if (proxy_step_state_used((int)state) && args != NULL) {
-    proxy_step_state(handle, (int)state, args->proxyStep.transSize);
+  } else if (proxy_step_state_used((int)state)) {
+    /* Every step state is a transition the breakdown times; the size is read only where NCCL
+     * sets it (SendWait, RecvFlushWait). */
+    proxy_step_state(handle, (int)state, args != NULL ? args->proxyStep.transSize : 0);
   }
   return ncclSuccess;
 }

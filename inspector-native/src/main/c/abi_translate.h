@@ -61,6 +61,7 @@
   case ncclProfileProxyStep:                                                                       \
     (ev).kind = CORE_EVENT_PROXY_STEP;                                                             \
     (ev).parent = (d)->parentObj;                                                                  \
+    (ev).step = (d)->proxyStep.step;                                                               \
     break;
 
 #endif

@@ -13,7 +13,7 @@
 #define INSPECTOR_CELL_BYTES 64
 
 /* Upper bounds accepted for the configurable table sizes. Handles carry a 24-bit slot index. */
-#define INSPECTOR_MAX_OP_SLOTS (1u << 22)
+#define INSPECTOR_MAX_OP_SLOTS (1u << 21) /* proxy step handles use bit 21 (proxy_breakdown.h) */
 #define INSPECTOR_MAX_COMM_SLOTS (1u << 16)
 #define INSPECTOR_MAX_RING_CELLS (1u << 26)
 

@@ -65,6 +65,7 @@ typedef struct core_event {
   uint8_t is_send;       /* CORE_EVENT_PROXY_OP */
   int32_t peer;          /* CORE_EVENT_PROXY_OP */
   int32_t n_steps;       /* CORE_EVENT_PROXY_OP */
+  int32_t step;          /* CORE_EVENT_PROXY_STEP: NCCL's step number */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
   uint8_t graph_captured; /* CORE_EVENT_API: NCCL captured the call into a CUDA graph */
 } core_event;

@@ -94,7 +94,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* The header, then the verbose channel cells, then the network cells (record_format.h). */
   struct {
     op_record head;
-    channel_record channels[INSPECTOR_MAX_CHANNELS + 1 + OP_PROXY_CELLS];
+    channel_record channels[INSPECTOR_MAX_CHANNELS + PROXY_NET_CELLS_MAX];
   } rec;
   op_record* r = &rec.head;
   memset(r, 0, sizeof(*r));
@@ -109,10 +109,10 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* Relaxed: the caller owns the slot; the cells' contents came with the control word. */
   uint32_t proxy_ops = atomic_load_explicit(&s->proxy_cells, memory_order_relaxed);
   if (proxy_ops > 0) {
-    _Static_assert(sizeof(net_record) == sizeof(channel_record) &&
+    _Static_assert(sizeof(net_record) == sizeof(channel_record) && sizeof(net_wait_record) == sizeof(channel_record) &&
                        sizeof(proxy_detail_record) == sizeof(channel_record), "cells of one size");
     net_record* net = (net_record*)&rec.channels[channel_cells];
-    net_cells = proxy_summarize(s->px, proxy_ops, net, verbose ? (proxy_detail_record*)(net + 1) : NULL);
+    net_cells = proxy_summarize(s->px, proxy_ops, verbose, net);
     if (proxy_ops > OP_PROXY_CELLS) flags |= RECORD_FLAG_PROXY_TRUNCATED;
     /* Relaxed: the owner reads its own control word. */
     if (ctl_proxy_open(atomic_load_explicit(&s->ctl, memory_order_relaxed)) > 0) {

@@ -14,6 +14,8 @@ typedef struct layout_entry {
 #define CH(f) FIELD("channel", channel_record, f)
 #define NET(f) FIELD("net", net_record, f)
 #define PX(f) FIELD("proxy", proxy_detail_record, f)
+#define NW(f) FIELD("netwait", net_wait_record, f)
+#define PS(f) FIELD("step", proxy_step_record, f)
 #define COMM(f) FIELD("comm", comm_record, f)
 #define INFLIGHT(f) FIELD("inflight", inflight_entry, f)
 #define TRACE(f) FIELD("trace", trace_event, f)
@@ -31,6 +33,12 @@ static const layout_entry layout[] = {
     NET(slowest_channel), NET(proxy_ops), NET(proxy_ops_tracked), NET(detail_cells),
     PX(peer), PX(channel_id), PX(is_send), PX(steps_done), PX(n_steps), PX(steps), PX(bytes),
     PX(first_post_wall_ns), PX(first_ready_wall_ns), PX(last_ready_wall_ns), PX(done_wall_ns),
+    PX(ring_steps),
+    NW(send_peer_wait_ns), NW(recv_flush_ns), NW(proxy_lag_ns), NW(send_peer_wait_max_ns),
+    NW(recv_flush_max_ns), NW(proxy_lag_max_ns), NW(peer_wait_peer), NW(peer_wait_channel), NW(known),
+    NW(step_cells), NW(steps), NW(peer_wait_steps), NW(flush_steps), NW(lag_steps),
+    PS(detail), PS(state), PS(step), PS(start_wall_ns), PS(post_ns), PS(wait_ns), PS(move_ns), PS(done_ns),
+    CONSTANT("step_record_bytes", sizeof(proxy_step_record)),
     CH(channel_id), CH(state), CH(start_sn), CH(record_sn), CH(stop_sn), CH(start_wall_ns),
     CH(record_wall_ns), CH(stop_wall_ns), CH(gpu_start_ns), CH(gpu_stop_ns), CH(desync),
     COMM(kind), COMM(cells), COMM(name_length), COMM(abi_version), COMM(nccl_version), COMM(comm_serial), COMM(comm_id),

@@ -6,7 +6,9 @@
  *
  *   operation record: 3 header cells, then (verbose mode only) one cell per kernel channel, then
  *                     (network transports only, op_record.net_cells of them) the network
- *                     summary cell and (verbose mode only) one cell per proxy operation
+ *                     summary's two cells (net_record, net_wait_record) and, in verbose mode
+ *                     only, one cell per proxy operation (proxy_detail_record) and the steps'
+ *                     cells (two proxy_step_record per cell)
  *   communicator record: 2 header cells, then the name (INSPECTOR_COMM_NAME_MAX bytes, 2 cells)
  */
 #ifndef NCCL_INSPECTOR_RECORD_FORMAT_H
@@ -137,7 +139,8 @@ typedef struct proxy_detail_record {
   uint8_t is_send;            /* 5 */
   uint16_t steps_done;        /* 6 */
   uint16_t n_steps;           /* 8: announced by NCCL */
-  uint16_t reserved0;         /* 10 */
+  uint8_t ring_steps;         /* 10: its steps written after the details (the last ones) */
+  uint8_t reserved0;          /* 11 */
   uint32_t steps;             /* 12: steps started */
   uint64_t bytes;             /* 16 */
   uint64_t first_post_wall_ns;  /* 24 */
@@ -146,6 +149,47 @@ typedef struct proxy_detail_record {
   uint64_t done_wall_ns;      /* 48: 0 if it never stopped */
   uint64_t reserved1;         /* 56 */
 } proxy_detail_record;
+
+/* Bits of net_wait_record.known: which sums NCCL's states let the core measure. */
+enum {
+  NET_KNOWN_PEER_WAIT = 1u << 0, /* a send step went through SendPeerWait (interface v4+) */
+  NET_KNOWN_FLUSH = 1u << 1,     /* a receive step went from RecvFlushWait to RecvGPUWait */
+  NET_KNOWN_LAG = 1u << 2        /* a step went from its start to its posted state */
+};
+
+/* The network summary's second cell: the waits inside the steps (sums over the tracked steps,
+ * longest single step), ns. */
+typedef struct net_wait_record {
+  uint64_t send_peer_wait_ns;     /* 0: sends: SendPeerWait to SendWait, summed over the steps */
+  uint64_t recv_flush_ns;         /* 8: receives: RecvFlushWait to RecvGPUWait, summed */
+  uint64_t proxy_lag_ns;          /* 16: start to posted state, summed over every step */
+  uint32_t send_peer_wait_max_ns; /* 24: the longest of one step (saturated, 4.29 s) */
+  uint32_t recv_flush_max_ns;     /* 28 */
+  uint32_t proxy_lag_max_ns;      /* 32 */
+  int32_t peer_wait_peer;         /* 36: the peer of the send with the longest wait for credit, -1 */
+  uint8_t peer_wait_channel;      /* 40 */
+  uint8_t known;                  /* 41: NET_KNOWN_* */
+  uint16_t step_cells;            /* 42: proxy step cells that follow the details (verbose mode) */
+  uint32_t steps;                 /* 44: steps started over the tracked proxy operations */
+  uint32_t peer_wait_steps;       /* 48: send steps that went through SendPeerWait */
+  uint32_t flush_steps;           /* 52 */
+  uint32_t lag_steps;             /* 56 */
+  uint32_t reserved;              /* 60 */
+} net_wait_record;
+
+/* One step of a proxy operation (verbose mode): half a cell. Phases in ns (0: not reached;
+ * saturated at 4.29 s). */
+typedef struct proxy_step_record {
+  uint8_t detail;             /* 0: index of its proxy operation among the details; 0xff: empty half */
+  uint8_t state;              /* 1: how far it got (proxy_breakdown.h PROXY_STEP_*) */
+  uint16_t reserved;          /* 2 */
+  uint32_t step;              /* 4: NCCL's step number */
+  uint64_t start_wall_ns;     /* 8 */
+  uint32_t post_ns;           /* 16: start to posted (the proxy thread's own time) */
+  uint32_t wait_ns;           /* 20: send: for the own GPU's data; receive: for the peer's data */
+  uint32_t move_ns;           /* 24: send: for the peer's credit; receive: the flush */
+  uint32_t done_ns;           /* 28: send: the network; receive: the GPU consuming it */
+} proxy_step_record;
 
 typedef struct channel_record {
   uint8_t channel_id;     /* 0 */
@@ -185,6 +229,8 @@ _Static_assert(sizeof(op_record) == 3 * INSPECTOR_CELL_BYTES, "op record is thre
 _Static_assert(sizeof(channel_record) == INSPECTOR_CELL_BYTES, "channel record is one cell");
 _Static_assert(sizeof(net_record) == INSPECTOR_CELL_BYTES, "network summary is one cell");
 _Static_assert(sizeof(proxy_detail_record) == INSPECTOR_CELL_BYTES, "proxy detail is one cell");
+_Static_assert(sizeof(net_wait_record) == INSPECTOR_CELL_BYTES, "network waits are one cell");
+_Static_assert(2 * sizeof(proxy_step_record) == INSPECTOR_CELL_BYTES, "two proxy steps per cell");
 _Static_assert(sizeof(comm_record) == 4 * INSPECTOR_CELL_BYTES, "comm record is four cells");
 
 #define OP_RECORD_CELLS 3

@@ -205,11 +205,19 @@ decoded test_drain(void) {
         if (r->kind == RECORD_KIND_COLL) d.colls++; else d.p2ps++;
         memcpy(&d.last, r, sizeof(*r));
         memset(&d.last_net, 0, sizeof(d.last_net));
+        memset(&d.last_wait, 0, sizeof(d.last_wait));
+        d.last_steps = 0;
         if (r->net_cells > 0) {
           const uint8_t* net = buf + off + (long long)(r->cells - r->net_cells) * INSPECTOR_CELL_BYTES;
           memcpy(&d.last_net, net, sizeof(d.last_net));
-          int details = r->net_cells - 1 < 16 ? r->net_cells - 1 : 16;
-          memcpy(d.last_proxy, net + INSPECTOR_CELL_BYTES, (size_t)details * INSPECTOR_CELL_BYTES);
+          memcpy(&d.last_wait, net + INSPECTOR_CELL_BYTES, sizeof(d.last_wait));
+          int details = d.last_net.detail_cells < 16 ? d.last_net.detail_cells : 16;
+          memcpy(d.last_proxy, net + 2 * INSPECTOR_CELL_BYTES, (size_t)details * INSPECTOR_CELL_BYTES);
+          const proxy_step_record* st =
+              (const proxy_step_record*)(net + (2 + (long long)d.last_net.detail_cells) * INSPECTOR_CELL_BYTES);
+          for (int i = 0; i < 2 * d.last_wait.step_cells && i < 2 * PROXY_STEP_CELLS_MAX; i++) {
+            if (st[i].detail != 0xff) d.last_step[d.last_steps++] = st[i];
+          }
         }
       } else if (r->kind == RECORD_KIND_COMM_CREATED) {
         d.comms_created++;

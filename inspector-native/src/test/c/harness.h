@@ -10,6 +10,7 @@
 
 #include "inspector_native.h"
 #include "nccl_profiler_abi.h"
+#include "proxy_breakdown.h"
 #include "record_format.h"
 
 extern ncclProfiler_v5_t ncclProfiler_v5;
@@ -96,7 +97,10 @@ typedef struct decoded {
   /* The last operation record's network cells (op_record.net_cells of them): its summary, then
    * its proxy details. */
   net_record last_net;
+  net_wait_record last_wait;
   proxy_detail_record last_proxy[16];
+  int last_steps; /* proxy_step_record entries in last_step (the empty half left out) */
+  proxy_step_record last_step[2 * PROXY_STEP_CELLS_MAX];
 } decoded;
 
 /* Drains the ring completely and tallies the records; `last` is the last operation record. */

@@ -42,15 +42,26 @@ static void* application(void* arg) {
   return NULL;
 }
 
-/* One proxy operation of two steps of 4 KiB; returns its handle, not stopped. */
+/* One proxy operation of two steps of 4 KiB, through every state NCCL records (the steps' ring
+ * and sums, proxy_breakdown.h); returns its handle, not stopped. */
 static void* proxy_op(void* op, int channel, int is_send) {
   void* px = test_proxy_op(op, channel, 3, 2, is_send);
   if (px == NULL) abort();
+  void* st[2];
   for (int step = 0; step < 2; step++) {
-    void* st = test_proxy_step(px, step);
-    test_proxy_state(st, is_send ? ncclProfilerProxyStepSendPeerWait_v4 : ncclProfilerProxyStepRecvWait, 4096);
-    test_proxy_state(st, is_send ? ncclProfilerProxyStepSendWait : ncclProfilerProxyStepRecvFlushWait, 4096);
-    test_stop(st);
+    st[step] = test_proxy_step(px, step);
+    test_proxy_state(st[step], is_send ? ncclProfilerProxyStepSendGPUWait : ncclProfilerProxyStepRecvWait, 4096);
+  }
+  for (int step = 0; step < 2; step++) {
+    if (is_send) {
+      test_proxy_state(st[step], ncclProfilerProxyStepSendPeerWait_v4, 4096);
+      test_proxy_state(st[step], ncclProfilerProxyStepSendPeerWait_v4, 4096); /* a retry */
+      test_proxy_state(st[step], ncclProfilerProxyStepSendWait, 4096);
+    } else {
+      test_proxy_state(st[step], ncclProfilerProxyStepRecvFlushWait, 4096);
+      test_proxy_state(st[step], ncclProfilerProxyStepRecvGPUWait, 4096);
+    }
+    test_stop(st[step]);
   }
   return px;
 }
@@ -108,8 +119,11 @@ static void* consumer(void* arg) {
         if (r->net_cells > 0) {
           /* Closed only once its proxy operations stopped: the whole breakdown is there. */
           const net_record* net = (const net_record*)(buf + off + (long long)(r->cells - r->net_cells) * INSPECTOR_CELL_BYTES);
+          const net_wait_record* w = (const net_wait_record*)(net + 1);
           if (net->bytes_sent != 8192 || net->bytes_received != 8192 || net->proxy_ops != 2 || net->last_done_wall_ns == 0 ||
-              (r->flags & RECORD_FLAG_PROXY_INCOMPLETE)) {
+              (r->flags & RECORD_FLAG_PROXY_INCOMPLETE) || w->steps != 4 || w->lag_steps != 4 ||
+              w->peer_wait_steps != 2 || w->flush_steps != 2 ||
+              w->known != (NET_KNOWN_PEER_WAIT | NET_KNOWN_FLUSH | NET_KNOWN_LAG)) {
             fprintf(stderr, "bad breakdown sent %llu received %llu ops %d flags %x\n", (unsigned long long)net->bytes_sent,
                     (unsigned long long)net->bytes_received, net->proxy_ops, r->flags);
             abort();

@@ -56,6 +56,8 @@ static void record_layout_is_consistent(void) {
                          {"channel", sizeof(channel_record)},
                          {"net", sizeof(net_record)},
                          {"proxy", sizeof(proxy_detail_record)},
+                         {"netwait", sizeof(net_wait_record)},
+                         {"step", sizeof(proxy_step_record)},
                          {"comm", sizeof(comm_record)},
                          {"inflight", sizeof(inflight_entry)},
                          {"trace", sizeof(trace_event)}};

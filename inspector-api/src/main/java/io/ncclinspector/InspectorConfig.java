@@ -140,7 +140,7 @@ public final class InspectorConfig {
     return get(Setting.NCCL_WORKAROUNDS);
   }
 
-  /** Operations that can be in flight at once (2048; native memory about 4.6 KB each). */
+  /** Operations that can be in flight at once (2048; native memory about 9.2 KB each). */
   public int inflightOperations() {
     return get(Setting.INFLIGHT_OPS);
   }
@@ -364,7 +364,7 @@ public final class InspectorConfig {
       return set(Setting.NCCL_WORKAROUNDS, v);
     }
 
-    /** Operations in flight at once, in [16, 4194304]. */
+    /** Operations in flight at once, in [16, 2097152]. */
     public Builder inflightOperations(int v) {
       return set(Setting.INFLIGHT_OPS, v);
     }

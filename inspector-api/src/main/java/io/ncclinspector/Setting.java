@@ -44,7 +44,9 @@ enum Setting {
       "set the NCCL variables that keep known NCCL defects away from the job, where the program has not set them"
           + " (today `NCCL_ALLGATHERV_ENABLE=0`: [NCCL releases](nccl-defects-and-releases.md#nccl-releases))"),
   INFLIGHT_OPS("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Kind.INT, Reading.PLAIN, 2048, "2048",
-      "operations in flight at once (4.6 KB of native memory each)", 16, 1 << 22, null),
+      "operations in flight at once, at most 2097152 (9.2 KB of native memory each: its kernel channels and its"
+          + " network breakdown's proxy operations with their steps in flight)",
+      16, 1 << 21, null),
   MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, 1024, "1024",
       "communicators live at once", 1, 1 << 16, null),
   RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",

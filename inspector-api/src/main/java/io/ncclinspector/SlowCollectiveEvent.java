@@ -82,6 +82,17 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
      */
     SLOW_TRANSFER,
     /**
+     * On a network transport: this rank's own proxy thread was slow. NCCL's proxy thread took on
+     * average at least 100 µs per step between starting a step and posting it, a window in which
+     * NCCL waits for nothing (normally 2–7 µs; at most 33 µs in the recorded runs with a late rank
+     * or a busy GPU), and that posting time adds up to at least a tenth of the network time
+     * ({@link NetworkBreakdown.StepWaits#proxyLagNanos()}). Judged on the record's own figures,
+     * not against its class: a proxy thread slowed for the whole run makes every collective of the
+     * class slow alike. The peers of such a rank see it as {@link #WAITING_FOR_PEERS} naming this
+     * rank; {@link SlowCollectiveEvent#slowProxyRank()} names the rank.
+     */
+    PROXY_THREAD_SLOW,
+    /**
      * The record does not tell: no GPU timestamps (CPU-timed) or some channels left out (NCCL's
      * kernel-channel desync), too few recent samples of the class, or the kernel started later
      * after its enqueue than usual (queued behind earlier work), which mixes both stories.
@@ -128,8 +139,30 @@ public record SlowCollectiveEvent(OperationRecord record, Baseline baseline, Rea
     return String.format(Locale.ROOT, "slow %s #%d (%s) on communicator %s took %s, %s; %s", r.operation(),
         r.sequence(), baseline.operationClass().label(), r.communicator().idHex(),
         Durations.micros(r.timing().executionNanos()), against,
-        waitedForPeer() >= 0 ? kind.label() + " (rank " + waitedForPeer() + ", "
-            + Durations.micros(r.network().receiveWaitNanos()) + " for its first data)" : kind.label());
+        kindDetail());
+  }
+
+  private String kindDetail() {
+    OperationRecord r = record;
+    if (waitedForPeer() >= 0) {
+      return kind.label() + " (rank " + waitedForPeer() + ", " + Durations.micros(r.network().receiveWaitNanos())
+          + " for its first data)";
+    }
+    if (slowProxyRank() >= 0) {
+      NetworkBreakdown.StepWaits w = r.network().waits();
+      return kind.label() + " (rank " + slowProxyRank() + "'s own: " + Durations.micros(w.proxyLagNanos())
+          + " posting " + w.steps() + " steps of its " + Durations.micros(r.network().networkNanos())
+          + " on the network)";
+    }
+    return kind.label();
+  }
+
+  /**
+   * The rank whose proxy thread was slow, for a {@link Kind#PROXY_THREAD_SLOW} record: the
+   * record's own rank (the evidence is its own proxy thread's); -1 otherwise.
+   */
+  public int slowProxyRank() {
+    return kind == Kind.PROXY_THREAD_SLOW ? record.communicator().rank() : -1;
   }
 
   /**

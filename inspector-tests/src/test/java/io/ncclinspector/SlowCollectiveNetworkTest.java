@@ -35,6 +35,13 @@ class SlowCollectiveNetworkTest {
         .buildCollective();
   }
 
+  /** As {@link #record}, with the proxy thread's posting time of its 16 steps. */
+  private static CollectiveRecord withLag(CollectiveRecord r, long proxyLag) {
+    NetworkBreakdown n = r.network().withWaits(new NetworkBreakdown.StepWaits(15_000, 2_000, 1, 1, true, 200_000,
+        20_000, true, proxyLag, proxyLag / 8, true, 16));
+    return RecordBuilder.from(r).network(n).buildCollective();
+  }
+
   /** A detector that has seen 200 ordinary collectives with a little jitter. */
   private static SlowCollectiveDetector warmed() {
     SlowCollectiveDetector d = new SlowCollectiveDetector(SlowCollectiveDetection.defaults().withoutRateLimit());
@@ -61,6 +68,39 @@ class SlowCollectiveNetworkTest {
     assertNotNull(e);
     assertEquals(Kind.UNKNOWN, e.kind());
     assertEquals(-1, e.waitedForPeer());
+  }
+
+  /**
+   * A proxy thread that takes 280 µs to post each of 16 steps (4.5 ms of a 7 ms network time, as
+   * rank 1 of {@code s28_proxy}): named whatever grew, with its rank.
+   */
+  @Test
+  void aSlowProxyThreadIsNamedWithItsRank() {
+    SlowCollectiveEvent e = warmed().observe(withLag(record(200, 30_000_000, 27_200_000, 81_000, 30_045_000, 1),
+        16 * 280_000));
+    assertNotNull(e);
+    assertEquals(Kind.PROXY_THREAD_SLOW, e.kind());
+    assertEquals(0, e.slowProxyRank());
+    assertEquals(-1, e.waitedForPeer());
+    assertTrue(e.describe().endsWith(
+        "proxy thread slow (rank 0's own: 4.5 ms posting 16 steps of its 30.0 ms on the network)"),
+        e.describe());
+  }
+
+  /** The usual few µs a step, or long posting that is a small part of the network time: not named. */
+  @Test
+  void usualPostingOrASmallShareIsNoSlowProxy() {
+    SlowCollectiveEvent usual = warmed().observe(withLag(record(200, 30_000_000, 27_200_000, 81_000, 30_045_000, 1),
+        16 * 3_000));
+    assertEquals(Kind.WAITING_FOR_PEERS, usual.kind());
+    assertEquals(-1, usual.slowProxyRank());
+    /* 150 µs a step, 2.4 ms in all: under a tenth of a 30 ms network time. */
+    SlowCollectiveEvent small = warmed().observe(withLag(record(200, 30_000_000, 2_200_000, 90_000, 29_900_000, 1),
+        16 * 150_000));
+    assertEquals(Kind.SLOW_TRANSFER, small.kind());
+    /* Unknown posting time (an older core's record): never named. */
+    assertEquals(Kind.WAITING_FOR_PEERS,
+        warmed().observe(record(200, 30_000_000, 27_200_000, 81_000, 30_045_000, 1)).kind());
   }
 
   @Test

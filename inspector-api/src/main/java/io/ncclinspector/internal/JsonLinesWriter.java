@@ -23,6 +23,7 @@ import io.ncclinspector.format.KernelEventField;
 import io.ncclinspector.format.MetadataField;
 import io.ncclinspector.format.PerfField;
 import io.ncclinspector.format.ProxyOpField;
+import io.ncclinspector.format.ProxyStepField;
 import io.ncclinspector.format.RecordKind;
 import io.ncclinspector.format.TraceField;
 import java.io.Closeable;
@@ -433,6 +434,28 @@ public final class JsonLinesWriter implements Closeable {
     }
     json.writeFieldName(f.netProxyOps);
     json.writeNumber(n.proxyOperations());
+    /* The waits inside the steps, each only where NCCL's states let the core measure it. */
+    NetworkBreakdown.StepWaits w = n.waits();
+    if (w.peerWaitKnown()) {
+      json.writeFieldName(f.netSendPeerWait);
+      json.writeNumber(w.sendPeerWaitNanos());
+      json.writeFieldName(f.netSendPeerWaitMax);
+      json.writeNumber(w.sendPeerWaitMaxNanos());
+      json.writeFieldName(f.netSendPeerWaitPeer);
+      json.writeNumber(w.peerWaitPeer());
+    }
+    if (w.flushKnown()) {
+      json.writeFieldName(f.netRecvFlush);
+      json.writeNumber(w.receiveFlushNanos());
+      json.writeFieldName(f.netRecvFlushMax);
+      json.writeNumber(w.receiveFlushMaxNanos());
+    }
+    if (w.lagKnown()) {
+      json.writeFieldName(f.netProxyLag);
+      json.writeNumber(w.proxyLagNanos());
+      json.writeFieldName(f.netProxyLagMax);
+      json.writeNumber(w.proxyLagMaxNanos());
+    }
   }
 
   private void writeProxyOps(Prefixed f, NetworkBreakdown n) throws IOException {
@@ -458,10 +481,40 @@ public final class JsonLinesWriter implements Closeable {
       writeMicrosIfSet(F.PX_READY_TS, t.firstReadyWallNanos());
       writeMicrosIfSet(F.PX_LAST_ARRIVAL_TS, t.lastReadyWallNanos());
       writeMicrosIfSet(F.PX_DONE_TS, t.doneWallNanos());
+      if (!t.stepDetail().isEmpty()) {
+        json.writeFieldName(F.PX_STEP_DETAIL);
+        json.writeStartArray();
+        for (NetworkBreakdown.ProxyStep s : t.stepDetail()) {
+          json.writeStartObject();
+          json.writeFieldName(F.ST_STEP);
+          json.writeNumber(s.step());
+          json.writeFieldName(F.ST_STATE);
+          json.writeString(STEP_STATE_NAMES[s.state().ordinal()]);
+          writeMicrosIfSet(F.ST_START_TS, s.startWallNanos());
+          json.writeFieldName(F.ST_POST);
+          json.writeNumber(s.postNanos());
+          json.writeFieldName(F.ST_WAIT);
+          json.writeNumber(s.waitNanos());
+          json.writeFieldName(F.ST_MOVE);
+          json.writeNumber(s.moveNanos());
+          json.writeFieldName(F.ST_DONE);
+          json.writeNumber(s.doneNanos());
+          json.writeEndObject();
+        }
+        json.writeEndArray();
+      }
+      if (t.stepsTruncated()) {
+        json.writeFieldName(F.PX_STEPS_TRUNCATED);
+        json.writeBoolean(true);
+      }
       json.writeEndObject();
     }
     json.writeEndArray();
   }
+
+  private static final SerializableString[] STEP_STATE_NAMES = java.util.Arrays.stream(
+      NetworkBreakdown.StepState.values()).map(v -> new SerializedString(v.jsonName()))
+      .toArray(SerializableString[]::new);
 
   private void writeMicrosIfSet(SerializableString name, long wallNanos) throws IOException {
     if (wallNanos != 0) {
@@ -571,6 +624,15 @@ public final class JsonLinesWriter implements Closeable {
     static final SerializedString PX_READY_TS = name(ProxyOpField.READY_TS);
     static final SerializedString PX_LAST_ARRIVAL_TS = name(ProxyOpField.LAST_ARRIVAL_TS);
     static final SerializedString PX_DONE_TS = name(ProxyOpField.DONE_TS);
+    static final SerializedString PX_STEP_DETAIL = name(ProxyOpField.STEP_DETAIL);
+    static final SerializedString PX_STEPS_TRUNCATED = name(ProxyOpField.STEPS_TRUNCATED);
+    static final SerializedString ST_STEP = new SerializedString(ProxyStepField.STEP.jsonName());
+    static final SerializedString ST_STATE = new SerializedString(ProxyStepField.STATE.jsonName());
+    static final SerializedString ST_START_TS = new SerializedString(ProxyStepField.START_TS.jsonName());
+    static final SerializedString ST_POST = new SerializedString(ProxyStepField.POST_NS.jsonName());
+    static final SerializedString ST_WAIT = new SerializedString(ProxyStepField.WAIT_NS.jsonName());
+    static final SerializedString ST_MOVE = new SerializedString(ProxyStepField.MOVE_NS.jsonName());
+    static final SerializedString ST_DONE = new SerializedString(ProxyStepField.DONE_NS.jsonName());
 
     private static SerializedString name(KernelEventField f) {
       return new SerializedString(f.jsonName());
@@ -587,7 +649,8 @@ public final class JsonLinesWriter implements Closeable {
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
         gpuSpan, gpuSkew, quarantine, untimedReason, flags, step, phase, channelsDesynced, apiSn, bwUpperBound,
         netBytesSent, netBytesRecv, netTime, netSendGpuWait, netRecvWait, netSlowestPeer, netSlowestChannel,
-        netLastArrival, netProxyOps, eventTraceSn,
+        netLastArrival, netProxyOps, netSendPeerWait, netSendPeerWaitMax, netSendPeerWaitPeer, netRecvFlush,
+        netRecvFlushMax, netProxyLag, netProxyLagMax, eventTraceSn,
         eventTraceTs, startSn, stopSn, startTs, stopTs, launchTs, kernelEvents, proxyOps;
     private final RecordKind kind;
 
@@ -632,6 +695,13 @@ public final class JsonLinesWriter implements Closeable {
       netSlowestChannel = name(PerfField.NET_SLOWEST_CHANNEL);
       netLastArrival = name(PerfField.NET_LAST_ARRIVAL_TS);
       netProxyOps = name(PerfField.NET_PROXY_OPS);
+      netSendPeerWait = name(PerfField.NET_SEND_PEER_WAIT_NS);
+      netSendPeerWaitMax = name(PerfField.NET_SEND_PEER_WAIT_MAX_NS);
+      netSendPeerWaitPeer = name(PerfField.NET_SEND_PEER_WAIT_PEER);
+      netRecvFlush = name(PerfField.NET_RECV_FLUSH_NS);
+      netRecvFlushMax = name(PerfField.NET_RECV_FLUSH_MAX_NS);
+      netProxyLag = name(PerfField.NET_PROXY_LAG_NS);
+      netProxyLagMax = name(PerfField.NET_PROXY_LAG_MAX_NS);
       eventTraceSn = name(PerfField.EVENT_TRACE_SN);
       eventTraceTs = name(PerfField.EVENT_TRACE_TS);
       startSn = name(TraceField.START_SN);

@@ -226,22 +226,53 @@ public final class RecordDecoder {
     }
     int cells = Short.toUnsignedInt(b.getShort(o + l.cells));
     int n = o + (cells - netCells) * l.cellBytes;
-    int details = Math.min(u8(b, n + l.netDetailCells), netCells - 1);
-    List<NetworkBreakdown.ProxyTransfer> transfers = new ArrayList<>(details);
-    for (int i = 1; i <= details; i++) {
-      int c = n + i * l.cellBytes;
+    int w = n + l.cellBytes; /* the summary's second cell */
+    int details = Math.min(u8(b, n + l.netDetailCells), netCells - 2);
+    int stepCells = Math.min(Short.toUnsignedInt(b.getShort(w + l.nwStepCells)), netCells - 2 - Math.max(details, 0));
+    List<List<NetworkBreakdown.ProxyStep>> steps = new ArrayList<>(Math.max(details, 0));
+    for (int i = 0; i < details; i++) {
+      steps.add(new ArrayList<>());
+    }
+    int firstStep = n + (2 + Math.max(details, 0)) * l.cellBytes;
+    for (int i = 0; i < 2 * stepCells; i++) {
+      int s = firstStep + i * l.stepRecordBytes;
+      int detail = u8(b, s + l.stDetail);
+      if (detail < details) {
+        int state = u8(b, s + l.stState);
+        steps.get(detail).add(new NetworkBreakdown.ProxyStep(Integer.toUnsignedLong(b.getInt(s + l.stStep)),
+            STEP_STATES[Math.max(0, Math.min(state, STEP_STATES.length) - 1)], b.getLong(s + l.stStartWallNs),
+            Integer.toUnsignedLong(b.getInt(s + l.stPostNs)), Integer.toUnsignedLong(b.getInt(s + l.stWaitNs)),
+            Integer.toUnsignedLong(b.getInt(s + l.stMoveNs)), Integer.toUnsignedLong(b.getInt(s + l.stDoneNs))));
+      }
+    }
+    List<NetworkBreakdown.ProxyTransfer> transfers = new ArrayList<>(Math.max(details, 0));
+    for (int i = 0; i < details; i++) {
+      int c = n + (2 + i) * l.cellBytes;
       transfers.add(new NetworkBreakdown.ProxyTransfer(b.getInt(c + l.pxPeer), u8(b, c + l.pxChannelId),
           u8(b, c + l.pxIsSend) != 0, Integer.toUnsignedLong(b.getInt(c + l.pxSteps)),
           Short.toUnsignedInt(b.getShort(c + l.pxStepsDone)), Short.toUnsignedInt(b.getShort(c + l.pxNSteps)),
           b.getLong(c + l.pxBytes), b.getLong(c + l.pxFirstPostWallNs), b.getLong(c + l.pxFirstReadyWallNs),
-          b.getLong(c + l.pxLastReadyWallNs), b.getLong(c + l.pxDoneWallNs)));
+          b.getLong(c + l.pxLastReadyWallNs), b.getLong(c + l.pxDoneWallNs), steps.get(i)));
     }
+    int known = u8(b, w + l.nwKnown);
+    int peerWaitPeer = b.getInt(w + l.nwPeerWaitPeer);
+    NetworkBreakdown.StepWaits waits = new NetworkBreakdown.StepWaits(b.getLong(w + l.nwSendPeerWaitNs),
+        Integer.toUnsignedLong(b.getInt(w + l.nwSendPeerWaitMaxNs)), peerWaitPeer,
+        peerWaitPeer < 0 ? -1 : u8(b, w + l.nwPeerWaitChannel), (known & KNOWN_PEER_WAIT) != 0,
+        b.getLong(w + l.nwRecvFlushNs), Integer.toUnsignedLong(b.getInt(w + l.nwRecvFlushMaxNs)),
+        (known & KNOWN_FLUSH) != 0, b.getLong(w + l.nwProxyLagNs),
+        Integer.toUnsignedLong(b.getInt(w + l.nwProxyLagMaxNs)), (known & KNOWN_LAG) != 0,
+        Integer.toUnsignedLong(b.getInt(w + l.nwSteps)));
     return new NetworkBreakdown(b.getLong(n + l.netBytesSent), b.getLong(n + l.netBytesReceived),
         b.getLong(n + l.netFirstPostWallNs), b.getLong(n + l.netLastDoneWallNs), b.getLong(n + l.netSendGpuWaitNs),
         b.getLong(n + l.netRecvWaitNs), b.getInt(n + l.netSlowestPeer),
         b.getInt(n + l.netSlowestPeer) < 0 ? -1 : u8(b, n + l.netSlowestChannel), b.getLong(n + l.netLastArrivalWallNs),
-        u8(b, n + l.netProxyOps), u8(b, n + l.netProxyOpsTracked), transfers);
+        u8(b, n + l.netProxyOps), u8(b, n + l.netProxyOpsTracked), transfers, waits);
   }
+
+  /* record_format.h NET_KNOWN_* and proxy_breakdown.h PROXY_STEP_* (1 = started). */
+  private static final int KNOWN_PEER_WAIT = 1, KNOWN_FLUSH = 2, KNOWN_LAG = 4;
+  private static final NetworkBreakdown.StepState[] STEP_STATES = NetworkBreakdown.StepState.values();
 
   /** Bandwidth rules by the native operation code (decided once per code from its name). */
   private final Bandwidth.Rule[] bandwidthRules = new Bandwidth.Rule[256];

@@ -22,7 +22,11 @@ public final class RecordLayout {
       netRecvWaitNs, netLastArrivalWallNs, netSlowestPeer, netSlowestChannel, netProxyOps,
       netProxyOpsTracked, netDetailCells;
   final int pxPeer, pxChannelId, pxIsSend, pxStepsDone, pxNSteps, pxSteps, pxBytes, pxFirstPostWallNs,
-      pxFirstReadyWallNs, pxLastReadyWallNs, pxDoneWallNs;
+      pxFirstReadyWallNs, pxLastReadyWallNs, pxDoneWallNs, pxRingSteps;
+  /* The summary's second cell (netwait.*) and the verbose steps (step.*, two per cell). */
+  final int nwSendPeerWaitNs, nwRecvFlushNs, nwProxyLagNs, nwSendPeerWaitMaxNs, nwRecvFlushMaxNs,
+      nwProxyLagMaxNs, nwPeerWaitPeer, nwPeerWaitChannel, nwKnown, nwStepCells, nwSteps;
+  final int stDetail, stState, stStep, stStartWallNs, stPostNs, stWaitNs, stMoveNs, stDoneNs, stepRecordBytes;
   /* Their verbose channel cells: channel.* */
   final int chChannelId, chState, chStartSn, chRecordSn, chStopSn, chStartWallNs, chRecordWallNs,
       chStopWallNs, chGpuStartNs, chGpuStopNs, chDesync;
@@ -99,6 +103,26 @@ public final class RecordLayout {
     pxFirstReadyWallNs = field("proxy.first_ready_wall_ns", 8);
     pxLastReadyWallNs = field("proxy.last_ready_wall_ns", 8);
     pxDoneWallNs = field("proxy.done_wall_ns", 8);
+    pxRingSteps = field("proxy.ring_steps", 1);
+    nwSendPeerWaitNs = field("netwait.send_peer_wait_ns", 8);
+    nwRecvFlushNs = field("netwait.recv_flush_ns", 8);
+    nwProxyLagNs = field("netwait.proxy_lag_ns", 8);
+    nwSendPeerWaitMaxNs = field("netwait.send_peer_wait_max_ns", 4);
+    nwRecvFlushMaxNs = field("netwait.recv_flush_max_ns", 4);
+    nwProxyLagMaxNs = field("netwait.proxy_lag_max_ns", 4);
+    nwPeerWaitPeer = field("netwait.peer_wait_peer", 4);
+    nwPeerWaitChannel = field("netwait.peer_wait_channel", 1);
+    nwKnown = field("netwait.known", 1);
+    nwStepCells = field("netwait.step_cells", 2);
+    nwSteps = field("netwait.steps", 4);
+    stDetail = field("step.detail", 1);
+    stState = field("step.state", 1);
+    stStep = field("step.step", 4);
+    stStartWallNs = field("step.start_wall_ns", 8);
+    stPostNs = field("step.post_ns", 4);
+    stWaitNs = field("step.wait_ns", 4);
+    stMoveNs = field("step.move_ns", 4);
+    stDoneNs = field("step.done_ns", 4);
     chChannelId = field("channel.channel_id", 1);
     chState = field("channel.state", 1);
     chStartSn = field("channel.start_sn", 2);
@@ -140,6 +164,7 @@ public final class RecordLayout {
     inflightNChannels = field("inflight.n_channels", 1);
     inflightPeerOrRoot = field("inflight.peer_or_root", 4);
     cellBytes = constant("cell_bytes");
+    stepRecordBytes = constant("step_record_bytes");
     opHeaderCells = constant("op_header_cells");
     commNameMax = constant("comm_name_max");
     inflightEntryBytes = constant("inflight_entry_bytes");

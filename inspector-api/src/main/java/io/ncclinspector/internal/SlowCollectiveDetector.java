@@ -99,6 +99,10 @@ public final class SlowCollectiveDetector {
    * {@code typical}, the class's median (or the bound it was judged against).
    */
   static Kind classify(OperationRecord r, ClassBaseline b, long typical) {
+    if (proxyThreadSlow(r.network())) {
+      /* Absolute evidence of the record's own, whatever its class: see Kind.PROXY_THREAD_SLOW. */
+      return Kind.PROXY_THREAD_SLOW;
+    }
     long excess = r.timing().executionNanos() - typical;
     if (excess > 0 && ClassBaseline.hasNetworkShape(r) && b.knowsNetwork()) {
       /* On a network transport the proxy's view decides (proxy_breakdown.h): which wait grew. */
@@ -122,6 +126,24 @@ public final class SlowCollectiveDetector {
     }
     long lateness = (r.timing().gpuStartNanos() - r.timing().startWallNanos()) - b.typicalStartDelay();
     return lateness > excess / 2 ? Kind.UNKNOWN : Kind.WAITING_FOR_PEERS;
+  }
+
+  /** Average posting time per step from which a proxy thread is slow (Kind.PROXY_THREAD_SLOW). */
+  static final long PROXY_LAG_PER_STEP_NANOS = 100_000;
+  /** The share of the network time that posting must take as well. */
+  static final double PROXY_LAG_SHARE = 0.1;
+
+  /**
+   * Whether the proxy thread's own posting time says it was slow: at least
+   * {@link #PROXY_LAG_PER_STEP_NANOS} a step on average, and at least {@link #PROXY_LAG_SHARE} of
+   * the network time.
+   */
+  public static boolean proxyThreadSlow(NetworkBreakdown n) {
+    NetworkBreakdown.StepWaits w = n.waits();
+    long network = n.networkNanos();
+    return n.present() && w.lagKnown() && w.steps() > 0 && network > 0
+        && w.proxyLagNanos() >= PROXY_LAG_PER_STEP_NANOS * w.steps()
+        && w.proxyLagNanos() >= PROXY_LAG_SHARE * network;
   }
 
   private ClassBaseline newBaseline(long serial, OperationClass cls) {

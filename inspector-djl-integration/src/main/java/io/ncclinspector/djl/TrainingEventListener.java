@@ -57,6 +57,8 @@ final class TrainingEventListener implements InspectorListener {
           + " stalls, uneven work) with nccl-inspector report";
       case SLOW_TRANSFER -> " -- its channels started far apart: other kernels may hold this GPU's multiprocessors"
           + " during communication";
+      case PROXY_THREAD_SLOW -> " -- this rank's NCCL proxy thread was slow to post its network steps: look for"
+          + " CPU contention on the cores NCCL's proxy thread runs on, or a slow profiler or network plugin";
       case UNKNOWN -> "";
     };
   }

@@ -60,6 +60,27 @@ public enum PerfField implements RecordField {
   /** Proxy operations NCCL reported (one per channel, peer and direction). */
   NET_PROXY_OPS("_net_proxy_ops", FieldType.INT, Origin.INSPECTOR_JVM, null),
   /**
+   * Sends: the wait for the receiving peer's credit (ProxyStep {@code SendPeerWait} to
+   * {@code SendWait}), summed over the steps. Left out where NCCL has no such state (profiler
+   * interface before v4) or there was no send.
+   */
+  NET_SEND_PEER_WAIT_NS("_net_send_peer_wait_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** The longest of one send step (written with the sum). */
+  NET_SEND_PEER_WAIT_MAX_NS("_net_send_peer_wait_max_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** The peer of that longest wait for credit (written with the sum). */
+  NET_SEND_PEER_WAIT_PEER("_net_send_peer_wait_peer", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** Receives: the flush ({@code RecvFlushWait} to {@code RecvGPUWait}), summed; left out without one. */
+  NET_RECV_FLUSH_NS("_net_recv_flush_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** The longest flush of one step (written with the sum). */
+  NET_RECV_FLUSH_MAX_NS("_net_recv_flush_max_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /**
+   * Every step: its start to its posted state ({@code SendGPUWait}, {@code RecvWait}), summed: the
+   * proxy thread's own time, in which NCCL waits for nothing (normally a few µs a step).
+   */
+  NET_PROXY_LAG_NS("_net_proxy_lag_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /** The longest of one step (written with the sum). */
+  NET_PROXY_LAG_MAX_NS("_net_proxy_lag_max_ns", FieldType.LONG, Origin.INSPECTOR_JVM, null),
+  /**
    * True when the execution time is a lower bound and so the bandwidths upper bounds: a P2P time
    * that ends at the send side, or a collective timed from its in-step channels only.
    */

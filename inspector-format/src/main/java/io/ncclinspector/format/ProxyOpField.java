@@ -18,7 +18,14 @@ public enum ProxyOpField {
   READY_TS("ready_ts", FieldType.LONG),
   /** Receive: last chunk arrived. */
   LAST_ARRIVAL_TS("last_arrival_ts", FieldType.LONG),
-  DONE_TS("done_ts", FieldType.LONG);
+  DONE_TS("done_ts", FieldType.LONG),
+  /**
+   * Its last steps ({@link ProxyStepField}), oldest first: at most eight, the steps the core
+   * keeps in flight (NCCL's NCCL_STEPS).
+   */
+  STEP_DETAIL("step_detail", FieldType.OBJECT_LIST),
+  /** True when it had more steps than {@link #STEP_DETAIL} shows (left out otherwise). */
+  STEPS_TRUNCATED("steps_truncated", FieldType.BOOLEAN);
 
   private final String jsonName;
   private final FieldType type;

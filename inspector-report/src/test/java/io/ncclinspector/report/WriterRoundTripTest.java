@@ -75,7 +75,10 @@ class WriterRoundTripTest {
             .trace(1, 2, List.of(inStep, lagging))
             .callNumber(77).network(new NetworkBreakdown(4L << 20, 4L << 20, WALL + 9_600, WALL + 12_900, 80_000,
                 2_100_000, 1, 1, WALL + 12_700, 4, 4, List.of(new NetworkBreakdown.ProxyTransfer(1, 0, true, 4, 4, 4,
-                    2L << 20, WALL + 9_600, WALL + 9_680, 0, WALL + 12_800)))).build(),
+                    2L << 20, WALL + 9_600, WALL + 9_680, 0, WALL + 12_800, List.of(new NetworkBreakdown.ProxyStep(3,
+                        NetworkBreakdown.StepState.DONE, WALL + 9_700, 2_100, 70_000, 15_000, 900_000)))),
+                new NetworkBreakdown.StepWaits(61_000, 15_500, 1, 0, true, 3_700_000, 1_100_000, true, 48_000, 9_700,
+                    true, 16))).build(),
         RecordBuilder.collective(WORLD, "Broadcast").sequence(42).count(100).datatype("ncclInt8")
             .messageBytes(100).rootOrPeer(3).algorithm("TREE", "LL").warps(8).channels(1, 1).executionNanos(9_000)
             .timingSource(TimingSource.COLLECTIVE_CPU).quarantine(Quarantine.GPU_TIMESTAMP_ZERO)
@@ -91,12 +94,15 @@ class WriterRoundTripTest {
             .busBandwidthGbs(1.82).gpu(8_000_000, 4_500, 0).startWallNanos(WALL + 30_000)
             .stopWallNanos(WALL + 35_000).flags(RecordFlag.SEND_SIDE_STOP).step(3).phase("forward")
             .trace(1, 2, List.of(inStep)).network(new NetworkBreakdown(8192, 0, WALL + 30_500, WALL + 34_000, 1_500, 0,
-                -1, -1, 0, 1, 1, List.of())).build(),
+                -1, -1, 0, 1, 1, List.of()).withWaits(new NetworkBreakdown.StepWaits(2_200, 2_200, 1, 0, true, 0, 0,
+                    false, 3_100, 3_100, true, 1))).build(),
         RecordBuilder.p2p(PAIR, "Recv").sequence(8).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(2, 2).desyncedChannels(1).executionNanos(4_700)
             .timingSource(TimingSource.KERNEL_CPU).quarantine(Quarantine.KERNEL_CHANNEL_DESYNC)
             .startWallNanos(WALL + 40_000).stopWallNanos(WALL + 45_000).network(new NetworkBreakdown(0, 8192,
-                WALL + 40_500, WALL + 44_800, 0, 3_000, 1, 2, WALL + 44_600, 1, 1, List.of())).build(),
+                WALL + 40_500, WALL + 44_800, 0, 3_000, 1, 2, WALL + 44_600, 1, 1, List.of())
+                .withWaits(new NetworkBreakdown.StepWaits(0, 0, -1, -1, false, 5_200, 5_200, true, 1_900, 1_900, true,
+                    1))).build(),
         RecordBuilder.p2p(PAIR, "Recv").sequence(9).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(1, 0).timingSource(TimingSource.NONE)
             .untimedReason(UntimedReason.NCCL_NO_OPERATION_EVENT).startWallNanos(WALL + 50_000).build());

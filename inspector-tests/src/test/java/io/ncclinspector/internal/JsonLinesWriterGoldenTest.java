@@ -217,10 +217,45 @@ class JsonLinesWriterGoldenTest {
     }
     long post = WALL + rnd.nextInt(1 << 30);
     boolean received = rnd.nextBoolean();
-    return new NetworkBreakdown(rnd.nextInt(1 << 26), received ? rnd.nextInt(1 << 26) : 0, post,
+    NetworkBreakdown breakdown = new NetworkBreakdown(rnd.nextInt(1 << 26), received ? rnd.nextInt(1 << 26) : 0, post,
         rnd.nextInt(4) == 0 ? 0 : post + rnd.nextInt(99_999_999), rnd.nextInt(9_999_999),
         received ? rnd.nextInt(9_999_999) : 0, received ? rnd.nextInt(64) : -1, received ? rnd.nextInt(64) : -1,
         received ? post + rnd.nextInt(99_999_999) : 0, 1 + rnd.nextInt(40), 1 + rnd.nextInt(15), transfers);
+    return withStepWaits(breakdown, new Random(post));
+  }
+
+  /**
+   * The waits inside the steps and the steps of each proxy operation (issue 23's second part),
+   * drawn from their own generator so that the fields before them stay as they were: each sum
+   * known or not (left out), steps shown in full, cut short, or not at all.
+   */
+  private static NetworkBreakdown withStepWaits(NetworkBreakdown n, Random w) {
+    if (w.nextInt(4) == 0) {
+      return n; /* no waits measured (a breakdown made by an older core) */
+    }
+    List<NetworkBreakdown.ProxyTransfer> transfers = new ArrayList<>();
+    for (NetworkBreakdown.ProxyTransfer t : n.transfers()) {
+      List<NetworkBreakdown.ProxyStep> steps = new ArrayList<>();
+      int shown = w.nextInt(3) == 0 ? 0 : (int) Math.min(t.steps(), 1 + w.nextInt(8));
+      for (int i = 0; i < shown; i++) {
+        steps.add(new NetworkBreakdown.ProxyStep(t.steps() - shown + i, pick(w, NetworkBreakdown.StepState.values()),
+            t.firstPostWallNanos() + w.nextInt(99_999), w.nextInt(9_999), w.nextInt(999_999), w.nextInt(99_999),
+            w.nextInt(4) == 0 ? 4_294_967_295L : w.nextInt(999_999)));
+      }
+      transfers.add(new NetworkBreakdown.ProxyTransfer(t.peer(), t.channel(), t.send(), t.steps(), t.stepsDone(),
+          t.announcedSteps(), t.bytes(), t.firstPostWallNanos(), t.firstReadyWallNanos(), t.lastReadyWallNanos(),
+          t.doneWallNanos(), steps));
+    }
+    boolean peerWait = w.nextBoolean();
+    boolean flush = w.nextBoolean();
+    boolean lag = w.nextInt(5) != 0;
+    NetworkBreakdown.StepWaits waits = new NetworkBreakdown.StepWaits(peerWait ? w.nextInt(9_999_999) : 0,
+        peerWait ? w.nextInt(999_999) : 0, peerWait ? w.nextInt(64) : -1, peerWait ? w.nextInt(64) : -1, peerWait,
+        flush ? w.nextInt(9_999_999) : 0, flush ? w.nextInt(999_999) : 0, flush, lag ? w.nextInt(9_999_999) : 0,
+        lag ? w.nextInt(999_999) : 0, lag, 1 + w.nextInt(200));
+    return new NetworkBreakdown(n.bytesSent(), n.bytesReceived(), n.firstPostWallNanos(), n.lastDoneWallNanos(),
+        n.sendGpuWaitNanos(), n.receiveWaitNanos(), n.slowestPeer(), n.slowestChannel(), n.lastArrivalWallNanos(),
+        n.proxyOperations(), n.proxyOperationsTracked(), transfers, waits);
   }
 
   /** The fields the builder does not set: a collective's call number, an untimed reason. */

@@ -32,7 +32,8 @@ import java.util.Map;
  * </pre>
  */
 public final class CallbackCostBenchmark {
-  private static final int OP = 0, TYPE = 4;
+  private static final int OP = 0, TYPE = 4, HANDLE = 12;
+  private static final int PROXY_STEP = 16;
 
   private CallbackCostBenchmark() {}
 
@@ -173,8 +174,8 @@ public final class CallbackCostBenchmark {
   /** Per-callback kind, all timed calls (0 = the event was not sent, as NCCL would not send it). */
   private static Map<String, long[]> collect(String[] kinds, long[][] runs) {
     Map<String, List<Long>> byKind = new LinkedHashMap<>();
-    for (String k : List.of("start Coll", "start P2p", "start KernelCh", "start (other types)", "stop",
-        "recordEventState", "init", "finalize")) {
+    for (String k : List.of("start Coll", "start P2p", "start KernelCh", "start ProxyStep", "start (other types)",
+        "state ProxyStep", "stop ProxyStep", "stop", "recordEventState", "init", "finalize")) {
       byKind.put(k, new ArrayList<>());
     }
     for (long[] run : runs) {
@@ -197,16 +198,24 @@ public final class CallbackCostBenchmark {
   private static String[] classify(TraceEvents events) {
     ByteBuffer b = events.events().duplicate().order(ByteOrder.LITTLE_ENDIAN);
     String[] kinds = new String[events.count()];
+    /* The ProxyStep callbacks apart (issue 23): a stop or state is a step's when its handle's
+     * start was (the trace's handle ids are not reused). */
+    java.util.Set<Integer> steps = new java.util.HashSet<>();
     for (int i = 0; i < kinds.length; i++) {
       int base = i * TraceEvents.eventBytes();
       int op = b.get(base + OP);
       int type = b.getInt(base + TYPE);
+      int handle = b.getInt(base + HANDLE);
+      if (op == 1 && type == PROXY_STEP) {
+        steps.add(handle);
+      }
+      boolean step = steps.contains(handle);
       kinds[i] = switch (op) {
         case 0 -> "init";
         case 1 -> type == 2 ? "start Coll" : type == 4 ? "start P2p" : type == 64 ? "start KernelCh"
-            : "start (other types)";
-        case 2 -> "stop";
-        case 3 -> "recordEventState";
+            : type == PROXY_STEP ? "start ProxyStep" : "start (other types)";
+        case 2 -> step ? "stop ProxyStep" : "stop";
+        case 3 -> step ? "state ProxyStep" : "recordEventState";
         default -> "finalize";
       };
     }

@@ -158,7 +158,22 @@ public final class RecordSchema {
       field("net_last_arrival_ts", "BIGINT", PerfField.NET_LAST_ARRIVAL_TS, "`*_net_last_arrival_ts`: "
           + "wall-clock µs of the last chunk received"),
       field("net_proxy_ops", "INTEGER", PerfField.NET_PROXY_OPS, "`*_net_proxy_ops`: proxy operations "
-          + "NCCL reported"));
+          + "NCCL reported"),
+      field("net_send_peer_wait_ns", "BIGINT", PerfField.NET_SEND_PEER_WAIT_NS, "`*_net_send_peer_wait_ns`: "
+          + "sends' wait for the peer's credit (SendPeerWait to SendWait), summed over the steps; NULL where "
+          + "NCCL has no SendPeerWait (profiler interface before v4) or without sends"),
+      field("net_send_peer_wait_max_ns", "BIGINT", PerfField.NET_SEND_PEER_WAIT_MAX_NS,
+          "`*_net_send_peer_wait_max_ns`: the longest of one step"),
+      field("net_send_peer_wait_peer", "INTEGER", PerfField.NET_SEND_PEER_WAIT_PEER,
+          "`*_net_send_peer_wait_peer`: the peer of that longest wait for credit"),
+      field("net_recv_flush_ns", "BIGINT", PerfField.NET_RECV_FLUSH_NS, "`*_net_recv_flush_ns`: receives' "
+          + "flush (RecvFlushWait to RecvGPUWait), summed over the steps"),
+      field("net_recv_flush_max_ns", "BIGINT", PerfField.NET_RECV_FLUSH_MAX_NS,
+          "`*_net_recv_flush_max_ns`: the longest flush of one step"),
+      field("net_proxy_lag_ns", "BIGINT", PerfField.NET_PROXY_LAG_NS, "`*_net_proxy_lag_ns`: every step's "
+          + "start to its posted state, summed: the proxy thread's own time"),
+      field("net_proxy_lag_max_ns", "BIGINT", PerfField.NET_PROXY_LAG_MAX_NS,
+          "`*_net_proxy_lag_max_ns`: the longest of one step"));
 
   /** The header fields a usable record has (and {@code LineCheck} checks), in the order checked. */
   public static final List<HeaderField> REQUIRED_HEADER = List.of(HeaderField.ID, HeaderField.RANK,
