@@ -68,9 +68,12 @@ static comm_slot* comm_of(const op_slot* s) {
 
 /* ---- enqueuing thread: launches and calls ---------------------------------------------------- */
 
+static bool enter_enqueue_side(comm_slot* c);
+static void leave_enqueue_side(comm_slot* c);
+
 void recov_note_launch(comm_slot* c) {
   recov_state* r = c->recov;
-  if (r == NULL || off_reason(c)) return;
+  if (r == NULL || off_reason(c) || !enter_enqueue_side(c)) return;
   r->launch_serial++;
   r->colls_in_launch = 0;
   /* Order: units_in_launch is reset before the launch is marked open, both before NCCL's
@@ -79,6 +82,7 @@ void recov_note_launch(comm_slot* c) {
    * orders these earlier stores before the GPU can run (as in channel_late_read.h). */
   atomic_store_explicit(&r->units_in_launch, 0, memory_order_relaxed);
   atomic_store_explicit(&r->launch_word, ((uint64_t)r->launch_serial << 1) | 1, memory_order_relaxed);
+  leave_enqueue_side(c);
 }
 
 void recov_note_api(comm_slot* c, uint8_t func) {
@@ -87,7 +91,9 @@ void recov_note_api(comm_slot* c, uint8_t func) {
    * unknown release is treated as such a release). */
   if (r == NULL || func != FUNC_BROADCAST) return;
   if (c->nccl_version != 0 && c->nccl_version < 22902) return;
-  r->bcast_api_pending++;
+  /* Relaxed: a count of its own; the call and its operation event are on one thread, or the
+   * operation's thread sees the call's count through NCCL's own hand-over. */
+  atomic_fetch_add_explicit(&r->bcast_api_pending, 1, memory_order_relaxed);
 }
 
 /* ---- the rule: channel sets ------------------------------------------------------------------ */
@@ -345,7 +351,7 @@ static uint32_t round_of(const recov_op_info* info, int32_t nranks) {
   return (uint32_t)(((d % nranks) + nranks) % nranks);
 }
 
-void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
+static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
   recov_state* r = c->recov;
   if (s != NULL) {
     s->recov_state = RECOV_OP_NONE;
@@ -367,8 +373,12 @@ void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* 
                                               info->peer < 0 || info->peer >= c->nranks)) {
     reason = RECOV_OFF_UNEXPECTED;
   }
-  else if (info->kind == RECORD_KIND_COLL && info->func == FUNC_BROADCAST && r->bcast_api_pending > 0) r->bcast_api_pending--;
-  else if (r->bcast_api_pending > 0) reason = RECOV_OFF_HIDDEN_WORK;
+  else if (info->kind == RECORD_KIND_COLL && info->func == FUNC_BROADCAST &&
+           atomic_load_explicit(&r->bcast_api_pending, memory_order_relaxed) > 0) {
+    atomic_fetch_sub_explicit(&r->bcast_api_pending, 1, memory_order_relaxed);
+  } else if (atomic_load_explicit(&r->bcast_api_pending, memory_order_relaxed) > 0) {
+    reason = RECOV_OFF_HIDDEN_WORK;
+  }
   if (reason == RECOV_OFF_NONE && info->kind == RECORD_KIND_COLL && ++r->colls_in_launch > 1) reason = RECOV_OFF_SEVERAL_COLLS;
   recov_unit u = {0};
   u.n = info->n_channels;
@@ -659,4 +669,42 @@ void recov_op_closing(op_slot* s) {
       deliver(h, chan, false, 0, 0, WITHHELD_NEVER_DELIVERED);
     }
   }
+}
+
+/* The enqueuing side's state (launch serial, pairing, Broadcast calls) belongs to one thread at a
+ * time: NCCL enqueues a communicator's work from one thread at a time. Two threads in here at once
+ * (not NCCL's way; a CUDA host-function thread for a graph replay is caught by its own reason
+ * first) turn recovery off rather than race. Acquire/release on the flag orders one thread's
+ * numbering before the next one's. */
+static bool enter_enqueue_side(comm_slot* c) {
+  recov_state* r = c->recov;
+  if (r == NULL) return true;
+  if (atomic_exchange_explicit(&r->enqueuing, 1, memory_order_acquire)) {
+    turn_off(c, RECOV_OFF_UNEXPECTED);
+    return false;
+  }
+  return true;
+}
+
+static void leave_enqueue_side(comm_slot* c) {
+  if (c->recov != NULL) atomic_store_explicit(&c->recov->enqueuing, 0, memory_order_release);
+}
+
+void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
+  if (!enter_enqueue_side(c)) {
+    if (s != NULL) {
+      s->recov_state = RECOV_OP_NONE;
+      s->recov_hold = 0;
+      s->recov_wait = 0;
+      s->recov_reads = 0;
+      s->recov_max_lag = 0;
+      atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
+      s->recov_off_reason = RECOV_OFF_UNEXPECTED;
+    }
+    return;
+  }
+  number_op(c, info, s, handle);
+  leave_enqueue_side(c);
 }

@@ -121,7 +121,8 @@ typedef struct recov_state {
   int32_t prev_round;
   uint32_t prev_launch;
   uint32_t colls_in_launch;
-  int32_t bcast_api_pending;
+  _Atomic int32_t bcast_api_pending; /* Broadcast calls (NCCL >= 2.29.2) without their Coll yet */
+  _Atomic uint8_t enqueuing;         /* a thread is in the enqueuing side (see enter_enqueue_side) */
   /* Read by the proxy thread for the guard (relaxed; see recov_launched). */
   _Atomic uint64_t launch_word;       /* launch serial << 1 | open (KernelLaunch seen, no kernel channel yet) */
   _Atomic uint32_t units_in_launch;
