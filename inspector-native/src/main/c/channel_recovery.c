@@ -180,7 +180,7 @@ static void deliver(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64
 static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint64_t set, uint64_t counted,
                         op_slot* s) {
   bool merge = u->kind == RECOV_UNIT_MERGE;
-  uint64_t wait = 0, reads = 0;
+  uint64_t wait = 0, reads = 0, lagging = 0;
   uint32_t max_lag = 0;
   for (uint32_t ch = 0; ch < 64; ch++) {
     if (!((set >> ch) & 1)) continue;
@@ -237,6 +237,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       }
     }
     uint32_t lag = cnt ? item - base : item - r->host_items[ch];
+    if (!cnt || base != item) lagging |= 1ull << ch;
     if (u->kind == RECOV_UNIT_COLL && base != item) wait |= 1ull << ch;
     if (lag > max_lag) max_lag = lag;
   }
@@ -249,6 +250,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
   if (s != NULL) {
     s->recov_wait = wait;
     s->recov_reads = reads;
+    s->recov_lagging = lagging;
     s->recov_max_lag = max_lag > 255 ? 255 : (uint8_t)max_lag;
   }
 }
@@ -358,6 +360,7 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
     s->recov_hold = 0;
     s->recov_wait = 0;
     s->recov_reads = 0;
+    s->recov_lagging = 0;
     s->recov_max_lag = 0;
     atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
@@ -585,7 +588,7 @@ static void process_reading(op_slot* s, uint32_t i) {
   }
   uint32_t base = s->recov_base[chan];
   bool guard = base + RECOV_SLOTS > ch->recov_upper_start && base + RECOV_SLOTS > ch->recov_upper_stop;
-  if (!((s->recov_wait >> chan) & 1)) {
+  if (!((s->recov_lagging >> chan) & 1)) {
     /* Its own item (in step): kept unless the slot may have been reused (a zero or reversed
      * timestamp is quarantined by op_timing, as without recovery). */
     if (!guard && ch->gpu_start_ns != 0) ch->read_late = 1;
@@ -647,7 +650,7 @@ void recov_op_closing(op_slot* s) {
   comm_slot* c = comm_of(s);
   if (c == NULL || c->recov == NULL) return;
   recov_state* r = c->recov;
-  uint64_t owed = s->recov_wait & s->recov_reads;
+  uint64_t owed = s->recov_lagging & s->recov_reads;
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   if (started > INSPECTOR_MAX_CHANNELS) started = INSPECTOR_MAX_CHANNELS;
   for (uint32_t i = 0; i < started; i++) {
@@ -697,6 +700,7 @@ void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* 
       s->recov_hold = 0;
       s->recov_wait = 0;
       s->recov_reads = 0;
+      s->recov_lagging = 0;
       s->recov_max_lag = 0;
       atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);

@@ -78,7 +78,8 @@ enum {
   WITHHELD_SLOT_REUSED = 2,     /* read when item base + 64 may have run (launch-bound guard, or the late-read guard) */
   WITHHELD_NEVER_DELIVERED = 3, /* no reading of its item reached it before it closed */
   WITHHELD_CAUSAL_CHECK = 4,    /* its timestamps failed a consistency check (start before launch, stop before start) */
-  WITHHELD_LAG_DETECTED = 5     /* a channel that started before its kernel's launch (op_timing.h) */
+  WITHHELD_LAG_DETECTED = 5,    /* a channel that started before its kernel's launch (op_timing.h) */
+  WITHHELD_P2P_LAG = 6          /* a P2P's lagging channel (exact numbering; P2P times are not recovered) */
 };
 
 /* How an operation's time was obtained (op_record.time_recovery). */

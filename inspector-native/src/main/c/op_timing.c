@@ -77,9 +77,10 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
       handed_on++;
       continue;
     }
-    if (!numbered && ch->channel_id < 64 && ((s->lag_mask >> ch->channel_id) & 1)) {
+    uint64_t lagging = numbered ? s->recov_lagging : s->lag_mask;
+    if (ch->channel_id < 64 && ((lagging >> ch->channel_id) & 1)) {
       t->desync[i] = CHANNEL_LAG_PREDICTED;
-      if (!t->withheld_reason) t->withheld_reason = WITHHELD_LAG_PREDICTED;
+      if (!t->withheld_reason) t->withheld_reason = numbered ? WITHHELD_P2P_LAG : WITHHELD_LAG_PREDICTED;
       continue;
     }
     if (ch->read_late) {
