@@ -174,6 +174,8 @@ static bool merge_channels(const comm_slot* c, recov_state* r, const recov_unit*
 
 /* Pokes an owner: its waiting channel c got timestamps (ok) or is lost (reason). */
 static void deliver(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64_t stop, uint8_t reason);
+static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64_t stop, uint8_t reason,
+                         bool from_pair);
 
 /* Numbers unit u (known channels); fills the tracked operation's slot fields (slot entered or in
  * INIT) and writes the owner entries. Returns the lag fields through the slot. */
@@ -364,6 +366,7 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
     s->recov_max_lag = 0;
     atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
     s->recov_off_reason = off_reason(c);
   }
@@ -541,6 +544,15 @@ void recov_channel_started(op_slot* s, uint32_t i) {
 }
 
 static void deliver(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64_t stop, uint8_t reason) {
+  deliver_from(handle, c, ok, start, stop, reason, false);
+}
+
+/* Pokes an owner about its waiting channel c. A lost word from a P2P operation (`from_pair`: the
+ * other operation of its round reads the same slot, and may have read it in time) completes the
+ * channel only when a second word is lost too, or at the owner's close (in-flight expiry, flush): a
+ * good reading wins whenever it comes. */
+static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64_t stop, uint8_t reason,
+                         bool from_pair) {
   op_slot* y = op_enter(&g_core.ops, (void*)(uintptr_t)handle);
   if (y == NULL) {
     counter_add(CTR_RECOVERY_OWNER_GONE, 1);
@@ -551,19 +563,21 @@ static void deliver(uint64_t handle, uint32_t c, bool ok, uint64_t start, uint64
   if (y->recov_wait & bit) {
     /* Relaxed RMWs inside the owner's enter/leave: the control word's release/acquire publishes
      * the timestamps with them to the thread that builds the record. */
-    uint64_t before = atomic_fetch_or_explicit(ok ? &y->recov_got : &y->recov_lost, bit, memory_order_relaxed);
-    uint64_t other = atomic_load_explicit(ok ? &y->recov_lost : &y->recov_got, memory_order_relaxed);
-    if (!(before & bit)) {
-      if (ok) {
+    if (ok) {
+      uint64_t before = atomic_fetch_or_explicit(&y->recov_got, bit, memory_order_relaxed);
+      if (!(before & bit)) {
         y->recov_start[c] = start;
         y->recov_stop[c] = stop;
-      } else {
-        uint8_t none = WITHHELD_NONE;
-        atomic_compare_exchange_strong_explicit(&y->recov_lost_reason, &none, reason, memory_order_relaxed,
-                                                memory_order_relaxed);
       }
-      if (!(other & bit)) done = 1; /* the first word on this channel completes it */
+    } else {
+      uint64_t before = atomic_fetch_or_explicit(&y->recov_lost, bit, memory_order_relaxed);
+      uint8_t none = WITHHELD_NONE;
+      atomic_compare_exchange_strong_explicit(&y->recov_lost_reason, &none, reason, memory_order_relaxed,
+                                              memory_order_relaxed);
+      if (from_pair && !(before & bit)) bit = 0; /* wait for the partner's word */
     }
+    /* The first word that completes the channel counts it once. */
+    if (bit && !(atomic_fetch_or_explicit(&y->recov_answered, bit, memory_order_relaxed) & bit)) done = 1;
   }
   if (op_leave(y, 0, done)) finish_op(y, 0);
 }
@@ -613,7 +627,7 @@ static void process_reading(op_slot* s, uint32_t i) {
     deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
   } else {
     counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
-    deliver(h, chan, false, 0, 0, WITHHELD_SLOT_REUSED);
+    deliver_from(h, chan, false, 0, 0, WITHHELD_SLOT_REUSED, s->kind == RECORD_KIND_P2P);
   }
 }
 
@@ -669,7 +683,7 @@ void recov_op_closing(op_slot* s) {
     uint64_t h = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
     if (item == base && atomic_load_explicit(&o->item, memory_order_acquire) == item &&
         (flags & RECOV_OWNER_COLL) && h != 0) {
-      deliver(h, chan, false, 0, 0, WITHHELD_NEVER_DELIVERED);
+      deliver_from(h, chan, false, 0, 0, WITHHELD_NEVER_DELIVERED, s->kind == RECORD_KIND_P2P);
     }
   }
 }
@@ -704,6 +718,7 @@ void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* 
       s->recov_max_lag = 0;
       atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
       s->recov_off_reason = RECOV_OFF_UNEXPECTED;
     }

@@ -23,8 +23,7 @@ static bool only_recovery_pending(op_slot* s, uint64_t c) {
   if (atomic_load_explicit(&s->recov_state, memory_order_relaxed) != RECOV_OP_NUMBERED || s->recov_wait == 0) {
     return false;
   }
-  uint64_t answered = (atomic_load_explicit(&s->recov_got, memory_order_relaxed) |
-                       atomic_load_explicit(&s->recov_lost, memory_order_relaxed)) & s->recov_wait;
+  uint64_t answered = atomic_load_explicit(&s->recov_answered, memory_order_relaxed) & s->recov_wait;
   uint32_t own_expected = s->expected_channels - (uint32_t)__builtin_popcountll(s->recov_wait);
   uint32_t own_done = ctl_done(c) - (uint32_t)__builtin_popcountll(answered);
   return own_done >= own_expected && ctl_proxy_open(c) == 0;

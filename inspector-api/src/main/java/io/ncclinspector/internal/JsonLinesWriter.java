@@ -414,7 +414,7 @@ public final class JsonLinesWriter implements Closeable {
   private void writeRecovery(Prefixed f, TimeRecovery rec) throws IOException {
     if (rec.method() != TimeRecovery.Method.NOT_KERNEL) {
       json.writeFieldName(f.timeRecovery);
-      json.writeString(rec.method().jsonName());
+      json.writeString(value(rec.method().jsonName()));
     }
     if (rec.channelsRecovered() > 0) {
       json.writeFieldName(f.channelsRecovered);
@@ -424,11 +424,11 @@ public final class JsonLinesWriter implements Closeable {
     }
     if (!rec.withheldReason().equals("none")) {
       json.writeFieldName(f.withheldReason);
-      json.writeString(rec.withheldReason());
+      json.writeString(value(rec.withheldReason()));
     }
     if (!rec.recoveryOffReason().equals("none")) {
       json.writeFieldName(f.recoveryOffReason);
-      json.writeString(rec.recoveryOffReason());
+      json.writeString(value(rec.recoveryOffReason()));
     }
   }
 
