@@ -515,12 +515,14 @@ void recov_channel_started(op_slot* s, uint32_t i) {
   if (c == NULL || c->recov == NULL) return;
   recov_state* r = c->recov;
   uint32_t chan = ch->channel_id < 64 ? ch->channel_id : 63;
-  ch->recov_upper_start = recov_launched(r, chan);
-  /* The launch has reached the proxy: all of its operation events came before this. CAS: only the
-   * launch this operation belongs to is closed, never a newer one. Relaxed: a value of its own. */
+  /* The launch has reached the proxy: all of its operation events came before this (NCCL posts a
+   * plan's proxy operations after its task events), so it adds no margin, for this reading too.
+   * CAS: only the launch this operation belongs to is closed, never a newer one. Relaxed: a value
+   * of its own. */
   uint64_t open = ((uint64_t)s->recov_launch << 1) | 1;
   atomic_compare_exchange_strong_explicit(&r->launch_word, &open, open & ~1ull, memory_order_relaxed,
                                           memory_order_relaxed);
+  ch->recov_upper_start = recov_launched(r, chan);
   /* Learning a P2P shape: a queued P2P to a peer whose channels all started. */
   if (state == RECOV_OP_QUEUED && s->kind == RECORD_KIND_P2P && s->peer_or_root != s->rank &&
       i + 1 == s->n_channels) {

@@ -254,6 +254,9 @@ class GroundTruthTest {
         name, timedCollectives - wrong.size() - boundsShort.size(), boundsShort.size(), wrong.size(),
         untimedCollectives, timedCollectives, partialCollectives, recovered, recoveredChannels, p2pTimed,
         lateRead, referenceWrong, referenceTimed);
+    if (System.getProperty("groundtruth.list") != null) {
+      boundsShort.forEach(b -> System.out.println("  short: " + b));
+    }
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
         boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels);
   }
