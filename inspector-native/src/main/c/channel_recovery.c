@@ -358,7 +358,8 @@ static uint32_t round_of(const recov_op_info* info, int32_t nranks) {
 static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
   recov_state* r = c->recov;
   if (s != NULL) {
-    s->recov_state = RECOV_OP_NONE;
+    /* Relaxed: the slot is in INIT; op_publish releases it. */
+    atomic_store_explicit(&s->recov_state, RECOV_OP_NONE, memory_order_relaxed);
     s->recov_hold = 0;
     s->recov_wait = 0;
     s->recov_reads = 0;
@@ -443,7 +444,7 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
                                                 memory_order_relaxed)) {
       if (atomic_load_explicit(&r->queued, memory_order_relaxed) == 0) {
         number_unit(c, r, &u, set, counted, s);
-        if (s != NULL) s->recov_state = RECOV_OP_NUMBERED;
+        if (s != NULL) atomic_store_explicit(&s->recov_state, RECOV_OP_NUMBERED, memory_order_relaxed);
         numbered = true;
       }
       /* Hands the role back; a request that came meanwhile (a shape learned) is drained now:
@@ -458,10 +459,11 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
     if (tail - head >= RECOV_QUEUE) {
       turn_off(c, RECOV_OFF_QUEUE_FULL);
       if (s != NULL) s->recov_off_reason = RECOV_OFF_QUEUE_FULL;
+      request_drain(c, r); /* releases the held operations to today's guards */
       return;
     }
     if (s != NULL) {
-      s->recov_state = RECOV_OP_QUEUED;
+      atomic_store_explicit(&s->recov_state, RECOV_OP_QUEUED, memory_order_relaxed);
       /* Held: a collective may wait on every channel once numbered; a P2P only for the numbering. */
       s->recov_hold = info->kind == RECORD_KIND_COLL ? info->n_channels : 1;
     }
@@ -520,8 +522,10 @@ void recov_channel_started(op_slot* s, uint32_t i) {
    * CAS: only the launch this operation belongs to is closed, never a newer one. Relaxed: a value
    * of its own. */
   uint64_t open = ((uint64_t)s->recov_launch << 1) | 1;
-  atomic_compare_exchange_strong_explicit(&r->launch_word, &open, open & ~1ull, memory_order_relaxed,
-                                          memory_order_relaxed);
+  if (atomic_load_explicit(&r->launch_word, memory_order_relaxed) == open) {
+    atomic_compare_exchange_strong_explicit(&r->launch_word, &open, open & ~1ull, memory_order_relaxed,
+                                            memory_order_relaxed);
+  }
   ch->recov_upper_start = recov_launched(r, chan);
   /* Learning a P2P shape: a queued P2P to a peer whose channels all started. */
   if (state == RECOV_OP_QUEUED && s->kind == RECORD_KIND_P2P && s->peer_or_root != s->rank &&
@@ -712,7 +716,7 @@ static void leave_enqueue_side(comm_slot* c) {
 void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
   if (!enter_enqueue_side(c)) {
     if (s != NULL) {
-      s->recov_state = RECOV_OP_NONE;
+      atomic_store_explicit(&s->recov_state, RECOV_OP_NONE, memory_order_relaxed);
       s->recov_hold = 0;
       s->recov_wait = 0;
       s->recov_reads = 0;

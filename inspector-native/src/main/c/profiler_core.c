@@ -156,7 +156,8 @@ void* core_op_start(void* context, const core_op_event* ev) {
   uint8_t datatype = names_datatype_id(ev->datatype);
   uint32_t size = names_datatype_size(datatype);
   /* Numbered whatever becomes of it as well (channel_recovery.h): every operation adds work items. */
-  recov_op_info rinfo = {ev->kind, names_func_id(ev->func), ev->n_channels, ev->peer_or_root, rank,
+  uint8_t func = names_func_id(ev->func);
+  recov_op_info rinfo = {ev->kind, func, ev->n_channels, ev->peer_or_root, rank,
                          (size == 0 || ev->count > UINT64_MAX / size) ? UINT64_MAX : ev->count * size,
                          ev->parent != NULL && handle_tag(ev->parent) == HANDLE_TAG_API &&
                              tags_graph_captured(ev->parent),
@@ -211,7 +212,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
   atomic_store_explicit(&s->callback_sn, 1, memory_order_relaxed);
   atomic_store_explicit(&s->clock_observed, 0, memory_order_relaxed);
   s->kind = ev->kind;
-  s->func = names_func_id(ev->func);
+  s->func = func;
   s->datatype = datatype;
   s->algo = names_algo_id(ev->algo);
   s->proto = names_proto_id(ev->proto);

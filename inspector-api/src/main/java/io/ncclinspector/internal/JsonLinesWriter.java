@@ -426,7 +426,8 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.withheldReason);
       json.writeString(value(rec.withheldReason()));
     }
-    if (!rec.recoveryOffReason().equals("none")) {
+    /* Off by the setting: the user knows; said only where recovery went off by itself. */
+    if (!rec.recoveryOffReason().equals("none") && !rec.recoveryOffReason().equals("setting")) {
       json.writeFieldName(f.recoveryOffReason);
       json.writeString(value(rec.recoveryOffReason()));
     }
