@@ -35,8 +35,10 @@
  * AllGatherV path), interface < v5 (no KernelLaunch), several ranks per node on several nodes, a
  * channel outside the numbered set, a full queue, or a shape that cannot be learned.
  *
- * Memory: one recov_state per communicator, calloc'ed at init (sizeof(recov_state), about 100 KiB;
- * docs/configuration.md), freed at finalize; NULL (recovery off) when the allocation fails. */
+ * Memory: one recov_state per communicator, calloc'ed at init (sizeof(recov_state) = 101,216 bytes,
+ * 99 KiB; docs/configuration.md), freed at finalize; NULL (recovery off) when the allocation fails.
+ * Per operation slot (allocated with the table at enable): its host count per channel, the handed-on
+ * timestamps per channel and each channel's guard values, which take op_slot from 4.6 to 6.8 KiB. */
 #ifndef NCCL_INSPECTOR_CHANNEL_RECOVERY_H
 #define NCCL_INSPECTOR_CHANNEL_RECOVERY_H
 

@@ -149,6 +149,10 @@ public final class RecordSchema {
           + "channels timed by timestamps a later operation handed on (this project only)"),
       field("withheld_reason", "VARCHAR", PerfField.WITHHELD_REASON, "`*_withheld_reason`: why channels "
           + "were left out (`slot_reused`, `never_delivered`, ...; this project only)"),
+      field("max_channel_lag", "INTEGER", PerfField.MAX_CHANNEL_LAG, "`*_max_channel_lag`: with `recovered`, "
+          + "the most work items without a host count ahead of its own on one channel (this project only)"),
+      field("recovery_off_reason", "VARCHAR", PerfField.RECOVERY_OFF_REASON, "`*_recovery_off_reason`: why "
+          + "channel recovery was off for its communicator (this project only)"),
       field("net_bytes_sent", "BIGINT", PerfField.NET_BYTES_SENT, "`*_net_bytes_sent`: network breakdown "
           + "(proxy events, network transports only; this project only): bytes sent"),
       field("net_bytes_recv", "BIGINT", PerfField.NET_BYTES_RECV, "`*_net_bytes_recv`: bytes received"),
