@@ -34,6 +34,8 @@ typedef struct comm_slot {
   uint64_t created_ns;
   gpu_identity gpu;
   char name[INSPECTOR_COMM_NAME_MAX];
+  struct recov_state* recov; /* channel recovery (channel_recovery.h), NULL: off */
+  uint8_t recov_off_at_init; /* RECOV_OFF_* when recov is NULL */
 } __attribute__((aligned(64))) comm_slot;
 
 typedef struct comm_table {

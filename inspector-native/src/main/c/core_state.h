@@ -50,6 +50,7 @@ typedef struct core {
   _Atomic int enable_p2p;
   _Atomic int verbose;
   _Atomic int require_kernel_timing;
+  _Atomic int channel_recovery_off; /* do not recover lagging channels' times (channel_recovery.h); 0: on; read at comm init */
   _Atomic int network_breakdown_off; /* do not ask for proxy events (proxy_breakdown.h); 0: on */
   /* Tables: valid while `allocated`; never freed while a communicator is live. */
   int allocated;

@@ -47,6 +47,13 @@
   X(API_LINK_LATE, "api_link_late", NOTE) /* an operation event that came after its call was closed as not profiled */ \
   X(PROXY_OPS_UNTRACKED, "proxy_ops_untracked", NOTE) /* proxy operations beyond OP_PROXY_CELLS of one operation: not in its network breakdown */ \
   X(PROXY_INCOMPLETE, "proxy_incomplete", NOTE) /* operations closed with proxy operations still open (proxy_breakdown.h) */ \
+  X(RECOVERED_CHANNELS, "recovered_channels", NOTE) /* lagging channels given their own work item's timestamps, handed on by a later operation (channel_recovery.h) */ \
+  X(RECOVERY_LOST_SLOT_REUSED, "recovery_lost_slot_reused", NOTE) /* readings not handed on: item base + 64 may have run when NCCL read the slot */ \
+  X(RECOVERY_NEVER_DELIVERED, "recovery_never_delivered", NOTE) /* lagging channels whose item's reading never reached the operation before it closed */ \
+  X(RECOVERY_CAUSAL_REJECT, "recovery_causal_reject", NOTE) /* recovered timestamps that failed a consistency check: withheld */ \
+  X(RECOVERY_SELF_ITEM, "recovery_self_item", NOTE) /* readings of a send/recv to self's item: dropped (it has no time of its own) */ \
+  X(RECOVERY_OWNER_GONE, "recovery_owner_gone", NOTE) /* readings whose owner had already closed (counted stale, never written) */ \
+  X(RECOVERY_OFF, "recovery_off", NOTE) /* communicators where recovery was turned off for a reason other than the setting */ \
   X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \
   X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
   X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \

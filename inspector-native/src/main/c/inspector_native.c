@@ -56,6 +56,11 @@ void nccl_inspector_set_network_breakdown(int on) {
   atomic_store_explicit(&g_core.network_breakdown_off, on ? 0 : 1, memory_order_relaxed);
 }
 
+void nccl_inspector_set_channel_recovery(int on) {
+  /* Relaxed: an independent setting read at each communicator's init. */
+  atomic_store_explicit(&g_core.channel_recovery_off, on ? 0 : 1, memory_order_relaxed);
+}
+
 void nccl_inspector_set_min_size(long long min_size_bytes) {
   if (min_size_bytes < 0) return;
   /* Relaxed: applies to operations that start after callbacks observe it. */

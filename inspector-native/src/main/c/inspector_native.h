@@ -24,6 +24,9 @@ void nccl_inspector_set_paused(int paused);
 /* Whether communicators initialised from now on ask NCCL for proxy events, which make each
  * operation's network breakdown (proxy_breakdown.h). On by default. */
 void nccl_inspector_set_network_breakdown(int on);
+/* Whether communicators initialised from now on recover the times of kernel channels NCCL put out
+ * of step (channel_recovery.h). On by default. */
+void nccl_inspector_set_channel_recovery(int on);
 void nccl_inspector_set_min_size(long long min_size_bytes);
 
 /* Copies whole records into buffer (at most capacity bytes); returns the bytes copied. */

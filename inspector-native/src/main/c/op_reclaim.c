@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "channel_recovery.h"
 #include "core_state.h"
 #include "event_counters.h"
 #include "record_emit.h"
@@ -11,6 +12,22 @@
 #define EVICTION_CANDIDATES 8
 /* How often a flush retries a slot that an event is inside of before giving up on it. */
 #define FLUSH_RETRIES 10000
+
+/* Whether an operation is done but for channels waiting for their own item's timestamps from a later
+ * operation (channel_recovery.h): closed now, it is complete, those channels "never delivered".
+ * The caller is inside the slot. */
+static bool only_recovery_pending(op_slot* s, uint64_t c) {
+  if (!(ctl_flags(c) & OP_FLAG_STOPPED) || s->expected_channels == EXPECT_UNCOUNTED) return false;
+  /* Relaxed: read inside the slot; a racing hand-over makes the close below fail or is counted
+   * stale, never written. */
+  if (atomic_load_explicit(&s->recov_state, memory_order_relaxed) != RECOV_OP_NUMBERED || s->recov_wait == 0) {
+    return false;
+  }
+  uint64_t answered = atomic_load_explicit(&s->recov_answered, memory_order_relaxed) & s->recov_wait;
+  uint32_t own_expected = s->expected_channels - (uint32_t)__builtin_popcountll(s->recov_wait);
+  uint32_t own_done = ctl_done(c) - (uint32_t)__builtin_popcountll(answered);
+  return own_done >= own_expected && ctl_proxy_open(c) == 0;
+}
 
 void reclaim_flush_all(int when, uint64_t comm_serial) {
   op_table* t = &g_core.ops;
@@ -23,8 +40,9 @@ void reclaim_flush_all(int when, uint64_t comm_serial) {
         break;
       }
       bool completed;
+      bool recovery_only = only_recovery_pending(s, atomic_load_explicit(&s->ctl, memory_order_relaxed));
       if (op_leave_and_close(s, &completed)) {
-        if (completed) {
+        if (completed || recovery_only) {
           finish_op(s, 0);
         } else {
           counter_add(when == RECLAIM_AT_CLOSE ? CTR_FLUSHED_AT_CLOSE : CTR_FLUSHED_AT_FINALIZE, 1);
@@ -70,6 +88,13 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
     if (proxy_pending && now_ns > s->proxy_wait_since_ns && now_ns - s->proxy_wait_since_ns > RECLAIM_PROXY_GRACE_NS) {
       bool completed;
       if (op_leave_and_close(s, &completed)) finish_op(s, 0); /* flagged proxy_incomplete */
+      continue;
+    }
+    /* Waiting within the in-flight expiry for channels handed on by later operations (the last
+     * operations before a communicator goes quiet have no later one): closed as complete. */
+    if (expiry != 0 && now_ns > s->start_ns && now_ns - s->start_ns > expiry && only_recovery_pending(s, c)) {
+      bool completed;
+      if (op_leave_and_close(s, &completed)) finish_op(s, 0);
       continue;
     }
     bool expired = expiry != 0 && (flags & OP_FLAG_STOPPED) && started == 0 &&

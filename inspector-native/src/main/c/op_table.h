@@ -52,6 +52,10 @@ typedef struct channel_slot {
   uint16_t start_sn, record_sn, stop_sn;
   uint64_t gpu_start_ns, gpu_stop_ns;
   uint64_t cpu_start_ns, cpu_record_ns, cpu_stop_ns; /* monotonic */
+  /* Channel recovery (channel_recovery.h): the most items the channel can have had launched when
+   * NCCL read the start / the stop; the reading is complete (ready); it was handed on (claimed). */
+  uint32_t recov_upper_start, recov_upper_stop;
+  _Atomic uint8_t recov_ready, recov_claimed;
 } channel_slot;
 
 typedef struct op_slot {
@@ -93,6 +97,22 @@ typedef struct op_slot {
   _Atomic uint32_t proxy_cells;
   uint64_t proxy_wait_since_ns;
   proxy_cell px[OP_PROXY_CELLS];
+  /* Channel recovery (channel_recovery.h). Written at numbering: before publish, or by the drainer
+   * inside enter/leave before the seq_cst store of recov_state; immutable once NUMBERED. */
+  _Atomic uint8_t recov_state;   /* RECOV_OP_* */
+  uint8_t recov_hold;            /* completions held while queued (released at numbering) */
+  uint8_t recov_max_lag;         /* most uncounted items before its own on one of its channels */
+  uint8_t recov_off_reason;      /* RECOV_OFF_* of its communicator when it started */
+  _Atomic uint8_t recov_lost_reason; /* WITHHELD_* of the first waiting channel reported lost */
+  uint32_t recov_launch;         /* its launch's serial in the communicator */
+  uint64_t recov_wait;           /* channels whose item another operation reads (it waits for them) */
+  uint64_t recov_reads;          /* channels where it has a host count (its reading has an owner) */
+  uint64_t recov_lagging;        /* channels whose reading is not its own item's (exact lag mask) */
+  _Atomic uint64_t recov_got, recov_lost; /* waiting channels handed their timestamps / reported lost */
+  _Atomic uint64_t recov_answered; /* waiting channels whose completion was counted (once each) */
+  uint32_t recov_base[INSPECTOR_MAX_CHANNELS];  /* its host count per channel */
+  uint64_t recov_start[INSPECTOR_MAX_CHANNELS]; /* timestamps handed on, per channel id */
+  uint64_t recov_stop[INSPECTOR_MAX_CHANNELS];
   channel_slot ch[INSPECTOR_MAX_CHANNELS];
 } __attribute__((aligned(64))) op_slot;
 

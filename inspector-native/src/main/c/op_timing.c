@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "channel_recovery.h"
 #include "clock.h"
 #include "gpu_clock_bound.h"
 #include "names.h"
@@ -59,19 +60,33 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
   int64_t earliest = 0;
   bool judge_early = gpu_timestamps_expected && complete && earliest_genuine_start(s, &earliest);
 
+  /* A numbered operation (channel_recovery.h) knows exactly which channels lag: those waiting for
+   * their own item's timestamps from a later operation. Otherwise the prediction from sends/receives
+   * to self (channel_desync.h). Relaxed: the slot is owned by the caller. */
+  bool numbered = atomic_load_explicit(&((op_slot*)s)->recov_state, memory_order_relaxed) == RECOV_OP_NUMBERED;
+  uint64_t waiting = numbered ? s->recov_wait : 0;
+
   /* First pass: which channels lag. */
   uint64_t early_unpredicted = 0; /* by channel index */
-  uint32_t in_step = 0;
+  uint32_t in_step = 0, handed_on = 0;
   uint64_t min_in_step_start = UINT64_MAX;
   for (uint32_t i = 0; i < channels_seen; i++) {
     const channel_slot* ch = &s->ch[i];
-    if (ch->channel_id < 64 && ((s->lag_mask >> ch->channel_id) & 1)) {
+    if (numbered && ch->channel_id < 64 && ((waiting >> ch->channel_id) & 1)) {
+      t->desync[i] = CHANNEL_HANDED_ON;
+      handed_on++;
+      continue;
+    }
+    uint64_t lagging = numbered ? s->recov_lagging : s->lag_mask;
+    if (ch->channel_id < 64 && ((lagging >> ch->channel_id) & 1)) {
       t->desync[i] = CHANNEL_LAG_PREDICTED;
+      if (!t->withheld_reason) t->withheld_reason = numbered ? WITHHELD_P2P_LAG : WITHHELD_LAG_PREDICTED;
       continue;
     }
     if (ch->read_late) {
       t->desync[i] = CHANNEL_READ_LATE;
       t->channels_read_late++;
+      if (!t->withheld_reason) t->withheld_reason = WITHHELD_SLOT_REUSED;
       continue;
     }
     /* Relaxed: the slot is owned by the caller; ordering came with the control word. */
@@ -80,6 +95,7 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
     if (judge_early && gpu_ok && (int64_t)ch->gpu_start_ns < earliest) {
       t->desync[i] = CHANNEL_LAG_DETECTED;
       early_unpredicted |= 1ull << i;
+      if (!t->withheld_reason) t->withheld_reason = WITHHELD_LAG_DETECTED;
       continue;
     }
     in_step++;
@@ -95,19 +111,61 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
       }
     }
   }
-  uint32_t desynced = channels_seen - in_step;
+  /* Waiting channels: their own item's timestamps, handed on by the operation that read them, kept
+   * when they pass the same checks as a channel of its own (in order, not before its launch). */
+  uint64_t recovered = 0;
+  uint32_t withheld_waiting = 0;
+  if (numbered) {
+    uint64_t got = atomic_load_explicit(&((op_slot*)s)->recov_got, memory_order_relaxed);
+    uint64_t lost = atomic_load_explicit(&((op_slot*)s)->recov_lost, memory_order_relaxed);
+    for (uint64_t w = waiting; w; w &= w - 1) {
+      uint32_t c = (uint32_t)__builtin_ctzll(w);
+      uint8_t reason;
+      if ((got >> c) & 1) {
+        bool ok = op_timing_gpu_interval_ok(s->recov_start[c], s->recov_stop[c]) &&
+                  (!judge_early || (int64_t)s->recov_start[c] >= earliest);
+        if (ok) {
+          recovered |= 1ull << c;
+          continue;
+        }
+        t->channels_causal_reject++;
+        reason = WITHHELD_CAUSAL_CHECK;
+      } else if ((lost >> c) & 1) {
+        reason = atomic_load_explicit(&((op_slot*)s)->recov_lost_reason, memory_order_relaxed);
+        if (reason == WITHHELD_NEVER_DELIVERED) t->channels_never_delivered++;
+      } else {
+        reason = WITHHELD_NEVER_DELIVERED;
+        t->channels_never_delivered++;
+      }
+      withheld_waiting++;
+      if (!t->withheld_reason) t->withheld_reason = reason;
+    }
+  }
+  t->channels_recovered = (uint8_t)__builtin_popcountll(recovered);
+  uint32_t desynced = channels_seen - in_step - handed_on + withheld_waiting;
+  uint32_t usable = in_step + t->channels_recovered;
   t->channels_desynced = (uint8_t)desynced;
-  if (desynced > 0 && in_step == 0) {
+  if (desynced > 0 && usable == 0) {
     /* Every channel carried another work item's timestamps: no time can be given. */
     t->source = TIMING_NONE;
     t->quarantine = QUARANTINE_KERNEL_CHANNEL_DESYNC;
+    t->time_recovery = TIME_WITHHELD;
     return;
   }
 
   /* Second pass: time the operation by its in-step channels. */
   uint64_t max_gpu = 0, max_any = 0, min_gpu_start = UINT64_MAX, max_gpu_start = 0, max_gpu_stop = 0;
   uint64_t first_cpu = 0, last_cpu = 0;
-  bool all_gpu = in_step > 0, all_timed = in_step > 0;
+  bool all_gpu = usable > 0, all_timed = usable > 0;
+  for (uint64_t w = recovered; w; w &= w - 1) {
+    uint32_t c = (uint32_t)__builtin_ctzll(w);
+    uint64_t a = s->recov_start[c], b = s->recov_stop[c];
+    if (b - a > max_gpu) max_gpu = b - a;
+    if (b - a > max_any) max_any = b - a;
+    if (a < min_gpu_start) min_gpu_start = a;
+    if (a > max_gpu_start) max_gpu_start = a;
+    if (b > max_gpu_stop) max_gpu_stop = b;
+  }
   for (uint32_t i = 0; i < channels_seen; i++) {
     if (t->desync[i] != CHANNEL_IN_STEP) continue;
     const channel_slot* ch = &s->ch[i];
@@ -147,6 +205,7 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
   if (complete && all_gpu) {
     t->source = TIMING_KERNEL_GPU;
     t->exec_ns = max_gpu;
+    t->time_recovery = recovered ? TIME_RECOVERED : TIME_DIRECT;
   } else if (complete && all_timed) {
     t->source = TIMING_KERNEL_CPU;
     t->exec_ns = max_any;

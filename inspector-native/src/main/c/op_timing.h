@@ -42,13 +42,21 @@ static inline bool op_timing_gpu_interval_ok(uint64_t start, uint64_t stop) {
   return start != 0 && stop > start && stop - start <= OP_TIMING_MAX_PLAUSIBLE_NS;
 }
 
-enum { CHANNEL_IN_STEP = 0, CHANNEL_LAG_PREDICTED = 1, CHANNEL_LAG_DETECTED = 2, CHANNEL_READ_LATE = 3 };
+/* CHANNEL_HANDED_ON: its reading is another operation's item, handed to that operation
+ * (channel_recovery.h); its own item's timestamps come from a later operation. */
+enum { CHANNEL_IN_STEP = 0, CHANNEL_LAG_PREDICTED = 1, CHANNEL_LAG_DETECTED = 2, CHANNEL_READ_LATE = 3,
+       CHANNEL_HANDED_ON = 4 };
 
 typedef struct op_timing {
   uint8_t source;        /* TIMING_* */
   uint8_t quarantine;    /* QUARANTINE_*: why GPU timestamps that should exist are unusable */
   uint8_t channels_desynced; /* channels left out as lagging or read late */
   uint8_t channels_read_late; /* of those, read too late to be its own (channel_late_read.h) */
+  uint8_t channels_recovered; /* lagging channels timed by their own item's timestamps (channel_recovery.h) */
+  uint8_t channels_never_delivered; /* lagging channels whose item's reading never reached it */
+  uint8_t channels_causal_reject;   /* recovered timestamps withheld by a consistency check */
+  uint8_t time_recovery;   /* TIME_* (channel_recovery.h) */
+  uint8_t withheld_reason; /* WITHHELD_* of the first channel left out */
   uint64_t exec_ns;
   uint64_t gpu_start_ns; /* earliest valid channel GPU start, 0 if none */
   uint64_t gpu_span_ns;  /* latest valid GPU stop - earliest valid GPU start */

@@ -6,6 +6,7 @@
 #include "api_ledger.h"
 #include "channel_desync.h"
 #include "channel_late_read.h"
+#include "channel_recovery.h"
 #include "clock.h"
 #include "core_state.h"
 #include "event_counters.h"
@@ -67,6 +68,8 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   c->gpu = gpu_identity_of_current_context();
   memset(c->name, 0, sizeof(c->name));
   if (comm_name != NULL) strncpy(c->name, comm_name, sizeof(c->name) - 1);
+  /* Relaxed: an independent setting read once per communicator. */
+  recov_comm_init(c, atomic_load_explicit(&g_core.channel_recovery_off, memory_order_relaxed) == 0);
   void* context = comm_table_publish(&g_core.comms, (uint32_t)index);
   emit_comm_record(c, RECORD_KIND_COMM_CREATED);
   if (activation_mask != NULL) *activation_mask = core_activation_mask(abi_version);
@@ -103,6 +106,7 @@ void core_comm_finalize(void* context) {
   api_ledger_flush(&g_core.ledger, c);
   reclaim_flush_all(RECLAIM_AT_FINALIZE, c->serial);
   emit_comm_record(c, RECORD_KIND_COMM_DESTROYED);
+  recov_comm_finalize(c);
   comm_table_release(&g_core.comms, c);
   core_free_if_pending_locked();
   pthread_mutex_unlock(&g_core.lifecycle_lock);
@@ -149,27 +153,39 @@ void* core_op_start(void* context, const core_op_event* ev) {
   if (self_p2p && ev->channel_mode == CHANNELS_COUNTED) desync_note_self_p2p(c, ev->n_channels);
   /* Counted whatever becomes of it too: its work items reuse timestamp slots all the same. */
   uint64_t work_sn = late_read_number_op(c);
+  uint8_t datatype = names_datatype_id(ev->datatype);
+  uint32_t size = names_datatype_size(datatype);
+  /* Numbered whatever becomes of it as well (channel_recovery.h): every operation adds work items. */
+  uint8_t func = names_func_id(ev->func);
+  recov_op_info rinfo = {ev->kind, func, ev->n_channels, ev->peer_or_root, rank,
+                         (size == 0 || ev->count > UINT64_MAX / size) ? UINT64_MAX : ev->count * size,
+                         ev->parent != NULL && handle_tag(ev->parent) == HANDLE_TAG_API &&
+                             tags_graph_captured(ev->parent),
+                         ev->copy_engine != 0};
   if (!core_accepting()) {
+    recov_number_op(c, &rinfo, NULL, NULL);
     count_not_accepted();
     return NULL;
   }
   if (ev->kind == RECORD_KIND_P2P &&
       !atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) {
+    recov_number_op(c, &rinfo, NULL, NULL);
     return NULL; /* not wanted: asked for only to see sends/receives to self */
   }
-  uint8_t datatype = names_datatype_id(ev->datatype);
-  uint32_t size = names_datatype_size(datatype);
   if (size == 0 || ev->count > UINT64_MAX / size) {
+    recov_number_op(c, &rinfo, NULL, NULL);
     counter_add(CTR_UNKNOWN_DATATYPE, 1);
     return NULL;
   }
   uint64_t bytes = ev->count * size;
   if (ev->count == 0 || bytes < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed)) {
+    recov_number_op(c, &rinfo, NULL, NULL);
     counter_add(CTR_BELOW_MIN_SIZE, 1);
     return NULL;
   }
   int64_t index = take_slot();
   if (index < 0) {
+    recov_number_op(c, &rinfo, NULL, NULL);
     counter_add(CTR_OP_TABLE_FULL, 1);
     return NULL;
   }
@@ -196,7 +212,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
   atomic_store_explicit(&s->callback_sn, 1, memory_order_relaxed);
   atomic_store_explicit(&s->clock_observed, 0, memory_order_relaxed);
   s->kind = ev->kind;
-  s->func = names_func_id(ev->func);
+  s->func = func;
   s->datatype = datatype;
   s->algo = names_algo_id(ev->algo);
   s->proto = names_proto_id(ev->proto);
@@ -238,6 +254,15 @@ void* core_op_start(void* context, const core_op_event* ev) {
   /* Relaxed: the slot is not published yet (op_publish releases it). */
   atomic_store_explicit(&s->proxy_cells, 0, memory_order_relaxed);
   s->proxy_wait_since_ns = 0;
+  /* Numbered last, with the handle it is about to get: a later operation may hand it timestamps
+   * only once it is published (their events come after this one returns). */
+  uint32_t gen = ctl_gen(atomic_load_explicit(&s->ctl, memory_order_relaxed));
+  recov_number_op(c, &rinfo, s, handle_make(HANDLE_TAG_OP, (uint32_t)index, 0, gen));
+  /* Waiting channels and a hold keep it open like channels (op_table.h's completion count). */
+  if (s->channel_mode == CHANNELS_COUNTED) {
+    uint32_t extra = (uint32_t)__builtin_popcountll(s->recov_wait) + s->recov_hold;
+    s->expected_channels = (uint8_t)(s->expected_channels + extra);
+  }
   return op_publish(&g_core.ops, (uint32_t)index);
 }
 
@@ -281,12 +306,16 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
     ch->channel_id = channel_id;
     ch->gpu_start_ns = gpu_start_ns;
     ch->gpu_stop_ns = 0;
-    ch->read_late = gpu_start_ns != 0 && read_late(s);
+    /* Relaxed: numbering publishes the state with seq_cst (channel_recovery.c); a recovering
+     * operation's readings are judged by the launch-bound guard instead (recov_channel_*). */
+    uint8_t recov = atomic_load_explicit(&s->recov_state, memory_order_relaxed);
+    ch->read_late = recov == RECOV_OP_NONE && gpu_start_ns != 0 && read_late(s);
+    uint64_t lagging = recov == RECOV_OP_NUMBERED ? s->recov_wait : s->lag_mask;
     ch->cpu_start_ns = (gpu_start_ns == 0 || verbose()) ? clock_mono_ns() : 0;
     /* One observation of the GPU clock's offset per operation (gpu_clock_bound.h), from its first
      * channel not known to lag (a lagging channel's old timestamp would only weaken the bound).
      * Relaxed exchange: a once-flag with nothing to publish. */
-    if (gpu_start_ns != 0 && !(channel_id < 64 && ((s->lag_mask >> channel_id) & 1)) &&
+    if (gpu_start_ns != 0 && !(channel_id < 64 && ((lagging >> channel_id) & 1)) &&
         !atomic_exchange_explicit(&s->clock_observed, 1, memory_order_relaxed)) {
       uint64_t now = ch->cpu_start_ns ? ch->cpu_start_ns : clock_mono_ns();
       gpu_clock_observe(s->clock_device, gpu_start_ns, clock_mono_to_wall_ns(now), now);
@@ -297,6 +326,7 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
     ch->record_sn = 0;
     ch->stop_sn = 0;
     atomic_store_explicit(&ch->state, CHANNEL_STARTED, memory_order_relaxed);
+    recov_channel_started(s, idx);
     handle = handle_make(HANDLE_TAG_CHANNEL, handle_index(parent), idx, handle_gen(parent));
   } else {
     counter_add(CTR_TOO_MANY_CHANNELS, 1);
@@ -319,10 +349,12 @@ void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns) {
   channel_slot* ch = &s->ch[handle_channel(handle)];
   if (atomic_load_explicit(&ch->state, memory_order_relaxed) == CHANNEL_STARTED) {
     ch->gpu_stop_ns = gpu_stop_ns;
-    if (gpu_stop_ns != 0 && read_late(s)) ch->read_late = 1;
+    bool recovering = atomic_load_explicit(&s->recov_state, memory_order_relaxed) != RECOV_OP_NONE;
+    if (!recovering && gpu_stop_ns != 0 && read_late(s)) ch->read_late = 1;
     ch->cpu_record_ns = (verbose() || !op_timing_gpu_interval_ok(ch->gpu_start_ns, gpu_stop_ns)) ? clock_mono_ns() : 0;
     ch->record_sn = next_sn(s);
     atomic_store_explicit(&ch->state, CHANNEL_RECORDED, memory_order_relaxed);
+    if (recovering) recov_channel_recorded(s, handle_channel(handle));
   } else {
     counter_add(CTR_DUPLICATE_STOP, 1);
   }
@@ -377,6 +409,10 @@ static void op_stop(void* handle) {
  * the inspector takes nothing get the thread-tag handle. */
 static void* core_api_start(void* context, const core_event* ev) {
   thread_tag tag = tags_of_current_thread();
+  if (ev->op.kind == RECORD_KIND_COLL && core_has_tables()) {
+    comm_slot* c = comm_table_lookup(&g_core.comms, context);
+    if (c != NULL) recov_note_api(c, names_func_id(ev->op.func));
+  }
   if (ev->op.kind == RECORD_KIND_COLL && !ev->graph_captured && core_accepting()) {
     comm_slot* c = comm_table_lookup(&g_core.comms, context);
     if (c != NULL) {
@@ -393,7 +429,12 @@ void* core_event_start(void* context, const core_event* ev) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
     case CORE_EVENT_API: return core_api_start(context, ev);
-    case CORE_EVENT_LAUNCH: launch_clock_note(); return NULL;
+    case CORE_EVENT_LAUNCH: {
+      launch_clock_note();
+      comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
+      if (c != NULL) recov_note_launch(c);
+      return NULL;
+    }
     case CORE_EVENT_PROXY_OP:
       return proxy_op_start(ev->parent, ev->channel_id, ev->peer, ev->n_steps, ev->is_send);
     case CORE_EVENT_PROXY_STEP: return proxy_step_start(ev->parent, ev->step);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "channel_desync.h"
+#include "channel_recovery.h"
 #include "clock.h"
 #include "core_state.h"
 #include "handles.h"
@@ -56,6 +57,8 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   /* Relaxed: the caller owns the slot (acquired through the control word). */
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
+  /* Readings it owes to earlier operations that never came: they learn so now. */
+  recov_op_closing(s);
   op_timing timing;
   op_timing_compute(s, seen, close_flags, &timing);
   if (seen > 0 && !s->comm_got_kernel_events) note_kernel_events(s);
@@ -65,6 +68,9 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
 
   uint32_t flags = s->static_flags | close_flags;
   if (timing.channels_read_late > 0) counter_add(CTR_LATE_READ_CHANNELS, timing.channels_read_late);
+  if (timing.channels_recovered > 0) counter_add(CTR_RECOVERED_CHANNELS, timing.channels_recovered);
+  if (timing.channels_never_delivered > 0) counter_add(CTR_RECOVERY_NEVER_DELIVERED, timing.channels_never_delivered);
+  if (timing.channels_causal_reject > 0) counter_add(CTR_RECOVERY_CAUSAL_REJECT, timing.channels_causal_reject);
   if (timing.channels_desynced > 0 && timing.source != TIMING_NONE) {
     flags |= RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED;
     counter_add(CTR_DESYNC_CHANNELS_EXCLUDED, 1);
@@ -158,6 +164,11 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->channels_desynced = timing.channels_desynced;
   r->launch_wall_ns = clock_mono_to_wall_ns(s->launch_ns);
   r->api_sn = s->api_sn;
+  r->time_recovery = timing.time_recovery;
+  r->channels_recovered = timing.channels_recovered;
+  r->max_channel_lag = timing.channels_recovered ? s->recov_max_lag : 0;
+  r->withheld_reason = timing.channels_desynced ? timing.withheld_reason : WITHHELD_NONE;
+  r->recovery_off_reason = s->recov_off_reason;
 
   put_in_ring(&rec, r->cells, 0, CTR_RING_FULL);
 }

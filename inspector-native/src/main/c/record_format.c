@@ -28,6 +28,7 @@ static const layout_entry layout[] = {
     OP(start_wall_ns), OP(stop_wall_ns), OP(complete_wall_ns), OP(gpu_start_ns), OP(gpu_span_ns),
     OP(start_sn), OP(stop_sn), OP(abi_version), OP(quarantine_reason), OP(gpu_skew_ns), OP(step),
     OP(phase), OP(channels_desynced), OP(launch_wall_ns), OP(untimed_reason), OP(api_sn), OP(net_cells),
+    OP(time_recovery), OP(channels_recovered), OP(max_channel_lag), OP(withheld_reason), OP(recovery_off_reason),
     NET(bytes_sent), NET(bytes_received), NET(first_post_wall_ns), NET(last_done_wall_ns),
     NET(send_gpu_wait_ns), NET(recv_wait_ns), NET(last_arrival_wall_ns), NET(slowest_peer),
     NET(slowest_channel), NET(proxy_ops), NET(proxy_ops_tracked), NET(detail_cells),

@@ -112,7 +112,14 @@ typedef struct op_record {
   uint32_t api_sn;        /* 148: its collective call's number in the communicator, API_SN_UNKNOWN */
   uint64_t launch_wall_ns;/* 152: host time of its kernel's launch (v5+ on the launching thread), 0 if unknown */
   uint8_t net_cells;      /* 160: cells of network breakdown at the end (summary + details), 0: none */
-  uint8_t reserved3[31];  /* 161 */
+  uint8_t reserved3[23];  /* 161 */
+  /* Channel recovery (channel_recovery.h): how the time was obtained. */
+  uint8_t time_recovery;      /* 184: TIME_* (not kernel, direct, recovered, withheld) */
+  uint8_t channels_recovered; /* 185: lagging channels timed by their own item's timestamps */
+  uint8_t max_channel_lag;    /* 186: most items without a host count before its own on one channel */
+  uint8_t withheld_reason;    /* 187: WITHHELD_* of the first channel left out, 0: none */
+  uint8_t recovery_off_reason;/* 188: RECOV_OFF_* of its communicator when it started, 0: on */
+  uint8_t reserved4[3];       /* 189 */
 } op_record;
 
 /* The network breakdown of an operation (proxy_breakdown.h): one cell. Times are wall-clock ns;

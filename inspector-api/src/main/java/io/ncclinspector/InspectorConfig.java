@@ -120,6 +120,11 @@ public final class InspectorConfig {
     return get(Setting.REQUIRE_KERNEL_TIMING);
   }
 
+  /** Whether kernel-channel times NCCL put out of step are recovered from later operations (default on). */
+  public boolean channelRecovery() {
+    return get(Setting.CHANNEL_RECOVERY);
+  }
+
   /** Whether NCCL is asked for proxy events, which make each operation's network breakdown. */
   public boolean networkBreakdown() {
     return get(Setting.NETWORK_BREAKDOWN);
@@ -140,7 +145,7 @@ public final class InspectorConfig {
     return get(Setting.NCCL_WORKAROUNDS);
   }
 
-  /** Operations that can be in flight at once (2048; native memory about 9.2 KB each). */
+  /** Operations that can be in flight at once (2048; native memory about 11.3 KiB each). */
   public int inflightOperations() {
     return get(Setting.INFLIGHT_OPS);
   }
@@ -349,6 +354,11 @@ public final class InspectorConfig {
      */
     public Builder networkBreakdown(boolean v) {
       return set(Setting.NETWORK_BREAKDOWN, v);
+    }
+
+    /** Recover kernel-channel times NCCL put out of step (default on); off, they are withheld. */
+    public Builder channelRecovery(boolean v) {
+      return set(Setting.CHANNEL_RECOVERY, v);
     }
 
     public Builder requireKernelTiming(boolean v) {

@@ -31,7 +31,12 @@ public record KernelChannelTrace(
      * Read late: NCCL read its timestamps after 64 later operations of the communicator had
      * started, when its slot in NCCL's timestamp ring may already hold a later work item's.
      */
-    READ_LATE;
+    READ_LATE,
+    /**
+     * Handed on: its reading was an earlier operation's work item (channel recovery) and went to
+     * that operation; its own item's timestamps came from a later operation, or were withheld.
+     */
+    HANDED_ON;
 
     private final String jsonName = name().toLowerCase(java.util.Locale.ROOT);
 

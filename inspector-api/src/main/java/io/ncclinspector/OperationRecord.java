@@ -44,6 +44,11 @@ public sealed interface OperationRecord extends InspectorEvent permits Collectiv
   /** Callback sequence numbers and, in verbose mode, the kernel channels. */
   EventTrace trace();
 
+  /** How its GPU time was obtained: directly, recovered from a later operation, or withheld (and why). */
+  default TimeRecovery timeRecovery() {
+    return channels().recovery();
+  }
+
   /**
    * Whether the execution time is a lower bound, and so its bandwidths upper bounds: a P2P time
    * that ends at the send side ({@link RecordFlag#SEND_SIDE_STOP}), or a collective timed from its

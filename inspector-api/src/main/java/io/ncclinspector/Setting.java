@@ -38,17 +38,22 @@ enum Setting {
   NETWORK_BREAKDOWN("NCCL_INSPECTOR_NETWORK_BREAKDOWN", "networkBreakdown", Kind.SWITCH, Reading.PLAIN, true, "1",
       "ask NCCL for proxy events and give each operation on a network transport its network breakdown"
           + " (`*_net_*` fields: [Output](output.md#network-breakdown)); read at each communicator's init"),
+  CHANNEL_RECOVERY("NCCL_INSPECTOR_CHANNEL_RECOVERY", "channelRecovery", Kind.SWITCH, Reading.PLAIN, true, "1",
+      "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
+          + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
+          + " 99 KiB of native memory per communicator; read at each communicator's init"),
   OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, false, "0",
       "replace a plugin `NCCL_PROFILER_PLUGIN` already names"),
   NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, true, "1",
       "set the NCCL variables that keep known NCCL defects away from the job, where the program has not set them"
           + " (today `NCCL_ALLGATHERV_ENABLE=0`: [NCCL releases](nccl-defects-and-releases.md#nccl-releases))"),
   INFLIGHT_OPS("NCCL_INSPECTOR_INFLIGHT_OPS", "inflightOperations", Kind.INT, Reading.PLAIN, 2048, "2048",
-      "operations in flight at once, at most 2097152 (9.2 KB of native memory each: its kernel channels and its"
-          + " network breakdown's proxy operations with their steps in flight)",
+      "operations in flight at once, at most 2097152 (11.3 KiB of native memory each: its kernel channels, its"
+          + " channel recovery state and its network breakdown's proxy operations with their steps in flight)",
       16, 1 << 21, null),
   MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, 1024, "1024",
-      "communicators live at once", 1, 1 << 16, null),
+      "communicators live at once (each with channel recovery on: 99 KiB of native memory, allocated at its init)",
+      1, 1 << 16, null),
   RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",
       "native record ring, 64-byte cells (4 MiB, about 21k records)", 1024, 1 << 26, "a power of two in [1024, 2^26]"),
   INFLIGHT_EXPIRY_MS("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", "inflightExpiry", Kind.DURATION_MS, Reading.PLAIN,

@@ -24,7 +24,9 @@ public record ListenedReplay(List<OperationRecord> records, List<SlowCollectiveE
     List<OperationRecord> records = new CopyOnWriteArrayList<>();
     List<SlowCollectiveEvent> slow = new CopyOnWriteArrayList<>();
     List<SlowCollectiveSummary> summaries = new CopyOnWriteArrayList<>();
-    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder()
+    /* Channel recovery off: planting (TracePlanting) rewrites an operation's own kernel-channel
+       readings, which recovery would hand to the earlier operation whose work item they are. */
+    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().channelRecovery(false)
         .dumpDirectory(Files.createDirectories(workDir)).jsonOutput(false).withoutExporter("jfr").minMessageBytes(0)
         .slowCollectives(detection).build());
     try (inspector) {

@@ -94,6 +94,7 @@ public final class InspectorRuntime {
     List<InspectorStatus.Workaround> workarounds =
         NcclWorkarounds.apply(core, config.ncclWorkarounds(), core.ncclAlreadyLoaded());
     core.setNetworkBreakdown(config.networkBreakdown());
+    core.setChannelRecovery(config.channelRecovery());
     int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
         config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
         config.inflightExpiry().toNanos());

@@ -15,6 +15,7 @@ import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import io.ncclinspector.Tags;
+import io.ncclinspector.TimeRecovery;
 import io.ncclinspector.Timing;
 import io.ncclinspector.Transfer;
 import io.ncclinspector.UntimedReason;
@@ -353,6 +354,7 @@ public final class JsonLinesWriter implements Closeable {
       json.writeFieldName(f.channelsDesynced);
       json.writeNumber(r.channels().desynced());
     }
+    writeRecovery(f, r.timeRecovery());
     if (f.apiSn != null && r instanceof CollectiveRecord c && c.callNumber() >= 0) {
       json.writeFieldName(f.apiSn);
       json.writeNumber(c.callNumber());
@@ -409,6 +411,29 @@ public final class JsonLinesWriter implements Closeable {
   }
 
   /** The network breakdown's summary (proxy events). */
+  /** How the GPU time was obtained (channel recovery): written for kernel-channel times only. */
+  private void writeRecovery(Prefixed f, TimeRecovery rec) throws IOException {
+    if (rec.method() != TimeRecovery.Method.NOT_KERNEL) {
+      json.writeFieldName(f.timeRecovery);
+      json.writeString(value(rec.method().jsonName()));
+    }
+    if (rec.channelsRecovered() > 0) {
+      json.writeFieldName(f.channelsRecovered);
+      json.writeNumber(rec.channelsRecovered());
+      json.writeFieldName(f.maxChannelLag);
+      json.writeNumber(rec.maxChannelLag());
+    }
+    if (!rec.withheldReason().equals("none")) {
+      json.writeFieldName(f.withheldReason);
+      json.writeString(value(rec.withheldReason()));
+    }
+    /* Off by the setting: the user knows; said only where recovery went off by itself. */
+    if (!rec.recoveryOffReason().equals("none") && !rec.recoveryOffReason().equals("setting")) {
+      json.writeFieldName(f.recoveryOffReason);
+      json.writeString(value(rec.recoveryOffReason()));
+    }
+  }
+
   private void writeNetwork(Prefixed f, NetworkBreakdown n) throws IOException {
     json.writeFieldName(f.netBytesSent);
     json.writeNumber(n.bytesSent());
@@ -648,6 +673,7 @@ public final class JsonLinesWriter implements Closeable {
     final SerializedString perf, op, sn, peer, msgSize, execTimeUs, timingSource, algobw, busbw,
         execTimeNs, algo, proto, datatype, count, root, nchannels, channelsSeen, nwarps, gpuStart,
         gpuSpan, gpuSkew, quarantine, untimedReason, flags, step, phase, channelsDesynced, apiSn, bwUpperBound,
+        timeRecovery, channelsRecovered, maxChannelLag, withheldReason, recoveryOffReason,
         netBytesSent, netBytesRecv, netTime, netSendGpuWait, netRecvWait, netSlowestPeer, netSlowestChannel,
         netLastArrival, netProxyOps, netSendPeerWait, netSendPeerWaitMax, netSendPeerWaitPeer, netRecvFlush,
         netRecvFlushMax, netProxyLag, netProxyLagMax, eventTraceSn,
@@ -685,6 +711,11 @@ public final class JsonLinesWriter implements Closeable {
       step = name(PerfField.STEP);
       phase = name(PerfField.PHASE);
       channelsDesynced = name(PerfField.CHANNELS_DESYNCED);
+      timeRecovery = name(PerfField.TIME_RECOVERY);
+      channelsRecovered = name(PerfField.CHANNELS_RECOVERED);
+      maxChannelLag = name(PerfField.MAX_CHANNEL_LAG);
+      withheldReason = name(PerfField.WITHHELD_REASON);
+      recoveryOffReason = name(PerfField.RECOVERY_OFF_REASON);
       bwUpperBound = name(PerfField.BW_IS_UPPER_BOUND);
       netBytesSent = name(PerfField.NET_BYTES_SENT);
       netBytesRecv = name(PerfField.NET_BYTES_RECV);

@@ -124,6 +124,11 @@ public final class NativeCore {
     InspectorNative.setNetworkBreakdown(on ? 1 : 0);
   }
 
+  /** Whether communicators initialised from now on recover kernel-channel times put out of step. */
+  public void setChannelRecovery(boolean on) {
+    InspectorNative.setChannelRecovery(on ? 1 : 0);
+  }
+
   public void close() {
     InspectorNative.close();
   }

@@ -13,6 +13,7 @@ import io.ncclinspector.P2pRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.RecordFlag;
 import io.ncclinspector.Tags;
+import io.ncclinspector.TimeRecovery;
 import io.ncclinspector.Timing;
 import io.ncclinspector.TimingSource;
 import io.ncclinspector.Transfer;
@@ -206,7 +207,9 @@ public final class RecordDecoder {
     Timing timing = new Timing(execNanos, source, quarantine, b.getLong(o + l.gpuStartNs),
         b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall,
         untimed < UNTIMED.length ? UNTIMED[untimed] : UntimedReason.NCCL_NO_OPERATION_EVENT);
-    Channels channels = channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced);
+    Channels channels = channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced,
+        recovery(u8(b, o + l.timeRecovery), u8(b, o + l.channelsRecovered), u8(b, o + l.maxChannelLag),
+            u8(b, o + l.withheldReason), u8(b, o + l.recoveryOffReason)));
     if (kind == l.kindColl) {
       Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));
       int callNumber = b.getInt(o + l.apiSn);
@@ -309,12 +312,35 @@ public final class RecordDecoder {
   /** The channels of the previous record: consecutive records mostly have the same. */
   private Channels lastChannels = new Channels(0, 0, 0);
 
-  private Channels channels(int announced, int seen, int desynced) {
-    Channels last = lastChannels;
-    if (last.announced() == announced && last.seen() == seen && last.desynced() == desynced) {
+  /* Names of channel_recovery.h's TIME_*, WITHHELD_* and RECOV_OFF_* codes. */
+  private static final TimeRecovery.Method[] RECOVERY_METHODS = TimeRecovery.Method.values();
+  private static final String[] WITHHELD = {"none", "lag_predicted", "slot_reused", "never_delivered",
+      "causal_check", "lag_detected", "p2p_lag"};
+  private static final String[] RECOVERY_OFF = {"none", "setting", "no_memory", "interface", "multi_node",
+      "graph", "several_collectives", "hidden_work", "shape_unlearnable", "queue_full", "unexpected"};
+  private TimeRecovery lastRecovery = TimeRecovery.NONE;
+
+  private TimeRecovery recovery(int method, int recovered, int lag, int withheld, int off) {
+    TimeRecovery last = lastRecovery;
+    TimeRecovery.Method m = method < RECOVERY_METHODS.length ? RECOVERY_METHODS[method] : TimeRecovery.Method.NOT_KERNEL;
+    String w = withheld < WITHHELD.length ? WITHHELD[withheld] : "unknown";
+    String f = off < RECOVERY_OFF.length ? RECOVERY_OFF[off] : "unknown";
+    if (last.method() == m && last.channelsRecovered() == recovered && last.maxChannelLag() == lag
+        && last.withheldReason().equals(w) && last.recoveryOffReason().equals(f)) {
       return last;
     }
-    last = new Channels(announced, seen, desynced);
+    last = new TimeRecovery(m, recovered, lag, w, f);
+    lastRecovery = last;
+    return last;
+  }
+
+  private Channels channels(int announced, int seen, int desynced, TimeRecovery recovery) {
+    Channels last = lastChannels;
+    if (last.announced() == announced && last.seen() == seen && last.desynced() == desynced
+        && last.recovery() == recovery) {
+      return last;
+    }
+    last = new Channels(announced, seen, desynced, recovery);
     lastChannels = last;
     return last;
   }

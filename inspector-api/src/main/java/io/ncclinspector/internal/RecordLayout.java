@@ -16,6 +16,7 @@ public final class RecordLayout {
       flags, commSerial, commId, rank, nranks, nnodes, peerOrRoot, seq, count, bytes, execNs,
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
       quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs, untimedReason, apiSn,
+      timeRecovery, channelsRecovered, maxChannelLag, withheldReason, recoveryOffReason,
       netCells;
   /* Their network cells: the summary (net.*), then verbose proxy details (proxy.*) */
   final int netBytesSent, netBytesReceived, netFirstPostWallNs, netLastDoneWallNs, netSendGpuWaitNs,
@@ -80,6 +81,11 @@ public final class RecordLayout {
     untimedReason = field("op.untimed_reason", 1);
     apiSn = field("op.api_sn", 4);
     netCells = field("op.net_cells", 1);
+    timeRecovery = field("op.time_recovery", 1);
+    channelsRecovered = field("op.channels_recovered", 1);
+    maxChannelLag = field("op.max_channel_lag", 1);
+    withheldReason = field("op.withheld_reason", 1);
+    recoveryOffReason = field("op.recovery_off_reason", 1);
     netBytesSent = field("net.bytes_sent", 8);
     netBytesReceived = field("net.bytes_received", 8);
     netFirstPostWallNs = field("net.first_post_wall_ns", 8);

@@ -43,6 +43,16 @@ public enum PerfField implements RecordField {
   CHANNELS_DESYNCED("_channels_desynced", FieldType.INT, Origin.INSPECTOR_JVM, null),
   /** The application's call: its number among the communicator's collective calls, where known. */
   API_SN("_api_sn", FieldType.LONG, Origin.INSPECTOR_JVM, RecordKind.COLL),
+  /** How the GPU time was obtained: {@code direct}, {@code recovered}, {@code withheld} (channel recovery). */
+  TIME_RECOVERY("_time_recovery", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  /** Channels timed by timestamps a later operation handed on (written when > 0). */
+  CHANNELS_RECOVERED("_channels_recovered", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** With {@code recovered}: the most work items without a host count ahead of its own on one channel. */
+  MAX_CHANNEL_LAG("_max_channel_lag", FieldType.INT, Origin.INSPECTOR_JVM, null),
+  /** Why channels were left out ({@code slot_reused}, {@code never_delivered}, ...), where some were. */
+  WITHHELD_REASON("_withheld_reason", FieldType.STRING, Origin.INSPECTOR_JVM, null),
+  /** Why channel recovery was off for its communicator, where it was. */
+  RECOVERY_OFF_REASON("_recovery_off_reason", FieldType.STRING, Origin.INSPECTOR_JVM, null),
   /** Network breakdown (proxy events; written only where NCCL reported them): bytes sent. */
   NET_BYTES_SENT("_net_bytes_sent", FieldType.LONG, Origin.INSPECTOR_JVM, null),
   NET_BYTES_RECV("_net_bytes_recv", FieldType.LONG, Origin.INSPECTOR_JVM, null),

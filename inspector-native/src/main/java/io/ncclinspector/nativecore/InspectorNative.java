@@ -57,6 +57,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_set_network_breakdown")
   public static native void setNetworkBreakdown(int on);
 
+  @Name("nccl_inspector_set_channel_recovery")
+  public static native void setChannelRecovery(int on);
+
   @Name("nccl_inspector_set_min_size")
   public static native void setMinSize(long minSizeBytes);
 

@@ -69,6 +69,8 @@ class WriterRoundTripTest {
     return List.of(
         RecordBuilder.collective(WORLD, "AllReduce").sequence(41).count(1 << 20).datatype("ncclFloat32")
             .messageBytes(4L << 20).algorithm("RING", "SIMPLE").warps(16).channels(2, 2).desyncedChannels(1)
+            .timeRecovery(new io.ncclinspector.TimeRecovery(io.ncclinspector.TimeRecovery.Method.RECOVERED, 1, 3,
+                "never_delivered", "none"))
             .executionNanos(250_123).algorithmBandwidthGbs(16.77).busBandwidthGbs(25.15).gpu(7_000_000, 250_000, 1_000)
             .startWallNanos(WALL + 9_000).stopWallNanos(WALL + 13_000).launchWallNanos(WALL + 9_500)
             .flags(RecordFlag.EXTRA_CHANNELS, RecordFlag.DESYNC_CHANNELS_EXCLUDED).step(12).phase("backward")
@@ -88,9 +90,13 @@ class WriterRoundTripTest {
             .messageBytes(4L << 20).rootOrPeer(1).algorithm("None", "None").channels(0, 0)
             .timingSource(TimingSource.NONE).untimedReason(UntimedReason.NCCL_BROADCAST_ALLGATHERV)
             .startWallNanos(WALL + 25_000).flags(RecordFlag.NOT_PROFILED_BY_NCCL, RecordFlag.NO_KERNEL_EVENTS)
+            .timeRecovery(new io.ncclinspector.TimeRecovery(io.ncclinspector.TimeRecovery.Method.DIRECT, 0, 0, "none",
+                "graph"))
             .callNumber(79).build(),
         RecordBuilder.p2p(PAIR, "Send").sequence(7).rootOrPeer(1).count(4096).datatype("ncclBfloat16")
             .messageBytes(8192).channels(1, 1).executionNanos(4_500).algorithmBandwidthGbs(1.82)
+            .timeRecovery(new io.ncclinspector.TimeRecovery(io.ncclinspector.TimeRecovery.Method.RECOVERED, 1, 2,
+                "slot_reused", "unexpected"))
             .busBandwidthGbs(1.82).gpu(8_000_000, 4_500, 0).startWallNanos(WALL + 30_000)
             .stopWallNanos(WALL + 35_000).flags(RecordFlag.SEND_SIDE_STOP).step(3).phase("forward")
             .trace(1, 2, List.of(inStep)).network(new NetworkBreakdown(8192, 0, WALL + 30_500, WALL + 34_000, 1_500, 0,

@@ -50,6 +50,7 @@ public final class RecordBuilder {
   private int announcedChannels = 8;
   private int channelsSeen = 8;
   private int desyncedChannels;
+  private io.ncclinspector.TimeRecovery timeRecovery = io.ncclinspector.TimeRecovery.NONE;
   private long executionNanos;
   private TimingSource timingSource = TimingSource.KERNEL_GPU;
   private Quarantine quarantine = Quarantine.NONE;
@@ -112,6 +113,7 @@ public final class RecordBuilder {
     b.announcedChannels = r.channels().announced();
     b.channelsSeen = r.channels().seen();
     b.desyncedChannels = r.channels().desynced();
+    b.timeRecovery = r.channels().recovery();
     b.flags.addAll(r.flags());
     b.step = r.tags().step();
     b.phase = r.tags().phase();
@@ -172,6 +174,12 @@ public final class RecordBuilder {
   public RecordBuilder channels(int announced, int seen) {
     announcedChannels = announced;
     channelsSeen = seen;
+    return this;
+  }
+
+  /** How the GPU time was obtained (channel recovery); default {@link io.ncclinspector.TimeRecovery#NONE}. */
+  public RecordBuilder timeRecovery(io.ncclinspector.TimeRecovery v) {
+    timeRecovery = v;
     return this;
   }
 
@@ -274,7 +282,7 @@ public final class RecordBuilder {
         messageBytes, algorithmBandwidthGbs, busBandwidthGbs);
     Timing timing = new Timing(executionNanos, timingSource, quarantine, gpuStartNanos, gpuSpanNanos, gpuSkewNanos,
         startWallNanos, stopWallNanos, launchWallNanos, untimedReason);
-    Channels channels = new Channels(announcedChannels, channelsSeen, desyncedChannels);
+    Channels channels = new Channels(announcedChannels, channelsSeen, desyncedChannels, timeRecovery);
     Tags tags = step < 0 && phase == null ? Tags.NONE : new Tags(step, phase);
     EventTrace trace = new EventTrace(startSequence, stopSequence, channelTraces);
     if (collective) {

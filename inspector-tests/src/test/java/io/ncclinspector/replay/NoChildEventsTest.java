@@ -81,7 +81,7 @@ class NoChildEventsTest {
       System.out.printf("%,d collectives without children: malloc'd bytes in use %,d after warm-up, %,d at the end%n",
           collectives, mallocAfterWarmup, mallocAtEnd);
       /* The JVM's own malloc use swings by some 30 MB while it warms up (JIT arenas come and go);
-         an in-flight slot is 4.6 KB, so a leak of slots, or of anything per collective above 64
+         an in-flight slot is 11.3 KiB, so a leak of slots, or of anything per collective above 64
          bytes, exceeds this bound many times over. The native test (test_lifetimes.c) checks the
          core alone, without a JVM, to within 512 KiB. */
       assertTrue(growth < 64L << 20, "native memory grew by " + growth + " bytes over " + collectives + " collectives");

@@ -143,6 +143,16 @@ public final class RecordSchema {
           "`*_bw_is_upper_bound`: the time is a lower bound and the bandwidths upper bounds (a P2P "
           + "time that ends at the send side, a collective timed from its in-step channels only; this "
           + "project only)"),
+      field("time_recovery", "VARCHAR", PerfField.TIME_RECOVERY, "`*_time_recovery`: how the GPU time was "
+          + "obtained: `direct`, `recovered` (channels handed on by a later operation), `withheld` (this project only)"),
+      field("channels_recovered", "INTEGER", PerfField.CHANNELS_RECOVERED, "`*_channels_recovered`: kernel "
+          + "channels timed by timestamps a later operation handed on (this project only)"),
+      field("withheld_reason", "VARCHAR", PerfField.WITHHELD_REASON, "`*_withheld_reason`: why channels "
+          + "were left out (`slot_reused`, `never_delivered`, ...; this project only)"),
+      field("max_channel_lag", "INTEGER", PerfField.MAX_CHANNEL_LAG, "`*_max_channel_lag`: with `recovered`, "
+          + "the most work items without a host count ahead of its own on one channel (this project only)"),
+      field("recovery_off_reason", "VARCHAR", PerfField.RECOVERY_OFF_REASON, "`*_recovery_off_reason`: why "
+          + "channel recovery was off for its communicator (this project only)"),
       field("net_bytes_sent", "BIGINT", PerfField.NET_BYTES_SENT, "`*_net_bytes_sent`: network breakdown "
           + "(proxy events, network transports only; this project only): bytes sent"),
       field("net_bytes_recv", "BIGINT", PerfField.NET_BYTES_RECV, "`*_net_bytes_recv`: bytes received"),

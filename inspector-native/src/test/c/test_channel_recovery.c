@@ -1,0 +1,289 @@
+/* Channel recovery (channel_recovery.h): NCCL's numbering of device items and host counts per
+ * channel, and the hand-over of each reading to the operation that owns its item, on synthetic
+ * streams under a virtual clock. Rank 0 of 2; a kernel's channels report 20 us after it ran. */
+#include <string.h>
+
+#include "channel_recovery.h"
+#include "harness.h"
+#include "names.h"
+
+static const uint64_t WALL0 = 1795942870000000000ull;
+static const uint64_t US = 1000ull;
+static const uint64_t MS = 1000000ull;
+
+static uint64_t now_mono;
+
+static void at(uint64_t mono) {
+  now_mono = mono;
+  nccl_inspector_set_virtual_clock(1, mono, WALL0 + mono);
+}
+
+/* The GPU timer runs on host wall time here (offset 0). */
+static uint64_t gpu(uint64_t mono) { return WALL0 + mono; }
+
+static void begin(long long expiry_ns, long long min_size) {
+  test_config c = test_defaults();
+  c.expiry_ns = expiry_ns;
+  c.min_size = min_size;
+  test_enable(c);
+  at(1000 * MS);
+}
+
+static void end(void* ctx) {
+  ncclProfiler_v5.finalize(ctx);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
+/* A launch of one collective of n channels: its kernel starts 8 us after the launch and runs
+ * `run` on every channel. Returns its handle; *kernel gets the kernel's start (host mono). */
+static void* coll(void* ctx, uint64_t seq, int n, uint64_t count, uint64_t* kernel) {
+  uint64_t launch = now_mono;
+  test_launch(ctx);
+  at(launch + 12 * US);
+  void* op = test_coll(ctx, "AllReduce", seq, count, "ncclFloat32", n);
+  test_stop(op);
+  *kernel = launch + 8 * US;
+  return op;
+}
+
+/* NCCL hands operation `op` readings on channels [lo, hi): the timestamps of a kernel that started
+ * at `kernel` and ran `run` (whoever's item that was). */
+static void read_channels(void* op, int lo, int hi, uint64_t kernel, uint64_t run) {
+  for (int c = lo; c < hi; c++) {
+    void* ch = test_channel(op, c, gpu(kernel + (uint64_t)(c - lo) * 100));
+    test_channel_done(ch, gpu(kernel + run));
+    test_stop(ch);
+  }
+}
+
+/* A send/recv to self (round 0) on channels 0..n-1: device items without a host count. */
+static void self_round(void* ctx, int n) {
+  test_launch(ctx);
+  void* s = test_p2p(ctx, "Send", 0, 65536, n);
+  void* r = test_p2p(ctx, "Recv", 0, 65536, n);
+  test_stop(s);
+  test_stop(r);
+}
+
+static void a_lagging_collective_gets_its_own_item_from_the_next_reader(void) {
+  begin(0, 0);
+  void* ctx = test_comm(0x5e1f, 0, 2);
+  (void)test_drain();
+  uint64_t ka, kb, kc;
+  void* a = coll(ctx, 0, 2, 262144, &ka);            /* items 1, bases 1: in step */
+  at(now_mono + 40 * US);
+  read_channels(a, 0, 2, ka, 30 * US);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.time_recovery, TIME_DIRECT);
+  CHECK_EQ(d.last.exec_ns, 30 * US);
+
+  at(now_mono + 100 * US);
+  self_round(ctx, 2);                                 /* items 2, no count: lag 1 on 0..1 */
+  (void)test_drain();
+  at(now_mono + 100 * US);
+  void* b = coll(ctx, 1, 2, 262144, &kb);             /* items 3, bases 2 */
+  uint64_t self_kernel = kb - 50 * US;
+  at(kb + 200 * US);
+  read_channels(b, 0, 2, self_kernel, 20 * US);       /* base 2: the self round's item */
+  CHECK_EQ(test_counter("recovery_self_item"), 2);
+  CHECK_EQ(test_drain().ops, 0);                      /* it waits for its own item */
+
+  at(now_mono + 100 * US);
+  void* c = coll(ctx, 2, 2, 262144, &kc);             /* items 4, bases 3: reads b's item */
+  at(kc + 300 * US);
+  read_channels(c, 0, 2, kb, 45 * US);                /* b's kernel: handed on to b */
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.seq, 1);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.time_recovery, TIME_RECOVERED);
+  CHECK_EQ(d.last.channels_recovered, 2);
+  CHECK_EQ(d.last.max_channel_lag, 1);
+  CHECK_EQ(d.last.channels_desynced, 0);
+  CHECK_EQ(d.last.exec_ns, 45 * US);
+  CHECK(!(d.last.flags & RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED));
+  CHECK_EQ(test_counter("recovered_channels"), 2);
+
+  /* c's own item has no reader: at finalize it is closed untimed, "never delivered". */
+  ncclProfiler_v5.finalize(ctx);
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.seq, 2);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.time_recovery, TIME_WITHHELD);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_NEVER_DELIVERED);
+  CHECK_EQ(d.last.quarantine_reason, QUARANTINE_KERNEL_CHANNEL_DESYNC);
+  CHECK_EQ(test_counter("recovery_never_delivered"), 2);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
+/* A send and a receive of one round share one host count (the pair is one device item); a part
+ * without data has a device item and no count: the channel lags by one for later operations. */
+static void pairs_share_a_count_and_an_empty_part_has_none(void) {
+  begin(0, 0);
+  void* ctx = test_comm(0x9a17, 0, 2);
+  (void)test_drain();
+  /* Round 1 (peer 1) on channels 4..7: first seen, so numbering waits for its channels. */
+  test_launch(ctx);
+  void* s = test_p2p(ctx, "Send", 1, 65536, 4);
+  void* r = test_p2p(ctx, "Recv", 1, 65536, 4);
+  test_stop(s);
+  test_stop(r);
+  at(now_mono + 100 * US);
+  read_channels(s, 4, 8, now_mono - 90 * US, 20 * US);
+  read_channels(r, 4, 8, now_mono - 90 * US, 20 * US);
+  CHECK_EQ(test_drain().p2ps, 2);
+  /* 8 KiB + 1 over 4 parts of 4 KiB: the fourth part (channel 7) is empty. */
+  at(now_mono + 100 * US);
+  test_launch(ctx);
+  void* e = test_p2p(ctx, "Send", 1, 8193, 4);
+  test_stop(e);
+  at(now_mono + 100 * US);
+  read_channels(e, 4, 7, now_mono - 90 * US, 20 * US); /* no proxy op, no channel for part 3 */
+  /* A collective on 0..7: in step but for channel 7 (its reading there is the empty part's item). */
+  at(now_mono + 100 * US);
+  uint64_t k1, k2;
+  void* c1 = coll(ctx, 0, 8, 262144, &k1);
+  at(k1 + 200 * US);
+  read_channels(c1, 0, 7, k1, 50 * US);
+  read_channels(c1, 7, 8, k1 - 150 * US, 20 * US); /* the empty part's item */
+  CHECK_EQ(test_drain().ops, 0);
+  at(now_mono + 100 * US);
+  void* c2 = coll(ctx, 1, 8, 262144, &k2);
+  at(k2 + 200 * US);
+  read_channels(c2, 0, 7, k2, 60 * US);
+  read_channels(c2, 7, 8, k1, 55 * US);            /* c1's item on channel 7 */
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.seq, 0);
+  CHECK_EQ(d.last.time_recovery, TIME_RECOVERED);
+  CHECK_EQ(d.last.channels_recovered, 1);
+  CHECK_EQ(d.last.channels_desynced, 0);
+  CHECK_EQ(d.last.exec_ns, 55 * US);
+  /* c2's channel 7 is never delivered: at finalize a lower bound from its seven other channels
+   * (closed with the 8 KiB + 1 send, whose fourth channel never comes). */
+  ncclProfiler_v5.finalize(ctx);
+  d = test_drain();
+  CHECK_EQ(d.ops, 2);
+  CHECK_EQ(test_counter("recovery_never_delivered"), 1);
+  CHECK_EQ(test_counter("desync_channels_excluded"), 1);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
+/* An owner closed before its item's reading came (the in-flight expiry): the reading is counted
+ * stale and never written into the reused slot. */
+static void a_reading_for_a_closed_owner_is_counted_and_dropped(void) {
+  begin((long long)(5 * MS), 0);
+  void* ctx = test_comm(0x90e, 0, 2);
+  (void)test_drain();
+  self_round(ctx, 2);
+  at(now_mono + 100 * US);
+  uint64_t kb, kc;
+  void* b = coll(ctx, 0, 2, 262144, &kb);           /* waits on both channels */
+  at(kb + 200 * US);
+  read_channels(b, 0, 2, kb - 50 * US, 20 * US);    /* the self round's item */
+  at(now_mono + 10 * MS);
+  nccl_inspector_sweep();                           /* expiry: closed, never delivered */
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 3);                               /* with the self round's two */
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_NEVER_DELIVERED);
+  void* c = coll(ctx, 1, 2, 262144, &kc);
+  at(kc + 200 * US);
+  read_channels(c, 0, 2, kb, 40 * US);              /* b's item: b is gone */
+  CHECK_EQ(test_counter("recovery_owner_gone"), 2);
+  CHECK_EQ(test_counter("recovered_channels"), 0);
+  end(ctx);
+}
+
+/* A reading taken when item base + 64 may already have run is not handed on (launch-bound guard). */
+static void a_reading_after_sixty_four_later_items_is_lost(void) {
+  begin(0, 4096);
+  void* ctx = test_comm(0x64, 0, 2);
+  (void)test_drain();
+  self_round(ctx, 2);
+  at(now_mono + 100 * US);
+  uint64_t kb, kc, kx;
+  void* b = coll(ctx, 0, 2, 262144, &kb);           /* items 2, bases 1: waits */
+  at(kb + 100 * US);
+  read_channels(b, 0, 2, kb - 50 * US, 20 * US);
+  void* c = coll(ctx, 1, 2, 262144, &kc);           /* items 3, bases 2: reads b's item */
+  for (int i = 0; i < 64; i++) {                    /* 64 more items launched on 0..1 (untracked) */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 2 + (uint64_t)i, 2, 16, &kx) == NULL);
+  }
+  at(now_mono + 100 * US);
+  read_channels(c, 0, 2, kb, 40 * US);              /* may be item 2 + 64's: not handed on */
+  decoded d = test_drain();
+  /* The self round's two, and c (its own item's reader was untracked: never delivered); b's entry
+   * was renumbered (item 2 + 64), so b waits until it is closed, untimed. */
+  CHECK_EQ(d.ops, 3);
+  CHECK_EQ(d.colls, 1);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_NEVER_DELIVERED);
+  CHECK_EQ(test_counter("recovery_lost_slot_reused"), 2);
+  CHECK_EQ(test_counter("recovered_channels"), 0);
+  ncclProfiler_v5.finalize(ctx);
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(d.last.seq, 0);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
+/* Recovery off (the setting): today's guards, the lagging channels withheld. */
+static void off_by_setting_withholds_as_before(void) {
+  nccl_inspector_set_channel_recovery(0);
+  begin(0, 0);
+  void* ctx = test_comm(0x0ff, 0, 2);
+  (void)test_drain();
+  self_round(ctx, 2);
+  at(now_mono + 100 * US);
+  uint64_t kb;
+  void* b = coll(ctx, 0, 2, 262144, &kb);
+  at(kb + 200 * US);
+  read_channels(b, 0, 2, kb - 50 * US, 20 * US);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 3);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.time_recovery, TIME_WITHHELD);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_LAG_PREDICTED);
+  CHECK_EQ(d.last.recovery_off_reason, RECOV_OFF_SETTING);
+  end(ctx);
+  nccl_inspector_set_channel_recovery(1);
+}
+
+/* Two collectives in one launch: the rule's phase 1 does not number them; recovery off, counted. */
+static void several_collectives_in_one_launch_turn_it_off(void) {
+  begin(0, 0);
+  void* ctx = test_comm(0x2c, 0, 2);
+  (void)test_drain();
+  test_launch(ctx);
+  void* x = test_coll(ctx, "AllReduce", 0, 262144, "ncclFloat32", 2);
+  void* y = test_coll(ctx, "AllGather", 0, 262144, "ncclFloat32", 2);
+  test_stop(x);
+  test_stop(y);
+  at(now_mono + 100 * US);
+  read_channels(x, 0, 2, now_mono - 90 * US, 20 * US);
+  read_channels(y, 0, 2, now_mono - 60 * US, 20 * US);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 2);
+  CHECK_EQ(d.last.recovery_off_reason, RECOV_OFF_SEVERAL_COLLS);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(test_counter("recovery_off"), 1);
+  end(ctx);
+}
+
+int main(void) {
+  RUN(a_lagging_collective_gets_its_own_item_from_the_next_reader);
+  RUN(pairs_share_a_count_and_an_empty_part_has_none);
+  RUN(a_reading_for_a_closed_owner_is_counted_and_dropped);
+  RUN(a_reading_after_sixty_four_later_items_is_lost);
+  RUN(off_by_setting_withholds_as_before);
+  RUN(several_collectives_in_one_launch_turn_it_off);
+  return test_failures ? 1 : 0;
+}
