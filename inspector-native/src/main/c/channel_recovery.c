@@ -240,7 +240,13 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
     }
     uint32_t lag = cnt ? item - base : item - r->host_items[ch];
     if (!cnt || base != item) lagging |= 1ull << ch;
-    if (u->kind == RECOV_UNIT_COLL && base != item) wait |= 1ull << ch;
+    /* A collective waits on ch for its own item's reading, which the operation whose host count
+     * is `item` will read. When the item is 64 or more ahead of this operation's count, that
+     * reader's own item (at least item + 64) has been launched by the time it reads, so the
+     * launch-bound guard can never keep the reading: waiting would only hold the slot until the
+     * in-flight expiry (lag grows by every send/recv to self: after 64 AlltoAlls of a long MoE
+     * job every collective would wait). Such a channel is withheld at once (op_timing.c). */
+    if (u->kind == RECOV_UNIT_COLL && base != item && item - base < RECOV_SLOTS) wait |= 1ull << ch;
     if (lag > max_lag) max_lag = lag;
   }
   if (!merge) {

@@ -80,7 +80,12 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
     uint64_t lagging = numbered ? s->recov_lagging : s->lag_mask;
     if (ch->channel_id < 64 && ((lagging >> ch->channel_id) & 1)) {
       t->desync[i] = CHANNEL_LAG_PREDICTED;
-      if (!t->withheld_reason) t->withheld_reason = numbered ? WITHHELD_P2P_LAG : WITHHELD_LAG_PREDICTED;
+      /* Numbered: a P2P's lagging channel, or a collective's whose lag is 64 items or more (no
+       * reading of its own item can pass the launch-bound guard, channel_recovery.c). */
+      if (!t->withheld_reason) {
+        t->withheld_reason = !numbered ? WITHHELD_LAG_PREDICTED
+                             : s->kind == RECORD_KIND_P2P ? WITHHELD_P2P_LAG : WITHHELD_SLOT_REUSED;
+      }
       continue;
     }
     if (ch->read_late) {

@@ -235,6 +235,33 @@ static void a_reading_after_sixty_four_later_items_is_lost(void) {
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
+/* A collective whose item is 64 or more ahead of its host count cannot get its own reading past the
+ * launch-bound guard (its reader's own item is launched when it reads): it does not wait for it,
+ * and closes as soon as its own channels are done, withheld (slot reused), not at the expiry. */
+static void a_collective_lagging_sixty_four_items_does_not_wait(void) {
+  begin(10000 * MS, 0);
+  void* ctx = test_comm(0x65, 0, 2);
+  for (int i = 0; i < 64; i++) {                    /* 64 device items without a count on 0..1 */
+    at(now_mono + 20 * US);
+    self_round(ctx, 2);
+  }
+  (void)test_drain();
+  at(now_mono + 100 * US);
+  uint64_t kb;
+  void* b = coll(ctx, 0, 2, 262144, &kb);           /* items 65, bases 1: lag 64 */
+  at(kb + 100 * US);
+  read_channels(b, 0, 2, kb - 50 * US, 20 * US);    /* base 1: the first self round's item */
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);                               /* closed now, not at the 10 s expiry */
+  CHECK_EQ(d.last.seq, 0);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.time_recovery, TIME_WITHHELD);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_SLOT_REUSED);
+  CHECK_EQ(d.last.max_channel_lag, 0);              /* given with recovered channels only */
+  CHECK_EQ(test_counter("recovery_never_delivered"), 0);
+  end(ctx);
+}
+
 /* Recovery off (the setting): today's guards, the lagging channels withheld. */
 static void off_by_setting_withholds_as_before(void) {
   nccl_inspector_set_channel_recovery(0);
@@ -283,6 +310,7 @@ int main(void) {
   RUN(pairs_share_a_count_and_an_empty_part_has_none);
   RUN(a_reading_for_a_closed_owner_is_counted_and_dropped);
   RUN(a_reading_after_sixty_four_later_items_is_lost);
+  RUN(a_collective_lagging_sixty_four_items_does_not_wait);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   return test_failures ? 1 : 0;
