@@ -27,8 +27,11 @@ void recov_comm_init(comm_slot* c, bool enabled) {
   else if (c->abi_version < 5) reason = RECOV_OFF_INTERFACE;
   else if (c->nnodes > 1 && c->nnodes != c->nranks) reason = RECOV_OFF_MULTI_NODE;
   if (reason == RECOV_OFF_NONE) {
-    /* At communicator init, on NCCL's init thread: the one allocation recovery makes. */
-    c->recov = calloc(1, sizeof(recov_state));
+    /* At communicator init, on NCCL's init thread: the one allocation recovery makes, once per
+     * communicator slot (comm_table.h: a later communicator in the slot resets it). */
+    if (c->recov_mem == NULL) c->recov_mem = calloc(1, sizeof(recov_state));
+    else memset(c->recov_mem, 0, sizeof(recov_state));
+    c->recov = c->recov_mem;
     if (c->recov == NULL) reason = RECOV_OFF_NO_MEMORY;
     else atomic_store_explicit(&c->recov->max_units, 1, memory_order_relaxed);
   }
@@ -37,7 +40,8 @@ void recov_comm_init(comm_slot* c, bool enabled) {
 }
 
 void recov_comm_finalize(comm_slot* c) {
-  free(c->recov);
+  /* Not freed (comm_table.h: recov_mem): an event still inside one of the communicator's
+   * operations after the flush gave up waiting for it keeps reading valid memory. */
   c->recov = NULL;
 }
 

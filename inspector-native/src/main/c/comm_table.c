@@ -23,6 +23,7 @@ int comm_table_init(comm_table* t, uint32_t capacity) {
 }
 
 void comm_table_destroy(comm_table* t) {
+  for (uint32_t i = 0; t->slots != NULL && i < t->capacity; i++) free(t->slots[i].recov_mem);
   free(t->slots);
   t->slots = NULL;
   t->capacity = 0;

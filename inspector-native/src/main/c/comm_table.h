@@ -35,6 +35,10 @@ typedef struct comm_slot {
   gpu_identity gpu;
   char name[INSPECTOR_COMM_NAME_MAX];
   struct recov_state* recov; /* channel recovery (channel_recovery.h), NULL: off */
+  /* The slot's recovery state, allocated at the first communicator that needs it and reused
+   * (reset) by later ones in this slot; freed only with the table, so that an event of a
+   * finalized communicator still inside one of its operations never reads freed memory. */
+  struct recov_state* recov_mem;
   uint8_t recov_off_at_init; /* RECOV_OFF_* when recov is NULL */
 } __attribute__((aligned(64))) comm_slot;
 

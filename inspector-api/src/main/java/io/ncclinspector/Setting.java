@@ -52,7 +52,8 @@ enum Setting {
           + " channel recovery state and its network breakdown's proxy operations with their steps in flight)",
       16, 1 << 21, null),
   MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, 1024, "1024",
-      "communicators live at once (each with channel recovery on: 99 KiB of native memory, allocated at its init)",
+      "communicators live at once (with channel recovery on, 99 KiB of native memory per communicator slot used,"
+          + " allocated at the first init in the slot and kept for its later communicators)",
       1, 1 << 16, null),
   RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",
       "native record ring, 64-byte cells (4 MiB, about 21k records)", 1024, 1 << 26, "a power of two in [1024, 2^26]"),
