@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -27,7 +26,9 @@ public final class StatisticsStore {
 
   private final int lastRecordsKept;
   private final Map<Long, CommStats> communicators = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedDeque<Long> destroyedOrder = new ConcurrentLinkedDeque<>();
+  /* Analysis thread only (communicator()); an ArrayDeque, whose size() is constant-time, unlike a
+     ConcurrentLinkedDeque's, which walked the whole deque at every destroyed communicator. */
+  private final ArrayDeque<Long> destroyedOrder = new ArrayDeque<>();
 
   public StatisticsStore(int lastRecordsKept) {
     this.lastRecordsKept = lastRecordsKept;

@@ -1,5 +1,6 @@
 package io.ncclinspector.examples.bench;
 
+import io.ncclinspector.EventCounters;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
@@ -8,9 +9,12 @@ import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -57,12 +61,18 @@ public final class DumpThroughputBenchmark {
     run(calls, work, true, seconds, 0, recordsPerPass);
     run(calls, work, false, seconds, target, recordsPerPass);
     run(calls, work, true, seconds, target, recordsPerPass);
-    Files.walk(work).sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
+    delete(work);
+  }
+
+  private static void delete(Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
+    }
   }
 
   /** The calls NCCL made into the inspector for this trace: a recording made by replaying it. */
   private static TraceEvents recordedCalls(Path trace, Path work) throws Exception {
-    InspectorConfig config = InspectorConfig.builder().dumpDirectory(work.resolve("rec-out"))
+    InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(work.resolve("rec-out"))
         .traceDirectory(work.resolve("rec")).build();
     ReplayResult r = TraceReplayer.replay(trace, config, "bench");
     return new TraceReader().read(r.recording().orElseThrow().file());
@@ -91,6 +101,8 @@ public final class DumpThroughputBenchmark {
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
     NcclInspector inspector = NcclInspector.enable(config);
     String lib = inspector.status().libraryPath().orElseThrow().toString();
+    Map<String, Long> threadCpu = new TreeMap<>();
+    threadCpu.put("producer", -ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
     long cpuStart = processCpuNanos();
     long start = System.nanoTime();
     long deadline = start + (long) (seconds * 1e9);
@@ -107,12 +119,17 @@ public final class DumpThroughputBenchmark {
       }
     }
     long produceEnd = System.nanoTime();
+    threadCpu(threadCpu);
     inspector.close();
     long end = System.nanoTime();
     long cpu = processCpuNanos() - cpuStart;
     long delivered = inspector.status().records().received();
     long written = inspector.status().records().written() + inspector.status().records().quarantined();
-    long dropped = inspector.counters().get("ring_full") + inspector.counters().get("json_backlog_full");
+    EventCounters counters = inspector.counters();
+    long ringFull = counters.get("ring_full");
+    long jsonFull = counters.get(EventCounters.JSON_BACKLOG_FULL);
+    long analysisFull = counters.get(EventCounters.ANALYSIS_BACKLOG_FULL);
+    long dropped = ringFull + jsonFull;
     double producedRate = produced / ((produceEnd - start) / 1e9);
     double elapsed = (end - start) / 1e9;
     System.out.printf("  %-9s %-7s produced %,10.0f ops/s  delivered %,10.0f/s  written %,10.0f/s  dropped %,d (%.1f%%)"
@@ -121,6 +138,33 @@ public final class DumpThroughputBenchmark {
         delivered / elapsed, written / elapsed, dropped, 100.0 * dropped / Math.max(produced, 1),
         cpu / 1e3 / Math.max(delivered, 1),
         targetOpsPerSecond > 0 ? (dropped == 0 ? "   PASS (zero drops)" : "   FAIL") : "");
+    System.out.printf("            drops: ring_full %,d  json_backlog_full %,d  analysis_backlog_full %,d%n",
+        ringFull, jsonFull, analysisFull);
+    StringBuilder perThread = new StringBuilder("            cpu per record delivered, by thread (us):");
+    threadCpu.forEach((name, nanos) -> perThread.append(String.format(" %s %.2f", name, nanos / 1e3 / Math.max(delivered, 1))));
+    System.out.println(perThread);
+    /* Each run's output goes before the next: gigabytes of earlier runs' lines left in the page cache
+       (dirty pages on a disk, memory on a tmpfs) made the later runs' writes several times dearer. */
+    delete(out);
+  }
+
+  /**
+   * Adds the CPU time so far of the threads that work on records to {@code out}: the inspector's
+   * threads by their name without its per-instance number (each run starts a new inspector, so theirs
+   * covers the run; read before the close, while they live), and the producer (this thread, whose
+   * entry the caller started at minus its CPU time at the start of the run).
+   */
+  private static void threadCpu(Map<String, Long> out) {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String name = t.getName();
+      boolean ours = name.startsWith("nccl-inspector") || t == Thread.currentThread();
+      long nanos = ours ? mx.getThreadCpuTime(t.getId()) : -1;
+      if (nanos > 0) {
+        out.merge(t == Thread.currentThread() ? "producer" : name.replaceFirst("^nccl-inspector-", "")
+            .replaceAll("-?\\d+$", ""), nanos, Long::sum);
+      }
+    }
   }
 
   /** CPU time of the whole process so far (all threads). */
