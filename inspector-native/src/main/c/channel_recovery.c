@@ -6,6 +6,9 @@
 #include "comm_table.h"
 #include "core_state.h"
 #include "event_counters.h"
+#include "gpu_clock_bound.h"
+#include "clock.h"
+#include "launch_clock.h"
 #include "handles.h"
 #include "names.h"
 #include "op_table.h"
@@ -197,7 +200,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       /* The second operation of a P2P round: the round's item on ch is already numbered; a part
        * that only this direction fills makes the round counted there. */
       item = atomic_load_explicit(&r->dev_items[ch], memory_order_relaxed);
-      o = &r->owner[ch][item % RECOV_SLOTS];
+      o = &r->owner[ch][item % RECOV_OWNERS];
       if (cnt && !((r->last_counted >> ch) & 1)) {
         r->host_items[ch]++;
         r->last_counted |= 1ull << ch;
@@ -211,7 +214,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       item = atomic_load_explicit(&r->dev_items[ch], memory_order_relaxed) + 1;
       atomic_store_explicit(&r->dev_items[ch], item, memory_order_relaxed);
       if (cnt) base = ++r->host_items[ch];
-      o = &r->owner[ch][item % RECOV_SLOTS];
+      o = &r->owner[ch][item % RECOV_OWNERS];
       uint32_t flags = (cnt ? RECOV_OWNER_COUNTED : 0) | (u->kind == RECOV_UNIT_SELF ? RECOV_OWNER_SELF : 0) |
                        (u->kind == RECOV_UNIT_COLL ? RECOV_OWNER_COLL : 0);
       /* Invalidate first (a reader checks the item before and after reading the entry). */
@@ -219,6 +222,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       atomic_store_explicit(&o->flags, flags, memory_order_relaxed);
       atomic_store_explicit(&o->handle[0], u->handle, memory_order_relaxed);
       atomic_store_explicit(&o->handle[1], 0, memory_order_relaxed);
+      atomic_store_explicit(&o->launch_ns, u->launch_ns, memory_order_relaxed);
       /* Release: a reader that acquires this item sees the fields above. */
       atomic_store_explicit(&o->item, item, memory_order_release);
       if (merge) {
@@ -233,7 +237,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
         /* This operation's reading on ch is item `base`'s. With an untracked reader nobody
          * will hand that item on: its owner learns now that it is never delivered. */
         if (u->handle == 0 && u->kind == RECOV_UNIT_COLL) {
-          recov_owner* bo = &r->owner[ch][base % RECOV_SLOTS];
+          recov_owner* bo = &r->owner[ch][base % RECOV_OWNERS];
           if (atomic_load_explicit(&bo->item, memory_order_acquire) == base &&
               (atomic_load_explicit(&bo->flags, memory_order_relaxed) & RECOV_OWNER_COLL)) {
             uint64_t h = atomic_load_explicit(&bo->handle[0], memory_order_relaxed);
@@ -402,6 +406,8 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
   u.peer = info->peer;
   u.bytes = info->bytes;
   u.handle = (uint64_t)(uintptr_t)(s != NULL ? handle : NULL);
+  /* This thread's last KernelLaunch: the launch of this operation's kernel (launch_clock.h). */
+  u.launch_ns = launch_clock_last();
   uint32_t round = 0;
   if (reason != RECOV_OFF_NONE) {
     u.kind = RECOV_UNIT_COLL; /* not numbered: recovery goes off below */
@@ -598,6 +604,34 @@ static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, u
   if (op_leave(y, 0, done)) finish_op(y, 0);
 }
 
+/* Causal resolution of a reading that failed the launch-bound guard. NCCL hands a reading of base
+ * `base` the newest item in its slot: item base, or base + 64k for a k >= 1 launched by the time it
+ * read the slot (the start and the stop are read separately, each by its own bound `upper_*`). An
+ * item whose kernel was launched after a timestamp cannot have written it (the GPU clock's offset
+ * bound, gpu_clock_bound.h, maps the launch onto the GPU clock, as for a channel's own start in
+ * op_timing.c). When that rules out every later item for both the start and the stop, the reading
+ * is item base's. A later item not numbered, with its entry overwritten, or of unknown launch time
+ * rules nothing out. Proxy thread; the entries are read with the numbering's item check. */
+static bool reading_is_base_item(recov_state* r, const op_slot* s, const channel_slot* ch, uint32_t chan,
+                                 uint32_t base) {
+  int64_t bound;
+  if (!gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound)) return false;
+  for (uint32_t k = 1;; k++) {
+    uint32_t cand = base + k * RECOV_SLOTS;
+    bool start_may = cand <= ch->recov_upper_start, stop_may = cand <= ch->recov_upper_stop;
+    if (!start_may && !stop_may) return true;
+    if (k * RECOV_SLOTS >= RECOV_OWNERS) return false; /* its entry took item base's place */
+    recov_owner* o = &r->owner[chan][cand % RECOV_OWNERS];
+    /* Acquire: pairs with the numbering's release of the item (the launch time came before it). */
+    uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
+    uint64_t launch = atomic_load_explicit(&o->launch_ns, memory_order_relaxed);
+    if (item != cand || launch == 0 || atomic_load_explicit(&o->item, memory_order_acquire) != cand) return false;
+    int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch) + bound;
+    if (start_may && (int64_t)ch->gpu_start_ns >= earliest) return false;
+    if (stop_may && (int64_t)ch->gpu_stop_ns >= earliest) return false;
+  }
+}
+
 /* Processes reading i of operation s (entered, numbered, reading complete). */
 static void process_reading(op_slot* s, uint32_t i) {
   channel_slot* ch = &s->ch[i];
@@ -618,14 +652,17 @@ static void process_reading(op_slot* s, uint32_t i) {
   }
   uint32_t base = s->recov_base[chan];
   bool guard = base + RECOV_SLOTS > ch->recov_upper_start && base + RECOV_SLOTS > ch->recov_upper_stop;
+  bool interval = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
+  bool causal = !guard && interval && reading_is_base_item(r, s, ch, chan, base);
+  if (causal) counter_add(CTR_RECOVERY_CAUSAL_PLACED, 1);
   if (!((s->recov_lagging >> chan) & 1)) {
     /* Its own item (in step): kept unless the slot may have been reused (a zero or reversed
      * timestamp is quarantined by op_timing, as without recovery). */
-    if (!guard && ch->gpu_start_ns != 0) ch->read_late = 1;
+    if (!guard && !causal && ch->gpu_start_ns != 0) ch->read_late = 1;
     return;
   }
-  bool ok = guard && op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
-  recov_owner* o = &r->owner[chan][base % RECOV_SLOTS];
+  bool ok = (guard || causal) && interval;
+  recov_owner* o = &r->owner[chan][base % RECOV_OWNERS];
   /* Acquire: pairs with the numbering's release of the item. */
   uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
   uint32_t flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
@@ -693,7 +730,7 @@ void recov_op_closing(op_slot* s) {
     uint32_t chan = (uint32_t)__builtin_ctzll(owed);
     owed &= owed - 1;
     uint32_t base = s->recov_base[chan];
-    recov_owner* o = &r->owner[chan][base % RECOV_SLOTS];
+    recov_owner* o = &r->owner[chan][base % RECOV_OWNERS];
     uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
     uint32_t flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
     uint64_t h = atomic_load_explicit(&o->handle[0], memory_order_relaxed);

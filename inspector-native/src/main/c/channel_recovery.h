@@ -57,6 +57,10 @@ struct op_slot;
 struct profiler_op_event;
 
 #define RECOV_SLOTS NCCL_CHANNEL_TIMESTAMP_SLOTS
+/* Owner entries kept per channel, by item number modulo this (a power of two): an item's entry
+ * outlives the item 64 later, which a reading that failed the launch-bound guard may hold instead
+ * (the causal resolution, channel_recovery.c). */
+#define RECOV_OWNERS (2 * RECOV_SLOTS)
 #define RECOV_QUEUE 64  /* units waiting for a shape to be learned (power of two) */
 #define RECOV_SHAPES 32 /* learned P2P channel sets */
 
@@ -97,6 +101,7 @@ typedef struct recov_owner {
   _Atomic uint32_t item;  /* device item number (release-stored last; 0: none) */
   _Atomic uint32_t flags; /* RECOV_OWNER_* */
   _Atomic uint64_t handle[2]; /* the unit's operations (a P2P round: send and receive), 0: untracked */
+  _Atomic uint64_t launch_ns; /* host monotonic time of its kernel's launch (launch_clock.h), 0: unknown */
 } recov_owner;
 
 enum { RECOV_OWNER_COUNTED = 1, RECOV_OWNER_SELF = 2, RECOV_OWNER_COLL = 4 };
@@ -110,6 +115,7 @@ typedef struct recov_unit {
   int32_t peer;
   uint64_t bytes;
   uint64_t handle; /* 0: untracked */
+  uint64_t launch_ns; /* its kernel's launch (launch_clock.h), 0: unknown */
 } recov_unit;
 
 typedef struct recov_shape {
@@ -146,7 +152,7 @@ typedef struct recov_state {
   _Atomic uint32_t drain_requests;
   _Atomic uint32_t n_shapes;
   recov_shape shapes[RECOV_SHAPES];
-  recov_owner owner[INSPECTOR_MAX_CHANNELS][RECOV_SLOTS];
+  recov_owner owner[INSPECTOR_MAX_CHANNELS][RECOV_OWNERS];
 } recov_state;
 
 /* Communicator init: allocates its state (or records why recovery is off). */

@@ -48,6 +48,7 @@
   X(PROXY_OPS_UNTRACKED, "proxy_ops_untracked", NOTE) /* proxy operations beyond OP_PROXY_CELLS of one operation: not in its network breakdown */ \
   X(PROXY_INCOMPLETE, "proxy_incomplete", NOTE) /* operations closed with proxy operations still open (proxy_breakdown.h) */ \
   X(RECOVERED_CHANNELS, "recovered_channels", NOTE) /* lagging channels given their own work item's timestamps, handed on by a later operation (channel_recovery.h) */ \
+  X(RECOVERY_CAUSAL_PLACED, "recovery_causal_placed", NOTE) /* readings that failed the launch-bound guard, kept: every later item of their slot was launched after them (channel_recovery.c) */ \
   X(RECOVERY_LOST_SLOT_REUSED, "recovery_lost_slot_reused", NOTE) /* readings not handed on: item base + 64 may have run when NCCL read the slot */ \
   X(RECOVERY_NEVER_DELIVERED, "recovery_never_delivered", NOTE) /* lagging channels whose item's reading never reached the operation before it closed */ \
   X(RECOVERY_CAUSAL_REJECT, "recovery_causal_reject", NOTE) /* recovered timestamps that failed a consistency check: withheld */ \

@@ -313,9 +313,13 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
     uint64_t lagging = recov == RECOV_OP_NUMBERED ? s->recov_wait : s->lag_mask;
     ch->cpu_start_ns = (gpu_start_ns == 0 || verbose()) ? clock_mono_ns() : 0;
     /* One observation of the GPU clock's offset per operation (gpu_clock_bound.h), from its first
-     * channel not known to lag (a lagging channel's old timestamp would only weaken the bound).
-     * Relaxed exchange: a once-flag with nothing to publish. */
-    if (gpu_start_ns != 0 && !(channel_id < 64 && ((lagging >> channel_id) & 1)) &&
+     * channel not known to lag: a lagging channel's timestamp is an earlier item's, a valid but
+     * weaker observation, taken only from an operation whose every announced channel lags (after
+     * an AlltoAll over few channels, no operation has another). Relaxed exchange: a once-flag with
+     * nothing to publish. */
+    uint64_t announced = s->n_channels >= 64 ? ~0ull : (1ull << s->n_channels) - 1;
+    bool lags = channel_id < 64 && ((lagging >> channel_id) & 1);
+    if (gpu_start_ns != 0 && (!lags || (announced != 0 && (lagging & announced) == announced)) &&
         !atomic_exchange_explicit(&s->clock_observed, 1, memory_order_relaxed)) {
       uint64_t now = ch->cpu_start_ns ? ch->cpu_start_ns : clock_mono_ns();
       gpu_clock_observe(s->clock_device, gpu_start_ns, clock_mono_to_wall_ns(now), now);

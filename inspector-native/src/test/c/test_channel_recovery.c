@@ -200,8 +200,10 @@ static void a_reading_for_a_closed_owner_is_counted_and_dropped(void) {
   end(ctx);
 }
 
-/* A reading taken when item base + 64 may already have run is not handed on (launch-bound guard). */
-static void a_reading_after_sixty_four_later_items_is_lost(void) {
+/* b (items 2, its reader c) waits for its item; 64 more items run on its channels, so when c reads
+ * the slot item 2 + 64 may have run (the launch-bound guard fails). `reading` is when the kernel
+ * whose timestamps c gets started. */
+static decoded read_after_sixty_four_later_items(void** ctx_out, uint64_t* kb_out, int late_reading) {
   begin(0, 4096);
   void* ctx = test_comm(0x64, 0, 2);
   (void)test_drain();
@@ -217,27 +219,53 @@ static void a_reading_after_sixty_four_later_items_is_lost(void) {
     CHECK(coll(ctx, 2 + (uint64_t)i, 2, 16, &kx) == NULL);
   }
   at(now_mono + 100 * US);
-  read_channels(c, 0, 2, kb, 40 * US);              /* may be item 2 + 64's: not handed on */
-  decoded d = test_drain();
-  /* The self round's two, and c (its own item's reader was untracked: never delivered); b's entry
-   * was renumbered (item 2 + 64), so b waits until it is closed, untimed. */
-  CHECK_EQ(d.ops, 3);
-  CHECK_EQ(d.colls, 1);
-  CHECK_EQ(d.last.withheld_reason, WITHHELD_NEVER_DELIVERED);
-  CHECK_EQ(test_counter("recovery_lost_slot_reused"), 2);
-  CHECK_EQ(test_counter("recovered_channels"), 0);
+  /* b's own kernel's timestamps, or those of a kernel after the last launch (then item 2 + 64 may
+   * have written them). */
+  read_channels(c, 0, 2, late_reading ? kx + 20 * US : kb, 40 * US);
+  *ctx_out = ctx;
+  *kb_out = kb;
+  return test_drain();
+}
+
+/* Every later item of the slot (item 2 + 64) was launched after the reading's timestamps: the
+ * reading is b's own item (causal resolution), and b is timed by it. */
+static void a_reading_after_later_launches_is_kept_when_they_came_after_it(void) {
+  void* ctx;
+  uint64_t kb;
+  decoded d = read_after_sixty_four_later_items(&ctx, &kb, 0);
+  /* The self round's two, c (its own item's reader was untracked: never delivered) and b. */
+  CHECK_EQ(d.ops, 4);
+  CHECK_EQ(d.colls, 2);
+  CHECK_EQ(test_counter("recovery_causal_placed"), 2);
+  CHECK_EQ(test_counter("recovered_channels"), 2);
+  CHECK_EQ(test_counter("recovery_lost_slot_reused"), 0);
   ncclProfiler_v5.finalize(ctx);
   d = test_drain();
-  CHECK_EQ(d.ops, 1);
-  CHECK_EQ(d.last.seq, 0);
-  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.ops, 0);
   test_shutdown();
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
-/* A collective whose item is 64 or more ahead of its host count cannot get its own reading past the
- * launch-bound guard (its reader's own item is launched when it reads): it does not wait for it,
- * and closes as soon as its own channels are done, withheld (slot reused), not at the expiry. */
+/* The reading's timestamps come after item 2 + 64 was launched: it may be that item's, so it is not
+ * handed on (launch-bound guard, nothing ruled out). */
+static void a_reading_after_sixty_four_later_items_is_lost(void) {
+  void* ctx;
+  uint64_t kb;
+  decoded d = read_after_sixty_four_later_items(&ctx, &kb, 1);
+  /* The self round's two, and c (its own item's reader was untracked: never delivered); b is told
+   * its reading is lost and closes untimed. */
+  CHECK_EQ(d.colls, d.ops - 2);
+  CHECK_EQ(test_counter("recovery_causal_placed"), 0);
+  CHECK_EQ(test_counter("recovery_lost_slot_reused"), 2);
+  CHECK_EQ(test_counter("recovered_channels"), 0);
+  ncclProfiler_v5.finalize(ctx);
+  decoded rest = test_drain();
+  CHECK_EQ(d.ops + rest.ops, 4);
+  CHECK_EQ(rest.ops == 1 ? rest.last.timing_source : d.last.timing_source, TIMING_NONE);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
 static void a_collective_lagging_sixty_four_items_does_not_wait(void) {
   begin(10000 * MS, 0);
   void* ctx = test_comm(0x65, 0, 2);
@@ -309,6 +337,7 @@ int main(void) {
   RUN(a_lagging_collective_gets_its_own_item_from_the_next_reader);
   RUN(pairs_share_a_count_and_an_empty_part_has_none);
   RUN(a_reading_for_a_closed_owner_is_counted_and_dropped);
+  RUN(a_reading_after_later_launches_is_kept_when_they_came_after_it);
   RUN(a_reading_after_sixty_four_later_items_is_lost);
   RUN(a_collective_lagging_sixty_four_items_does_not_wait);
   RUN(off_by_setting_withholds_as_before);
