@@ -15,7 +15,8 @@
  * channel start); the bound is the largest observation of the last GPU_CLOCK_WINDOW_NS, so it
  * follows drift and steps of either clock within that window instead of trusting an old maximum.
  * Observations are kept per CUDA device ordinal (one more entry serves communicators whose device
- * is unknown, as in a replay), in a small ring each.
+ * is unknown, as in a replay), as the largest of each period of about 67 ms, in GPU_CLOCK_RING
+ * buckets that together span the window (gpu_clock_bound.c).
  *
  * A kernel cannot start before it was launched, so a channel whose GPU start is earlier than
  * (launch host time + bound) carries the timestamp of other, earlier work: see op_timing.h. */
@@ -28,7 +29,8 @@
 /* Devices with an entry of their own (CUDA ordinals 0..63); others share GPU_CLOCK_UNKNOWN_DEVICE. */
 #define GPU_CLOCK_DEVICES 64
 #define GPU_CLOCK_UNKNOWN_DEVICE GPU_CLOCK_DEVICES
-/* Observations kept per device, and how old (host monotonic time) one may be to count. */
+/* Periods kept per device (about 67 ms each), and how far (host monotonic time) from the moment
+ * judged an observation may be to count. */
 #define GPU_CLOCK_RING 16
 #define GPU_CLOCK_WINDOW_NS 1000000000ull
 
