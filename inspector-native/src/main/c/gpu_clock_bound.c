@@ -9,12 +9,15 @@
  * (its low PERIOD_BITS) above the offset (a signed OFFSET_BITS value), so an observation replaces or
  * raises it with one compare-and-swap, and a reader sees a period's value whole. */
 #define GPU_CLOCK_PERIOD_SHIFT 26
-#define OFFSET_BITS 44
+/* 36 bits of offset (+-34 s; the offsets seen are milliseconds) leave 28 of period: a period number
+ * repeats after 2^28 periods, 208 days, so a bucket left untouched that long is the only one that
+ * could pass for a current one. */
+#define OFFSET_BITS 36
 #define PERIOD_BITS (64 - OFFSET_BITS)
 #define OFFSET_MASK ((1ull << OFFSET_BITS) - 1)
 #define PERIOD_MASK ((1ull << PERIOD_BITS) - 1)
-/* An offset above +2^43 ns (2.4 hours) is stored as that (a smaller value is still a lower bound);
- * one below -2^43 ns is dropped (storing any value it could take would raise it). */
+/* An offset above +2^35 ns (34 s) is stored as that (a smaller value is still a lower bound); one
+ * below -2^35 ns is dropped (storing any value it could take would raise it). */
 #define OFFSET_MAX ((int64_t)(OFFSET_MASK >> 1))
 #define OFFSET_MIN (-OFFSET_MAX - 1)
 
