@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recovering kernel-channel times after NCCL's per-channel counters go out of step: a model, checked on CUPTI.
 
-usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap N] DIR...
+usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap N] [--causal-only] DIR...
   DIR  a recording with ground truth (testdata/traces/NAME: trace/trace-pid*.jsonl.gz and cupti-rank0.ndjson,
        format in testdata/traces/FORMAT.md; rank 0's trace is used). Prints, per recording, collectives
        right / wrong / untimed against CUPTI for: channels whose item is their own count, read as they came
@@ -13,6 +13,8 @@ usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap 
   --offline  learn nothing: take every operation's channel set from its KernelCh events (an oracle), to
              check the counting rule apart from the learning of P2P channel sets.
   --cap N    park at most N ambiguous timestamps per channel in the online resolution.
+  --causal-only  resolve by the launch bound alone (no order test, no windows): what the inspector
+             builds since 2026-12-05 (channel_recovery.c, reading_is_base_item).
 
 The rule (NCCL 2.28-2.30 source, docs/research/channel-recovery.md):
 - The device counts, per channel, every work item of every batch it runs (src/device/common.h, profiler()):
@@ -276,6 +278,9 @@ class Model:
                 self.kernel_ch_stop(e)
 
 
+CAUSAL_ONLY = False   # --causal-only
+
+
 def resolve(model, use_windows=True):
     """Give each timestamp its device item where only one item can explain it; repeat until nothing changes.
 
@@ -309,14 +314,14 @@ def resolve(model, use_windows=True):
                 if y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + h["bound"]:
                     continue
                 bad = False
-                for j, v in placed[c].items():
+                for j, v in ([] if CAUSAL_ONLY else placed[c].items()):
                     if kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)):
                         bad = True
                         break
                 if not bad:
                     keep.append(w)
             h["cands"] = keep
-            if len(keep) > 1 and use_windows:
+            if len(keep) > 1 and use_windows and not CAUSAL_ONLY:
                 inside = []
                 for w in keep:
                     y = model.owner[c].get(w)
@@ -521,7 +526,8 @@ def evaluate(directory, items=False, offline=False, cap=None):
             print(f"   readings {k[0]:>14} {k[1]:>8}: {v}")
 
     placed = resolve(model)
-    placed_online, most, dropped = resolve_online(model, cap)
+    # the online form has no causal-only variant: one pass of the causal test is already online
+    placed_online, most, dropped = (placed, 0, 0) if CAUSAL_ONLY else resolve_online(model, cap)
     same = all(placed[c][w] == placed_online[c].get(w) for c in placed for w in placed[c]) and \
         sum(len(v) for v in placed_online.values()) == sum(len(v) for v in placed.values())
     print(f"   online resolution {'places the same timestamps' if same else 'DIFFERS'}; at most {most}"
@@ -592,6 +598,8 @@ def main(argv):
     items = "--items" in argv
     offline = "--offline" in argv
     cap = int(argv[argv.index("--cap") + 1]) if "--cap" in argv else None
+    global CAUSAL_ONLY
+    CAUSAL_ONLY = "--causal-only" in argv
     dirs = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] == "--cap")]
     if not dirs:
         sys.exit(__doc__)
