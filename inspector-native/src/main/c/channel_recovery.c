@@ -250,11 +250,13 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
     if (!cnt || base != item) lagging |= 1ull << ch;
     /* A collective waits on ch for its own item's reading, which the operation whose host count
      * is `item` will read. When the item is 64 or more ahead of this operation's count, that
-     * reader's own item (at least item + 64) has been launched by the time it reads, so the
-     * launch-bound guard can never keep the reading: waiting would only hold the slot until the
-     * in-flight expiry (lag grows by every send/recv to self: after 64 AlltoAlls of a long MoE
-     * job every collective would wait). Such a channel is withheld at once (op_timing.c). */
-    if (u->kind == RECOV_UNIT_COLL && base != item && item - base < RECOV_SLOTS) wait |= 1ull << ch;
+     * reader's own item (at least item + 64) has been launched by the time it reads, so only the
+     * causal resolution can keep the reading (when it came before that launch). From
+     * RECOV_WAIT_LAG on, this operation's owner entry may be renumbered before the reading comes,
+     * and waiting would only hold the slot until the in-flight expiry (lag grows by every
+     * send/recv to self: after 96 AlltoAlls of a long MoE job every collective would wait). Such a
+     * channel is withheld at once (op_timing.c). */
+    if (u->kind == RECOV_UNIT_COLL && base != item && item - base < RECOV_WAIT_LAG) wait |= 1ull << ch;
     if (lag > max_lag) max_lag = lag;
   }
   if (!merge) {

@@ -61,6 +61,11 @@ struct profiler_op_event;
  * outlives the item 64 later, which a reading that failed the launch-bound guard may hold instead
  * (the causal resolution, channel_recovery.c). */
 #define RECOV_OWNERS (2 * RECOV_SLOTS)
+/* A collective waits for its own item's reading while it is fewer items than this ahead of its
+ * count. From 64 on, the reading comes only when the item 64 later has been launched, and is kept
+ * only by the causal resolution; beyond this the owner's entry could be renumbered (item + 128)
+ * before the reading comes, and it would wait for nothing until the in-flight expiry. */
+#define RECOV_WAIT_LAG (RECOV_OWNERS - RECOV_SLOTS / 2)
 #define RECOV_QUEUE 64  /* units waiting for a shape to be learned (power of two) */
 #define RECOV_SHAPES 32 /* learned P2P channel sets */
 

@@ -266,17 +266,57 @@ static void a_reading_after_sixty_four_later_items_is_lost(void) {
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
-static void a_collective_lagging_sixty_four_items_does_not_wait(void) {
-  begin(10000 * MS, 0);
-  void* ctx = test_comm(0x65, 0, 2);
+/* A collective 64 items ahead of its count (b: item 65, base 1) waits: its reader (the operation
+ * counted 65) reads after item 65 + 64, its own, was launched, and keeps the reading by the
+ * causal resolution when the timestamps came before that launch. */
+static void a_collective_lagging_sixty_four_items_waits_for_the_causal_reading(void) {
+  begin(10000 * MS, 4096);
+  void* ctx = test_comm(0x66, 0, 2);
   for (int i = 0; i < 64; i++) {                    /* 64 device items without a count on 0..1 */
     at(now_mono + 20 * US);
     self_round(ctx, 2);
   }
   (void)test_drain();
   at(now_mono + 100 * US);
+  uint64_t kb, kx, kr;
+  void* b = coll(ctx, 0, 2, 262144, &kb);           /* items 65, bases 1: lag 64, waits */
+  at(kb + 100 * US);
+  read_channels(b, 0, 2, kb - 50 * US, 20 * US);    /* base 1: the first self round's item */
+  for (int i = 0; i < 63; i++) {                    /* items 66..128, bases 2..64 (untracked) */
+    at(now_mono + 20 * US);
+    CHECK(coll(ctx, 1 + (uint64_t)i, 2, 16, &kx) == NULL);
+  }
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 0);                               /* b waits */
+  at(now_mono + 100 * US);
+  void* r = coll(ctx, 64, 2, 262144, &kr);          /* items 129, bases 65: reads b's item */
+  at(kr + 100 * US);
+  read_channels(r, 0, 2, kb, 30 * US);              /* b's kernel's timestamps, before r's launch */
+  d = test_drain();
+  CHECK_EQ(test_counter("recovery_causal_placed"), 2);
+  CHECK_EQ(test_counter("recovered_channels"), 2);
+  CHECK_EQ(test_counter("recovery_lost_slot_reused"), 0);
+  CHECK_EQ(d.ops, 1);                               /* b; r waits for its own item's reader */
+  CHECK_EQ(d.last.seq, 0);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.time_recovery, TIME_RECOVERED);
+  CHECK_EQ(d.last.exec_ns, 30 * US);
+  CHECK_EQ(d.last.max_channel_lag, 64);
+  end(ctx);
+}
+
+/* From 96 items ahead on, a collective does not wait (its entry could be renumbered first). */
+static void a_collective_lagging_ninety_six_items_does_not_wait(void) {
+  begin(10000 * MS, 0);
+  void* ctx = test_comm(0x65, 0, 2);
+  for (int i = 0; i < RECOV_WAIT_LAG; i++) {        /* 96 device items without a count on 0..1 */
+    at(now_mono + 20 * US);
+    self_round(ctx, 2);
+  }
+  (void)test_drain();
+  at(now_mono + 100 * US);
   uint64_t kb;
-  void* b = coll(ctx, 0, 2, 262144, &kb);           /* items 65, bases 1: lag 64 */
+  void* b = coll(ctx, 0, 2, 262144, &kb);           /* items 97, bases 1: lag 96 */
   at(kb + 100 * US);
   read_channels(b, 0, 2, kb - 50 * US, 20 * US);    /* base 1: the first self round's item */
   decoded d = test_drain();
@@ -339,7 +379,8 @@ int main(void) {
   RUN(a_reading_for_a_closed_owner_is_counted_and_dropped);
   RUN(a_reading_after_later_launches_is_kept_when_they_came_after_it);
   RUN(a_reading_after_sixty_four_later_items_is_lost);
-  RUN(a_collective_lagging_sixty_four_items_does_not_wait);
+  RUN(a_collective_lagging_sixty_four_items_waits_for_the_causal_reading);
+  RUN(a_collective_lagging_ninety_six_items_does_not_wait);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   return test_failures ? 1 : 0;
