@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "comm_table.h"
 #include "core_state.h"
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
-#include "clock.h"
-#include "launch_clock.h"
 #include "handles.h"
+#include "launch_clock.h"
 #include "names.h"
 #include "op_table.h"
 #include "op_timing.h"

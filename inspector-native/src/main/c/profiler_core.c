@@ -288,6 +288,12 @@ static inline bool read_late(const op_slot* s) {
   return late_read_possible(&g_core.comms.slots[s->comm_index], s->work_sn);
 }
 
+/* Whether every channel NCCL announced for the operation is in the lagging mask. */
+static inline bool every_channel_lags(const op_slot* s, uint64_t lagging) {
+  uint64_t announced = s->n_channels >= 64 ? ~0ull : (1ull << s->n_channels) - 1;
+  return announced != 0 && (lagging & announced) == announced;
+}
+
 void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns) {
   if (parent == NULL) return NULL; /* the operation was not tracked (filtered or dropped) */
   if (handle_tag(parent) != HANDLE_TAG_OP || !core_has_tables()) {
@@ -317,9 +323,8 @@ void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns
      * weaker observation, taken only from an operation whose every announced channel lags (after
      * an AlltoAll over few channels, no operation has another). Relaxed exchange: a once-flag with
      * nothing to publish. */
-    uint64_t announced = s->n_channels >= 64 ? ~0ull : (1ull << s->n_channels) - 1;
     bool lags = channel_id < 64 && ((lagging >> channel_id) & 1);
-    if (gpu_start_ns != 0 && (!lags || (announced != 0 && (lagging & announced) == announced)) &&
+    if (gpu_start_ns != 0 && (!lags || every_channel_lags(s, lagging)) &&
         !atomic_exchange_explicit(&s->clock_observed, 1, memory_order_relaxed)) {
       uint64_t now = ch->cpu_start_ns ? ch->cpu_start_ns : clock_mono_ns();
       gpu_clock_observe(s->clock_device, gpu_start_ns, clock_mono_to_wall_ns(now), now);

@@ -8,6 +8,7 @@ import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceEvents;
 import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
 
 /**
  * Records per second through the JVM side: the callbacks a recorded run made into the plugin
@@ -64,8 +66,8 @@ public final class DumpThroughputBenchmark {
     delete(work);
   }
 
-  private static void delete(Path dir) throws java.io.IOException {
-    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+  private static void delete(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
       paths.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
     }
   }
