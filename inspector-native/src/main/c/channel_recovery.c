@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel_placed.h"
 #include "clock.h"
 #include "comm_table.h"
 #include "core_state.h"
@@ -259,6 +260,10 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
     if (u->kind == RECOV_UNIT_COLL && base != item && item - base < RECOV_WAIT_LAG) wait |= 1ull << ch;
     if (lag > max_lag) max_lag = lag;
   }
+  /* Relaxed: a once-set flag of its own (see process_reading). */
+  if (lagging != 0 && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+    atomic_store_explicit(&r->placing, 1, memory_order_relaxed);
+  }
   if (!merge) {
     r->last_channels = set;
     r->last_counted = counted;
@@ -382,6 +387,7 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
     s->recov_lagging = 0;
     s->recov_max_lag = 0;
     atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->recov_found, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
     atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
@@ -606,32 +612,77 @@ static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, u
   if (op_leave(y, 0, done)) finish_op(y, 0);
 }
 
-/* Causal resolution of a reading that failed the launch-bound guard. NCCL hands a reading of base
- * `base` the newest item in its slot: item base, or base + 64k for a k >= 1 launched by the time it
- * read the slot (the start and the stop are read separately, each by its own bound `upper_*`). An
- * item whose kernel was launched after a timestamp cannot have written it (the GPU clock's offset
- * bound, gpu_clock_bound.h, maps the launch onto the GPU clock, as for a channel's own start in
- * op_timing.c). When that rules out every later item for both the start and the stop, the reading
- * is item base's. A later item not numbered, with its entry overwritten, or of unknown launch time
- * rules nothing out. Proxy thread; the entries are read with the numbering's item check. */
-static bool reading_is_base_item(recov_state* r, const op_slot* s, const channel_slot* ch, uint32_t chan,
-                                 uint32_t base) {
+/* Resolution of a reading that failed the launch-bound guard (docs/research/channel-recovery.md,
+ * step 3). NCCL hands a reading of base `base` the newest item in its slot: item base, or
+ * base + 64k for a k >= 1 launched by the time it read the slot (the start and the stop are read
+ * separately, each by its own bound `upper_*`). A candidate is ruled out for a timestamp when
+ * - its kernel was launched after the timestamp (the causal test: the GPU clock's offset bound,
+ *   gpu_clock_bound.h, maps the launch onto the GPU clock, as for a channel's own start in
+ *   op_timing.c);
+ * - an item already placed on the channel contradicts the order (the order test, channel_placed.h).
+ * The reading is item w's when w is the only candidate left for its start and the only one left for
+ * its stop. A candidate not numbered, with its entry overwritten, or of unknown launch time is not
+ * ruled out by the causal test. Returns w, or 0 when the reading stays ambiguous; *by_order says
+ * whether the order test was needed. Proxy thread (or the drainer); the owner entries are read with
+ * the numbering's item check. */
+static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_slot* ch, uint32_t chan,
+                                uint32_t base, bool* by_order) {
+  *by_order = false;
   int64_t bound;
-  if (!gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound)) return false;
-  for (uint32_t k = 1;; k++) {
+  bool have_bound = gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound);
+  uint32_t cands[RECOV_PLACED_CANDIDATES];
+  uint32_t n = 0, start_ok = 0, stop_ok = 0;
+  for (uint32_t k = 0;; k++) {
     uint32_t cand = base + k * RECOV_SLOTS;
-    bool start_may = cand <= ch->recov_upper_start, stop_may = cand <= ch->recov_upper_stop;
-    if (!start_may && !stop_may) return true;
-    if (k * RECOV_SLOTS >= RECOV_OWNERS) return false; /* its entry took item base's place */
+    bool start_may = k == 0 || cand <= ch->recov_upper_start, stop_may = k == 0 || cand <= ch->recov_upper_stop;
+    if (!start_may && !stop_may) break;
+    if (n == RECOV_PLACED_CANDIDATES) return 0; /* more candidates than judged: left ambiguous */
+    uint32_t bit = 1u << n;
+    cands[n++] = cand;
+    if (start_may) start_ok |= bit;
+    if (stop_may) stop_ok |= bit;
+    if (!have_bound || k * RECOV_SLOTS >= RECOV_OWNERS) continue; /* its entry took item base's place */
     recov_owner* o = &r->owner[chan][cand % RECOV_OWNERS];
     /* Acquire: pairs with the numbering's release of the item (the launch time came before it). */
     uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
     uint64_t launch = atomic_load_explicit(&o->launch_ns, memory_order_relaxed);
-    if (item != cand || launch == 0 || atomic_load_explicit(&o->item, memory_order_acquire) != cand) return false;
+    if (item != cand || launch == 0 || atomic_load_explicit(&o->item, memory_order_acquire) != cand) continue;
     int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch) + bound;
-    if (start_may && (int64_t)ch->gpu_start_ns >= earliest) return false;
-    if (stop_may && (int64_t)ch->gpu_stop_ns >= earliest) return false;
+    if ((int64_t)ch->gpu_start_ns < earliest) start_ok &= ~bit;
+    if ((int64_t)ch->gpu_stop_ns < earliest) stop_ok &= ~bit;
   }
+  bool single = start_ok != 0 && (start_ok & (start_ok - 1)) == 0 && start_ok == stop_ok;
+  if (single) return cands[__builtin_ctz(start_ok)];
+  if (start_ok == 0 || stop_ok == 0) return 0;
+  uint32_t order_start, order_stop;
+  placed_order_test(r->placed[chan], cands, n, ch->gpu_start_ns, ch->gpu_stop_ns, &order_start, &order_stop);
+  start_ok &= ~order_start;
+  stop_ok &= ~order_stop;
+  single = start_ok != 0 && (start_ok & (start_ok - 1)) == 0 && start_ok == stop_ok;
+  if (!single) return 0;
+  *by_order = true;
+  return cands[__builtin_ctz(start_ok)];
+}
+
+/* The owner entry of item `item` on chan, if it still holds that item: its flags and first handle. */
+static bool owner_of(recov_state* r, uint32_t chan, uint32_t item, uint32_t* flags, uint64_t* handle) {
+  recov_owner* o = &r->owner[chan][item % RECOV_OWNERS];
+  /* Acquire: pairs with the numbering's release of the item (the fields came before it). */
+  uint32_t got = atomic_load_explicit(&o->item, memory_order_acquire);
+  *flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
+  *handle = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
+  return got == item && atomic_load_explicit(&o->item, memory_order_acquire) == item;
+}
+
+/* A reading resolved to item w, later than the reader's base: handed to w's owner when it is a
+ * collective waiting for that channel (deliver_from ignores any other). */
+static void hand_to_item(recov_state* r, uint32_t chan, uint32_t w, const channel_slot* ch) {
+  uint32_t flags;
+  uint64_t h;
+  if (!owner_of(r, chan, w, &flags, &h) || (flags & RECOV_OWNER_SELF) || !(flags & RECOV_OWNER_COLL) || h == 0) {
+    return;
+  }
+  deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
 }
 
 /* Processes reading i of operation s (entered, numbered, reading complete). */
@@ -655,21 +706,44 @@ static void process_reading(op_slot* s, uint32_t i) {
   uint32_t base = s->recov_base[chan];
   bool guard = base + RECOV_SLOTS > ch->recov_upper_start && base + RECOV_SLOTS > ch->recov_upper_stop;
   bool interval = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
-  bool causal = !guard && interval && reading_is_base_item(r, s, ch, chan, base);
-  if (causal) counter_add(CTR_RECOVERY_CAUSAL_PLACED, 1);
+  /* Relaxed: a once-set flag of its own (placements start at the first lag or late read; before,
+   * every reading passes the guard and the ring would only cost). */
+  if (!guard && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+    atomic_store_explicit(&r->placing, 1, memory_order_relaxed);
+  }
+  uint32_t w = 0; /* the item the reading is known to be, 0: not known */
+  if (interval) {
+    bool by_order = false;
+    w = guard ? base : resolve_reading(r, s, ch, chan, base, &by_order);
+    if (w != 0 && !guard) counter_add(by_order ? CTR_RECOVERY_ORDER_PLACED : CTR_RECOVERY_CAUSAL_PLACED, 1);
+    if (w != 0 && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+      placed_put(r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
+    }
+  }
+  if (w != 0 && w != base) hand_to_item(r, chan, w, ch);
+  uint64_t a, b;
   if (!((s->recov_lagging >> chan) & 1)) {
     /* Its own item (in step): kept unless the slot may have been reused (a zero or reversed
-     * timestamp is quarantined by op_timing, as without recovery). */
-    if (!guard && !causal && ch->gpu_start_ns != 0) ch->read_late = 1;
+     * timestamp is quarantined by op_timing, as without recovery). Not known to be its own, it
+     * takes its item's timestamps where another reading placed them (an earlier reader of the same
+     * slot that read it late), else the channel is read late. */
+    if (guard || w == base || ch->gpu_start_ns == 0) return;
+    if (placed_get(r->placed[chan], base, &a, &b)) {
+      uint64_t bit = recov_bit(chan);
+      s->recov_start[chan] = a;
+      s->recov_stop[chan] = b;
+      /* Relaxed RMWs inside the operation's enter/leave (as in deliver_from). */
+      atomic_fetch_or_explicit(&s->recov_got, bit, memory_order_relaxed);
+      atomic_fetch_or_explicit(&s->recov_found, bit, memory_order_relaxed);
+      counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
+    } else {
+      ch->read_late = 1;
+    }
     return;
   }
-  bool ok = (guard || causal) && interval;
-  recov_owner* o = &r->owner[chan][base % RECOV_OWNERS];
-  /* Acquire: pairs with the numbering's release of the item. */
-  uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
-  uint32_t flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
-  uint64_t h = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
-  if (atomic_load_explicit(&o->item, memory_order_acquire) != item || item != base) {
+  uint32_t flags;
+  uint64_t h;
+  if (!owner_of(r, chan, base, &flags, &h)) {
     counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1); /* its owner's entry was renumbered: item base + 64 exists */
     return;
   }
@@ -678,8 +752,12 @@ static void process_reading(op_slot* s, uint32_t i) {
     return;
   }
   if (!(flags & RECOV_OWNER_COLL) || h == 0) return; /* a P2P's or an untracked operation's item */
-  if (ok) {
+  if (w == base) {
     deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
+  } else if (placed_get(r->placed[chan], base, &a, &b)) {
+    /* Not item base's, but item base's timestamps were placed from another reading. */
+    counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
+    deliver(h, chan, true, a, b, WITHHELD_NONE);
   } else {
     counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
     deliver_from(h, chan, false, 0, 0, WITHHELD_SLOT_REUSED, s->kind == RECORD_KIND_P2P);
@@ -772,6 +850,7 @@ void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* 
       s->recov_lagging = 0;
       s->recov_max_lag = 0;
       atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->recov_found, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
       atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);

@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "channel_late_read.h"
+#include "channel_placed.h"
 #include "inspector_limits.h"
 
 struct comm_slot;
@@ -158,6 +159,11 @@ typedef struct recov_state {
   _Atomic uint32_t n_shapes;
   recov_shape shapes[RECOV_SHAPES];
   recov_owner owner[INSPECTOR_MAX_CHANNELS][RECOV_OWNERS];
+  /* Readings placed on their item, per channel (channel_placed.h), written from the first lagging
+   * unit or late read on (placing), read by the order test and by operations whose own reading was
+   * another item's. */
+  _Atomic uint8_t placing;
+  recov_placed placed[INSPECTOR_MAX_CHANNELS][RECOV_PLACED];
 } recov_state;
 
 /* Communicator init: allocates its state (or records why recovery is off). */

@@ -109,6 +109,8 @@ typedef struct op_slot {
   uint64_t recov_reads;          /* channels where it has a host count (its reading has an owner) */
   uint64_t recov_lagging;        /* channels whose reading is not its own item's (exact lag mask) */
   _Atomic uint64_t recov_got, recov_lost; /* waiting channels handed their timestamps / reported lost */
+  _Atomic uint64_t recov_found; /* in-step channels whose own reading was another item's, given their
+                                   item's timestamps placed from another reading (in recov_got too) */
   _Atomic uint64_t recov_answered; /* waiting channels whose completion was counted (once each) */
   uint32_t recov_base[INSPECTOR_MAX_CHANNELS];  /* its host count per channel */
   uint64_t recov_start[INSPECTOR_MAX_CHANNELS]; /* timestamps handed on, per channel id */

@@ -64,7 +64,10 @@ void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_
    * their own item's timestamps from a later operation. Otherwise the prediction from sends/receives
    * to self (channel_desync.h). Relaxed: the slot is owned by the caller. */
   bool numbered = atomic_load_explicit(&((op_slot*)s)->recov_state, memory_order_relaxed) == RECOV_OP_NUMBERED;
-  uint64_t waiting = numbered ? s->recov_wait : 0;
+  /* In-step channels given their item's timestamps from the placed ring (recov_found) are timed
+   * like waiting channels that got theirs. */
+  uint64_t waiting =
+      numbered ? s->recov_wait | atomic_load_explicit(&((op_slot*)s)->recov_found, memory_order_relaxed) : 0;
 
   /* First pass: which channels lag. */
   uint64_t early_unpredicted = 0; /* by channel index */

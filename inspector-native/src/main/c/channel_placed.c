@@ -1,0 +1,87 @@
+#include "channel_placed.h"
+
+/* Seqlock protocol (Boehm, "Can seqlocks get along with programming language memory models?"), with
+ * the item number as the sequence: the writer marks the entry busy, issues a release fence, stores
+ * the data, and release-stores the item; a reader acquire-loads the item, loads the data, issues an
+ * acquire fence and loads the item again. If a data load saw a value stored after the writer's
+ * fence, the fences synchronise and the second load sees the busy mark or a later item, so a torn
+ * entry is never taken. ThreadSanitizer does not model fences: its builds use release stores and
+ * acquire loads of the data instead (tests only; on x86 the two forms compile to the same loads and
+ * stores). */
+#if defined(__SANITIZE_THREAD__)
+#define DATA_STORE memory_order_release
+#define DATA_LOAD memory_order_acquire
+#else
+#define DATA_STORE memory_order_relaxed
+#define DATA_LOAD memory_order_relaxed
+#endif
+
+bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop) {
+  if (item == 0 || item == RECOV_PLACED_BUSY) return false;
+  recov_placed* e = &ring[item % RECOV_PLACED];
+  /* Relaxed: the claim orders nothing by itself; the release fence below orders it before the data. */
+  uint32_t old = atomic_load_explicit(&e->item, memory_order_relaxed);
+  if (old == item || old == RECOV_PLACED_BUSY) return false;
+  /* An entry is only ever moved to a newer item: an older reading must not push out a newer one. */
+  if (old != 0 && (int32_t)(item - old) < 0) return false;
+  if (!atomic_compare_exchange_strong_explicit(&e->item, &old, RECOV_PLACED_BUSY, memory_order_relaxed,
+                                               memory_order_relaxed)) {
+    return false;
+  }
+#if !defined(__SANITIZE_THREAD__)
+  atomic_thread_fence(memory_order_release);
+#endif
+  atomic_store_explicit(&e->start, start, DATA_STORE);
+  atomic_store_explicit(&e->stop, stop, DATA_STORE);
+  /* Release: a reader that acquires the item sees the data above. */
+  atomic_store_explicit(&e->item, item, memory_order_release);
+  return true;
+}
+
+/* Reads entry e; true with its item and data when it was stable over the reads. */
+static inline bool read_entry(const recov_placed* e, uint32_t* item, uint64_t* start, uint64_t* stop) {
+  /* Acquire: pairs with the writer's release of the item (the data came before it). */
+  uint32_t first = atomic_load_explicit(&e->item, memory_order_acquire);
+  if (first == 0 || first == RECOV_PLACED_BUSY) return false;
+  *start = atomic_load_explicit(&e->start, DATA_LOAD);
+  *stop = atomic_load_explicit(&e->stop, DATA_LOAD);
+#if !defined(__SANITIZE_THREAD__)
+  /* Acquire fence: the data loads above come before the re-check below (see the protocol). */
+  atomic_thread_fence(memory_order_acquire);
+#endif
+  if (atomic_load_explicit(&e->item, memory_order_relaxed) != first) return false;
+  *item = first;
+  return true;
+}
+
+bool placed_get(const recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t* start, uint64_t* stop) {
+  uint32_t got;
+  uint64_t a, b;
+  if (item == 0 || !read_entry(&ring[item % RECOV_PLACED], &got, &a, &b) || got != item) return false;
+  *start = a;
+  *stop = b;
+  return true;
+}
+
+void placed_order_test(const recov_placed ring[RECOV_PLACED], const uint32_t* cands, uint32_t n, uint64_t start,
+                       uint64_t stop, uint32_t* start_out, uint32_t* stop_out) {
+  uint32_t s_out = 0, p_out = 0;
+  for (uint32_t e = 0; e < RECOV_PLACED; e++) {
+    uint32_t j;
+    uint64_t js, jp;
+    if (!read_entry(&ring[e], &j, &js, &jp)) continue;
+    for (uint32_t i = 0; i < n; i++) {
+      int32_t d = (int32_t)(j - cands[i]);
+      if (d < 0) {
+        /* j runs before candidate i: it cannot start (stop) after the candidate does. */
+        if (js > start) s_out |= 1u << i;
+        if (jp > stop) p_out |= 1u << i;
+      } else if (d > 0) {
+        if (js < start) s_out |= 1u << i;
+        if (jp < stop) p_out |= 1u << i;
+      }
+    }
+  }
+  *start_out = s_out;
+  *stop_out = p_out;
+}

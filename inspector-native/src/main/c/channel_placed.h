@@ -1,0 +1,52 @@
+/* Timestamps placed on their device item, per channel of a communicator: what the order test of
+ * channel recovery reads (channel_recovery.c, docs/research/channel-recovery.md step 3).
+ *
+ * A kernel channel runs its work items one after another, in item order, and the device writes each
+ * item's start and stop as it runs: so an earlier item of a channel cannot have a later start (or
+ * stop) than a later item's, and a later item cannot have an earlier one (ties allowed). Once a
+ * reading is known to be item w's, it rules out, for any other reading of the same channel, every
+ * candidate item that would break that order.
+ *
+ * A ring of RECOV_PLACED entries per channel, indexed by item number modulo RECOV_PLACED; an entry
+ * is a seqlock whose sequence word is the item number itself. Writers are the threads that process
+ * readings (NCCL's proxy thread, and the enqueuing thread while it numbers queued operations): a
+ * writer claims an entry by compare-and-swap, so two writers never write one entry at once, and the
+ * loser skips its placement (the ring is knowledge, not a record: a missing entry only leaves more
+ * candidates). The first placement of an item stays: an item's entry is never rewritten with the same
+ * number, so a reader's check of the number before and after its reads is exact. */
+#ifndef NCCL_INSPECTOR_CHANNEL_PLACED_H
+#define NCCL_INSPECTOR_CHANNEL_PLACED_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Entries per channel (a power of two). Candidates of a reading are its base item and the items
+ * 64, 128... later that were launched when NCCL read it; the order test needs placed items around
+ * them, within the owner ring's 128 items (channel_recovery.h: RECOV_OWNERS). */
+#define RECOV_PLACED 128
+/* Candidates one order test judges at most (base item and up to three later ones). */
+#define RECOV_PLACED_CANDIDATES 4
+
+typedef struct recov_placed {
+  _Atomic uint32_t item;   /* device item number; 0: empty; RECOV_PLACED_BUSY: being written */
+  _Atomic uint64_t start;  /* GPU timestamps of the item on this channel */
+  _Atomic uint64_t stop;
+} recov_placed;
+
+#define RECOV_PLACED_BUSY UINT32_MAX
+
+/* Places item's timestamps (item != 0). Returns false when the entry is being written by another
+ * thread or already holds the item (the first placement stays). */
+bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop);
+
+/* The timestamps placed for item, if its entry still holds it. */
+bool placed_get(const recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t* start, uint64_t* stop);
+
+/* The order test: for each of n (<= RECOV_PLACED_CANDIDATES) candidate items, whether a placed item
+ * of the channel contradicts the timestamp start (bit i of *start_out) or stop (bit i of *stop_out)
+ * being candidate i's. One pass over the ring. */
+void placed_order_test(const recov_placed ring[RECOV_PLACED], const uint32_t* cands, uint32_t n, uint64_t start,
+                       uint64_t stop, uint32_t* start_out, uint32_t* stop_out);
+
+#endif
