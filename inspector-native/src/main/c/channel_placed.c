@@ -17,7 +17,7 @@
 #endif
 
 bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop) {
-  if (item == 0 || item == RECOV_PLACED_BUSY) return false;
+  if (item == 0 || item == RECOV_PLACED_BUSY || stop <= start || stop - start > UINT32_MAX) return false;
   recov_placed* e = &ring[item % RECOV_PLACED];
   /* Relaxed: the claim orders nothing by itself; the release fence below orders it before the data. */
   uint32_t old = atomic_load_explicit(&e->item, memory_order_relaxed);
@@ -32,7 +32,7 @@ bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, 
   atomic_thread_fence(memory_order_release);
 #endif
   atomic_store_explicit(&e->start, start, DATA_STORE);
-  atomic_store_explicit(&e->stop, stop, DATA_STORE);
+  atomic_store_explicit(&e->duration, (uint32_t)(stop - start), DATA_STORE);
   /* Release: a reader that acquires the item sees the data above. */
   atomic_store_explicit(&e->item, item, memory_order_release);
   return true;
@@ -44,7 +44,7 @@ static inline bool read_entry(const recov_placed* e, uint32_t* item, uint64_t* s
   uint32_t first = atomic_load_explicit(&e->item, memory_order_acquire);
   if (first == 0 || first == RECOV_PLACED_BUSY) return false;
   *start = atomic_load_explicit(&e->start, DATA_LOAD);
-  *stop = atomic_load_explicit(&e->stop, DATA_LOAD);
+  *stop = *start + atomic_load_explicit(&e->duration, DATA_LOAD);
 #if !defined(__SANITIZE_THREAD__)
   /* Acquire fence: the data loads above come before the re-check below (see the protocol). */
   atomic_thread_fence(memory_order_acquire);

@@ -23,21 +23,25 @@
 
 /* Entries per channel (a power of two). Candidates of a reading are its base item and the items
  * 64, 128... later that were launched when NCCL read it; the order test needs placed items around
- * them, within the owner ring's 128 items (channel_recovery.h: RECOV_OWNERS). */
-#define RECOV_PLACED 128
+ * them. 128 entries placed 163 of n2_moe's 200 collectives, 256 entries 175, as many as the
+ * research model with every placement kept (docs/research/channel-recovery.md). 16 bytes each:
+ * 256 KiB per communicator slot. */
+#define RECOV_PLACED 256
 /* Candidates one order test judges at most (base item and up to three later ones). */
 #define RECOV_PLACED_CANDIDATES 4
 
 typedef struct recov_placed {
-  _Atomic uint32_t item;   /* device item number; 0: empty; RECOV_PLACED_BUSY: being written */
-  _Atomic uint64_t start;  /* GPU timestamps of the item on this channel */
-  _Atomic uint64_t stop;
+  _Atomic uint32_t item;     /* device item number; 0: empty; RECOV_PLACED_BUSY: being written */
+  _Atomic uint32_t duration; /* stop - start, ns */
+  _Atomic uint64_t start;    /* GPU start timestamp of the item on this channel */
 } recov_placed;
 
 #define RECOV_PLACED_BUSY UINT32_MAX
 
-/* Places item's timestamps (item != 0). Returns false when the entry is being written by another
- * thread or already holds the item (the first placement stays). */
+/* Places item's timestamps (item != 0, start < stop, a channel shorter than 2^32 ns). Returns false
+ * when it cannot (then nothing is placed: the ring is knowledge, a missing entry leaves more
+ * candidates), when the entry is being written by another thread, already holds the item (the first
+ * placement stays) or a newer one. */
 bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop);
 
 /* The timestamps placed for item, if its entry still holds it. */

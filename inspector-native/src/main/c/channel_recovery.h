@@ -35,10 +35,11 @@
  * AllGatherV path), interface < v5 (no KernelLaunch), several ranks per node on several nodes, a
  * channel outside the numbered set, a full queue, or a shape that cannot be learned.
  *
- * Memory: one recov_state per communicator slot (sizeof(recov_state) = 101,216 bytes, 99 KiB;
- * docs/configuration.md), calloc'ed at the first communicator init in the slot that wants recovery,
- * reset by the slot's later communicators and freed with the comm table (comm_table.h: recov_mem);
- * NULL (recovery off) when the allocation fails.
+ * Memory: one recov_state per communicator slot (sizeof(recov_state) = 527,720 bytes, 515 KiB: the
+ * owner ring 256 KiB, the ring of placed items 256 KiB; docs/configuration.md), calloc'ed at the
+ * first communicator init in the slot that wants recovery, reset by the slot's later communicators
+ * and freed with the comm table (comm_table.h: recov_mem); NULL (recovery off) when the allocation
+ * fails.
  * Per operation slot (allocated with the table at enable): its host count per channel, the handed-on
  * timestamps per channel and each channel's guard values: 2.2 KiB of op_slot's 11.3 KiB (the
  * network breakdown's step rings take most of the rest). */

@@ -330,6 +330,72 @@ static void a_collective_lagging_ninety_six_items_does_not_wait(void) {
 }
 
 /* Recovery off (the setting): today's guards, the lagging channels withheld. */
+/* The order test (channel_placed.h). One channel. P (item 1) is read 20 us after its kernel: the
+ * GPU clock's offset bound. W (item 2) is read after 64 later items were launched, with timestamps
+ * from before the last of those launches: kept by the causal test, and from then on readings are
+ * placed. X (item 67) is read after item 131 was launched, with timestamps after that launch, so the
+ * causal test cannot tell item 67 from item 131. With Y (item 68) placed first, starting after X's
+ * timestamps, item 131 (which runs after 68) is ruled out and the reading is X's own; without Y
+ * placed, X's channel is left out as read late. */
+static void order_scenario(int y_first) {
+  begin(0, 4096);
+  void* ctx = test_comm(0x0de5, 0, 2);
+  (void)test_drain();
+  uint64_t kp, kw, kx, ky, kz;
+  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 */
+  at(kp + 20 * US);
+  read_channels(p, 0, 1, kp, 5 * US);
+  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 */
+  for (int i = 0; i < 64; i++) {                      /* items 3..66, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  at(now_mono + 10 * US);
+  read_channels(w, 0, 1, kw, 5 * US);                 /* before item 66's launch: causal */
+  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 2);
+  CHECK_EQ(d.last.time_recovery, TIME_DIRECT);
+
+  at(now_mono + 10 * US);
+  void* x = coll(ctx, 66, 1, 262144, &kx);            /* item 67 */
+  at(now_mono + 10 * US);
+  void* y = coll(ctx, 67, 1, 262144, &ky);            /* item 68 */
+  for (int i = 0; i < 63; i++) {                      /* items 69..131, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 68 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  /* The GPU ran behind: X's kernel after every launch, Y's after X's. */
+  uint64_t x_run = now_mono + 100 * US, y_run = x_run + 100 * US;
+  at(y_run + 200 * US);
+  if (y_first) read_channels(y, 0, 1, y_run, 40 * US);
+  read_channels(x, 0, 1, x_run, 40 * US);
+  if (!y_first) read_channels(y, 0, 1, y_run, 40 * US);
+  (void)kx;
+  (void)ky;
+  d = test_drain();
+  CHECK_EQ(d.colls, 2);
+  if (y_first) {
+    CHECK_EQ(test_counter("recovery_order_placed"), 1);
+    CHECK_EQ(test_counter("late_read_channels"), 0);
+    CHECK_EQ(d.last.seq, 66);
+    CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+    CHECK_EQ(d.last.exec_ns, 40 * US);
+  } else {
+    CHECK_EQ(test_counter("recovery_order_placed"), 0);
+    CHECK(test_counter("late_read_channels") >= 1);
+  }
+  end(ctx);
+}
+
+static void a_late_reading_is_kept_when_placed_items_rule_out_the_later_one(void) {
+  order_scenario(1);
+}
+
+static void a_late_reading_without_placed_neighbours_is_left_out(void) {
+  order_scenario(0);
+}
+
 static void off_by_setting_withholds_as_before(void) {
   nccl_inspector_set_channel_recovery(0);
   begin(0, 0);
@@ -380,6 +446,8 @@ int main(void) {
   RUN(a_reading_after_sixty_four_later_items_is_lost);
   RUN(a_collective_lagging_sixty_four_items_waits_for_the_causal_reading);
   RUN(a_collective_lagging_ninety_six_items_does_not_wait);
+  RUN(a_late_reading_is_kept_when_placed_items_rule_out_the_later_one);
+  RUN(a_late_reading_without_placed_neighbours_is_left_out);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   return test_failures ? 1 : 0;

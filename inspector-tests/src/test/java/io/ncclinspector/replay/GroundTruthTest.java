@@ -81,8 +81,9 @@ class GroundTruthTest {
     Judged j = judge("n2_moe", "586", "cupti-rank0.ndjson");
     assertEquals(List.of(), j.wrong(), "collective times off their kernels");
     assertTrue(j.lateReadChannels() > 0, "channels read late");
-    /* 51 before channel recovery; the launch-bound guard's figure is 102 (phase 1). */
-    assertTrue(j.right() >= 102, "right collective times: " + j.right());
+    /* 51 before channel recovery; the launch-bound guard's figure is 102 (phase 1); the order test
+     * over the placed items of each channel (channel_placed.h) places readings read late: 175. */
+    assertTrue(j.right() >= 175, "right collective times: " + j.right());
     assertTrue(j.recovered() > 0, "collectives with recovered channels");
     assertTrue(j.timed() + j.untimed() >= 190, "collectives judged: " + (j.timed() + j.untimed()));
     assertTrue(j.referenceWrong() >= 100, "NVIDIA's Inspector passes the late reads on: " + j.referenceWrong());
@@ -106,7 +107,7 @@ class GroundTruthTest {
     /* 1 right before channel recovery (every channel lags after the first AlltoAll); 99 with the
      * launch-bound guard (phase 1), 138 with the causal resolution: the rest was overwritten
      * before NCCL read it, or never read, or cannot be told from a later item's. */
-    assertTrue(s28.right() >= 138, "s28_moe right: " + s28.right());
+    assertTrue(s28.right() >= 139, "s28_moe right: " + s28.right());
     assertTrue(s28.recovered() >= 90, "s28_moe recovered: " + s28.recovered());
     /* Phase 1's figures: 188 right (12 short lower bounds) on 2.29.7, 175 (25) on 2.30.7; with the
      * causal resolution 190 (10) and 178 (22). */
