@@ -47,7 +47,7 @@
   X(API_LINK_LATE, "api_link_late", NOTE) /* an operation event that came after its call was closed as not profiled */ \
   X(PROXY_OPS_UNTRACKED, "proxy_ops_untracked", NOTE) /* proxy operations beyond OP_PROXY_CELLS of one operation: not in its network breakdown */ \
   X(PROXY_INCOMPLETE, "proxy_incomplete", NOTE) /* operations closed with proxy operations still open (proxy_breakdown.h) */ \
-  X(RECOVERED_CHANNELS, "recovered_channels", NOTE) /* lagging channels given their own work item's timestamps, handed on by a later operation (channel_recovery.h) */ \
+  X(RECOVERED_CHANNELS, "recovered_channels", NOTE) /* channels given their own work item's timestamps from another operation's reading (channel_recovery.h) */ \
   X(RECOVERY_CAUSAL_PLACED, "recovery_causal_placed", NOTE) /* readings that failed the launch-bound guard, kept: every later item of their slot was launched after them (channel_recovery.c) */ \
   X(RECOVERY_ORDER_PLACED, "recovery_order_placed", NOTE) /* readings that failed the launch-bound guard, placed on their item by the order of the items already placed on their channel (channel_placed.h) */ \
   X(RECOVERY_FOUND_PLACED, "recovery_found_placed", NOTE) /* channels whose own reading was another item's, given their item's timestamps placed from another reading */ \

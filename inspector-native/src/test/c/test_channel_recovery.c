@@ -388,6 +388,68 @@ static void order_scenario(int y_first) {
   end(ctx);
 }
 
+/* P (item 1) gives the GPU clock's bound, W (item 2) turns placements on (as in order_scenario).
+ * R (item 67) and Y (item 68) run at once; Y is read in time and placed. R is read after X (item
+ * 131) ran, and gets X's timestamps: item 67 is ruled out (it cannot start after item 68 did), so
+ * the reading is placed on item 131, and R's channel is left out. X is read after item 195 was
+ * launched, with timestamps after that launch: its own reading is ambiguous, and it takes its
+ * item's timestamps from R's reading. */
+static void an_operation_takes_its_item_from_an_earlier_late_reading(void) {
+  begin(0, 4096);
+  void* ctx = test_comm(0x0de6, 0, 2);
+  (void)test_drain();
+  uint64_t kp, kw, kr, ky, kx, kz;
+  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 */
+  at(kp + 20 * US);
+  read_channels(p, 0, 1, kp, 5 * US);
+  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 */
+  for (int i = 0; i < 64; i++) {                      /* items 3..66, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  at(now_mono + 10 * US);
+  read_channels(w, 0, 1, kw, 5 * US);
+  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
+  (void)test_drain();
+
+  at(now_mono + 10 * US);
+  void* r = coll(ctx, 66, 1, 262144, &kr);            /* item 67 */
+  at(now_mono + 10 * US);
+  void* y = coll(ctx, 67, 1, 262144, &ky);            /* item 68 */
+  at(ky + 30 * US);
+  read_channels(y, 0, 1, ky, 10 * US);                /* in time: placed on 68 */
+  for (int i = 0; i < 62; i++) {                      /* items 69..130, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 68 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  at(now_mono + 10 * US);
+  void* x = coll(ctx, 130, 1, 262144, &kx);           /* item 131 */
+  at(kx + 60 * US);
+  read_channels(r, 0, 1, kx, 33 * US);                /* X's timestamps in R's slot */
+  CHECK_EQ(test_counter("recovery_order_placed"), 1);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 2);                               /* Y, then R with its channel left out */
+  CHECK_EQ(d.last.seq, 66);
+  CHECK_EQ(d.last.timing_source, TIMING_NONE);
+  CHECK_EQ(d.last.withheld_reason, WITHHELD_SLOT_REUSED);
+  for (int i = 0; i < 64; i++) {                      /* items 132..195, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 131 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  at(now_mono + 100 * US);
+  read_channels(x, 0, 1, now_mono - 50 * US, 20 * US); /* after item 195's launch: ambiguous */
+  d = test_drain();
+  CHECK_EQ(d.colls, 1);
+  CHECK_EQ(d.last.seq, 130);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.time_recovery, TIME_RECOVERED);
+  CHECK_EQ(d.last.channels_recovered, 1);
+  CHECK_EQ(d.last.exec_ns, 33 * US);
+  CHECK_EQ(test_counter("recovery_found_placed"), 1);
+  CHECK_EQ(test_counter("recovery_order_placed"), 1);
+  end(ctx);
+}
+
 static void a_late_reading_is_kept_when_placed_items_rule_out_the_later_one(void) {
   order_scenario(1);
 }
@@ -448,6 +510,7 @@ int main(void) {
   RUN(a_collective_lagging_ninety_six_items_does_not_wait);
   RUN(a_late_reading_is_kept_when_placed_items_rule_out_the_later_one);
   RUN(a_late_reading_without_placed_neighbours_is_left_out);
+  RUN(an_operation_takes_its_item_from_an_earlier_late_reading);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   return test_failures ? 1 : 0;
