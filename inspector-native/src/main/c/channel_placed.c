@@ -16,9 +16,9 @@
 #define DATA_LOAD memory_order_relaxed
 #endif
 
-bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop) {
+bool placed_put(recov_placed_ring* ring, uint32_t item, uint64_t start, uint64_t stop) {
   if (item == 0 || item == RECOV_PLACED_BUSY || stop <= start || stop - start > UINT32_MAX) return false;
-  recov_placed* e = &ring[item % RECOV_PLACED];
+  recov_placed* e = &ring->entry[item % RECOV_PLACED];
   /* Relaxed: the claim orders nothing by itself; the release fence below orders it before the data. */
   uint32_t old = atomic_load_explicit(&e->item, memory_order_relaxed);
   if (old == item || old == RECOV_PLACED_BUSY) return false;
@@ -35,6 +35,13 @@ bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, 
   atomic_store_explicit(&e->duration, (uint32_t)(stop - start), DATA_STORE);
   /* Release: a reader that acquires the item sees the data above. */
   atomic_store_explicit(&e->item, item, memory_order_release);
+  /* Relaxed: newest only bounds searches (each entry is checked by its own protocol); a search that
+   * misses a placement made meanwhile finds less, never wrong. */
+  uint32_t newest = atomic_load_explicit(&ring->newest, memory_order_relaxed);
+  while ((newest == 0 || (int32_t)(item - newest) > 0) &&
+         !atomic_compare_exchange_weak_explicit(&ring->newest, &newest, item, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
   return true;
 }
 
@@ -54,32 +61,47 @@ static inline bool read_entry(const recov_placed* e, uint32_t* item, uint64_t* s
   return true;
 }
 
-bool placed_get(const recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t* start, uint64_t* stop) {
+bool placed_get(const recov_placed_ring* ring, uint32_t item, uint64_t* start, uint64_t* stop) {
   uint32_t got;
   uint64_t a, b;
-  if (item == 0 || !read_entry(&ring[item % RECOV_PLACED], &got, &a, &b) || got != item) return false;
+  if (item == 0 || !read_entry(&ring->entry[item % RECOV_PLACED], &got, &a, &b) || got != item) return false;
   *start = a;
   *stop = b;
   return true;
 }
 
-void placed_order_test(const recov_placed ring[RECOV_PLACED], const uint32_t* cands, uint32_t n, uint64_t start,
+/* The placed item nearest to w on one side: below (from w - 1, or the newest placed item if lower,
+ * down to w - RECOV_PLACED + 1, the oldest an entry can still hold) or above (up to the newest
+ * placed item). Probes entry by entry; an entry holding another item (not placed, or overwritten) is
+ * passed over. */
+static bool nearest(const recov_placed_ring* ring, uint32_t w, bool above, uint32_t newest, uint64_t* start,
+                    uint64_t* stop) {
+  uint32_t j = w;
+  if (!above && (int32_t)(newest - w) < 0) j = newest + 1;
+  for (;;) {
+    j = above ? j + 1 : j - 1;
+    if (above ? (int32_t)(j - newest) > 0 : (j == 0 || (int32_t)(w - j) >= RECOV_PLACED)) return false;
+    uint32_t got;
+    if (read_entry(&ring->entry[j % RECOV_PLACED], &got, start, stop) && got == j) return true;
+  }
+}
+
+void placed_order_test(const recov_placed_ring* ring, const uint32_t* cands, uint32_t n, uint64_t start,
                        uint64_t stop, uint32_t* start_out, uint32_t* stop_out) {
   uint32_t s_out = 0, p_out = 0;
-  for (uint32_t e = 0; e < RECOV_PLACED; e++) {
-    uint32_t j;
+  /* Relaxed: see placed_put. */
+  uint32_t newest = atomic_load_explicit(&ring->newest, memory_order_relaxed);
+  for (uint32_t i = 0; i < n && newest != 0; i++) {
     uint64_t js, jp;
-    if (!read_entry(&ring[e], &j, &js, &jp)) continue;
-    for (uint32_t i = 0; i < n; i++) {
-      int32_t d = (int32_t)(j - cands[i]);
-      if (d < 0) {
-        /* j runs before candidate i: it cannot start (stop) after the candidate does. */
-        if (js > start) s_out |= 1u << i;
-        if (jp > stop) p_out |= 1u << i;
-      } else if (d > 0) {
-        if (js < start) s_out |= 1u << i;
-        if (jp < stop) p_out |= 1u << i;
-      }
+    /* Items of a channel run in order, so the placed starts (stops) grow with the item number: the
+     * nearest placed item on each side bounds the candidate as tightly as all of them do. */
+    if (nearest(ring, cands[i], false, newest, &js, &jp)) {
+      if (js > start) s_out |= 1u << i;
+      if (jp > stop) p_out |= 1u << i;
+    }
+    if (nearest(ring, cands[i], true, newest, &js, &jp)) {
+      if (js < start) s_out |= 1u << i;
+      if (jp < stop) p_out |= 1u << i;
     }
   }
   *start_out = s_out;

@@ -38,19 +38,27 @@ typedef struct recov_placed {
 
 #define RECOV_PLACED_BUSY UINT32_MAX
 
+/* One channel's ring, with the newest item placed (an atomic maximum): searches stop there. */
+typedef struct recov_placed_ring {
+  _Atomic uint32_t newest;
+  recov_placed entry[RECOV_PLACED];
+} recov_placed_ring;
+
 /* Places item's timestamps (item != 0, start < stop, a channel shorter than 2^32 ns). Returns false
  * when it cannot (then nothing is placed: the ring is knowledge, a missing entry leaves more
  * candidates), when the entry is being written by another thread, already holds the item (the first
  * placement stays) or a newer one. */
-bool placed_put(recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t start, uint64_t stop);
+bool placed_put(recov_placed_ring* ring, uint32_t item, uint64_t start, uint64_t stop);
 
 /* The timestamps placed for item, if its entry still holds it. */
-bool placed_get(const recov_placed ring[RECOV_PLACED], uint32_t item, uint64_t* start, uint64_t* stop);
+bool placed_get(const recov_placed_ring* ring, uint32_t item, uint64_t* start, uint64_t* stop);
 
 /* The order test: for each of n (<= RECOV_PLACED_CANDIDATES) candidate items, whether a placed item
  * of the channel contradicts the timestamp start (bit i of *start_out) or stop (bit i of *stop_out)
- * being candidate i's. One pass over the ring. */
-void placed_order_test(const recov_placed ring[RECOV_PLACED], const uint32_t* cands, uint32_t n, uint64_t start,
+ * being candidate i's. Compares with the nearest placed item on each side of a candidate, searched
+ * from the candidate (or the newest placed item) outwards: a few probes where placements are dense,
+ * at most RECOV_PLACED per side and candidate. */
+void placed_order_test(const recov_placed_ring* ring, const uint32_t* cands, uint32_t n, uint64_t start,
                        uint64_t stop, uint32_t* start_out, uint32_t* stop_out);
 
 #endif

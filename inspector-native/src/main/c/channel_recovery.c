@@ -655,7 +655,7 @@ static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_
   if (single) return cands[__builtin_ctz(start_ok)];
   if (start_ok == 0 || stop_ok == 0) return 0;
   uint32_t order_start, order_stop;
-  placed_order_test(r->placed[chan], cands, n, ch->gpu_start_ns, ch->gpu_stop_ns, &order_start, &order_stop);
+  placed_order_test(&r->placed[chan], cands, n, ch->gpu_start_ns, ch->gpu_stop_ns, &order_start, &order_stop);
   start_ok &= ~order_start;
   stop_ok &= ~order_stop;
   single = start_ok != 0 && (start_ok & (start_ok - 1)) == 0 && start_ok == stop_ok;
@@ -717,7 +717,7 @@ static void process_reading(op_slot* s, uint32_t i) {
     w = guard ? base : resolve_reading(r, s, ch, chan, base, &by_order);
     if (w != 0 && !guard) counter_add(by_order ? CTR_RECOVERY_ORDER_PLACED : CTR_RECOVERY_CAUSAL_PLACED, 1);
     if (w != 0 && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
-      placed_put(r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
+      placed_put(&r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
     }
   }
   if (w != 0 && w != base) hand_to_item(r, chan, w, ch);
@@ -728,7 +728,7 @@ static void process_reading(op_slot* s, uint32_t i) {
      * takes its item's timestamps where another reading placed them (an earlier reader of the same
      * slot that read it late), else the channel is read late. */
     if (guard || w == base || ch->gpu_start_ns == 0) return;
-    if (placed_get(r->placed[chan], base, &a, &b)) {
+    if (placed_get(&r->placed[chan], base, &a, &b)) {
       uint64_t bit = recov_bit(chan);
       s->recov_start[chan] = a;
       s->recov_stop[chan] = b;
@@ -754,7 +754,7 @@ static void process_reading(op_slot* s, uint32_t i) {
   if (!(flags & RECOV_OWNER_COLL) || h == 0) return; /* a P2P's or an untracked operation's item */
   if (w == base) {
     deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
-  } else if (placed_get(r->placed[chan], base, &a, &b)) {
+  } else if (placed_get(&r->placed[chan], base, &a, &b)) {
     /* Not item base's, but item base's timestamps were placed from another reading. */
     counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
     deliver(h, chan, true, a, b, WITHHELD_NONE);

@@ -164,7 +164,7 @@ typedef struct recov_state {
    * unit or late read on (placing), read by the order test and by operations whose own reading was
    * another item's. */
   _Atomic uint8_t placing;
-  recov_placed placed[INSPECTOR_MAX_CHANNELS][RECOV_PLACED];
+  recov_placed_ring placed[INSPECTOR_MAX_CHANNELS];
 } recov_state;
 
 /* Communicator init: allocates its state (or records why recovery is off). */

@@ -7,10 +7,11 @@
 #include "channel_placed.h"
 #include "harness.h"
 
-static recov_placed ring[RECOV_PLACED];
+static recov_placed_ring ring_storage;
+static recov_placed_ring* const ring = &ring_storage;
 
 static void a_placement_is_kept_until_a_newer_item_takes_its_entry(void) {
-  memset(ring, 0, sizeof ring);
+  memset(ring, 0, sizeof *ring);
   uint64_t a = 0, b = 0;
   CHECK(!placed_get(ring, 7, &a, &b));
   CHECK(placed_put(ring, 7, 1000, 1500));
@@ -30,7 +31,7 @@ static void a_placement_is_kept_until_a_newer_item_takes_its_entry(void) {
 }
 
 static void item_zero_reversed_and_overlong_readings_are_refused(void) {
-  memset(ring, 0, sizeof ring);
+  memset(ring, 0, sizeof *ring);
   uint64_t a, b;
   CHECK(!placed_put(ring, 0, 1000, 1500));
   CHECK(!placed_put(ring, 3, 1500, 1500));
@@ -46,7 +47,7 @@ static void item_zero_reversed_and_overlong_readings_are_refused(void) {
  * item 10 and before item 20 when it lies between them, after item 20 when later, before item 10
  * when earlier. Ties are allowed. */
 static void the_order_of_placed_items_rules_candidates_out(void) {
-  memset(ring, 0, sizeof ring);
+  memset(ring, 0, sizeof *ring);
   CHECK(placed_put(ring, 10, 100, 200));
   CHECK(placed_put(ring, 20, 300, 400));
   uint32_t cands[3] = {15, 25, 5};
@@ -90,7 +91,7 @@ static void* reader(void* arg) {
   (void)arg;
   while (atomic_load(&writers_done) < 2) {
     for (uint32_t e = 0; e < RECOV_PLACED; e++) {
-      uint32_t item = atomic_load_explicit(&ring[e].item, memory_order_relaxed);
+      uint32_t item = atomic_load_explicit(&ring->entry[e].item, memory_order_relaxed);
       uint64_t a, b;
       if (item == 0 || item == RECOV_PLACED_BUSY || !placed_get(ring, item, &a, &b)) continue;
       if (a != (uint64_t)item * 1000 || b != a + item % 997 + 1) atomic_fetch_add(&torn, 1);
@@ -100,7 +101,7 @@ static void* reader(void* arg) {
 }
 
 static void concurrent_writers_never_leave_a_torn_entry(void) {
-  memset(ring, 0, sizeof ring);
+  memset(ring, 0, sizeof *ring);
   atomic_store(&writers_done, 0);
   atomic_store(&torn, 0);
   pthread_t w1, w2, r;
