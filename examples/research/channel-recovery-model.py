@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recovering kernel-channel times after NCCL's per-channel counters go out of step: a model, checked on CUPTI.
 
-usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap N] [--causal-only] DIR...
+usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap N] [--causal-only | --whole] DIR...
   DIR  a recording with ground truth (testdata/traces/NAME: trace/trace-pid*.jsonl.gz and cupti-rank0.ndjson,
        format in testdata/traces/FORMAT.md; rank 0's trace is used). Prints, per recording, collectives
        right / wrong / untimed against CUPTI for: channels whose item is their own count, read as they came
@@ -14,7 +14,10 @@ usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap 
              check the counting rule apart from the learning of P2P channel sets.
   --cap N    park at most N ambiguous timestamps per channel in the online resolution.
   --causal-only  resolve by the launch bound alone (no order test, no windows): what the inspector
-             builds since 2026-12-05 (channel_recovery.c, reading_is_base_item).
+             built on 2026-12-05 (first part).
+  --whole    each reading judged once, when its stop comes, start and stop together, by the launch bound
+             and the order test against what is placed by then (no windows, nothing parked): what the
+             inspector builds since 2026-12-05 (channel_recovery.c resolve_reading, channel_placed.c).
 
 The rule (NCCL 2.28-2.30 source, docs/research/channel-recovery.md):
 - The device counts, per channel, every work item of every batch it runs (src/device/common.h, profiler()):
@@ -279,6 +282,7 @@ class Model:
 
 
 CAUSAL_ONLY = False   # --causal-only
+WHOLE = False         # --whole
 
 
 def resolve(model, use_windows=True):
@@ -423,6 +427,41 @@ def resolve_online(model, cap=None):
     return placed, most, dropped
 
 
+def resolve_whole(model):
+    """resolve() as the inspector runs it: each reading once, when its stop comes, against the items placed
+    by then; placed only when its start and its stop each have exactly one candidate left, the same one.
+    Returns (placed, 0, 0) like resolve_online."""
+    placed = defaultdict(lambda: defaultdict(dict))
+    starts = {}
+
+    def candidates(h):
+        c, ts, kind = h["c"], h["ts"], h["kind"]
+        keep = []
+        for w in (h["b"] + SLOTS * k for k in range(0, 64)):
+            if w > h["upper"] and w != h["b"]:
+                break
+            y = model.owner[c].get(w)
+            if y is not None and y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + h["bound"]:
+                continue
+            if any(kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)) for j, v in placed[c].items()):
+                continue
+            keep.append(w)
+        return keep
+
+    for h in model.halves:
+        key = (id(h["x"]), h["c"])
+        if h["kind"] == "start":
+            starts[key] = h
+            continue
+        first = starts.pop(key, None)
+        if first is None:
+            continue
+        a, b = candidates(first), candidates(h)
+        if len(a) == 1 and a == b and model.owner[h["c"]].get(a[0]) is not None:
+            placed[h["c"]][a[0]].update(start=first["ts"], stop=h["ts"])
+    return placed, 0, 0
+
+
 def rotate(chans):
     """Channels of parts 0..n-1 given as a set: (base + part) mod p2pnChannels; a wrap shows as a gap."""
     chans = sorted(chans)
@@ -528,6 +567,9 @@ def evaluate(directory, items=False, offline=False, cap=None):
     placed = resolve(model)
     # the online form has no causal-only variant: one pass of the causal test is already online
     placed_online, most, dropped = (placed, 0, 0) if CAUSAL_ONLY else resolve_online(model, cap)
+    if WHOLE:
+        placed, most, dropped = resolve_whole(model)
+        placed_online = placed
     same = all(placed[c][w] == placed_online[c].get(w) for c in placed for w in placed[c]) and \
         sum(len(v) for v in placed_online.values()) == sum(len(v) for v in placed.values())
     print(f"   online resolution {'places the same timestamps' if same else 'DIFFERS'}; at most {most}"
@@ -598,8 +640,9 @@ def main(argv):
     items = "--items" in argv
     offline = "--offline" in argv
     cap = int(argv[argv.index("--cap") + 1]) if "--cap" in argv else None
-    global CAUSAL_ONLY
+    global CAUSAL_ONLY, WHOLE
     CAUSAL_ONLY = "--causal-only" in argv
+    WHOLE = "--whole" in argv
     dirs = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] == "--cap")]
     if not dirs:
         sys.exit(__doc__)
