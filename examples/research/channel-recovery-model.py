@@ -15,8 +15,8 @@ usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap 
   --cap N    park at most N ambiguous timestamps per channel in the online resolution.
   --causal-only  resolve by the launch bound alone (no order test, no windows): what the inspector
              built on 2026-12-05 (first part).
-  --whole    each reading judged once, when its stop comes, start and stop together, by the launch bound
-             and the order test against what is placed by then (no windows, nothing parked): what the
+  --whole    each reading judged once, when its stop comes, start and stop together, by the launch bound,
+             the order test and the launch windows of what is placed by then (nothing parked): what the
              inspector builds since 2026-12-05 (channel_recovery.c resolve_reading, channel_placed.c).
 
 The rule (NCCL 2.28-2.30 source, docs/research/channel-recovery.md):
@@ -429,9 +429,11 @@ def resolve_online(model, cap=None):
 
 def resolve_whole(model):
     """resolve() as the inspector runs it: each reading once, when its stop comes, against the items placed
-    by then; placed only when its start and its stop each have exactly one candidate left, the same one.
-    Returns (placed, 0, 0) like resolve_online."""
+    by then (launch bound, order, then the launch windows for candidates still left); placed only when its
+    start and its stop each have exactly one candidate left, the same one. Returns (placed, 0, 0) like
+    resolve_online."""
     placed = defaultdict(lambda: defaultdict(dict))
+    window = defaultdict(lambda: [None, None])          # launch -> [earliest start, latest stop] placed
     starts = {}
 
     def candidates(h):
@@ -446,6 +448,12 @@ def resolve_whole(model):
             if any(kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)) for j, v in placed[c].items()):
                 continue
             keep.append(w)
+        if len(keep) > 1:
+            inside = [w for w in keep if model.owner[c].get(w) is not None
+                      and None not in window[model.owner[c][w]["launch"]]
+                      and window[model.owner[c][w]["launch"]][0] <= ts <= window[model.owner[c][w]["launch"]][1]]
+            if len(inside) == 1:
+                keep = inside
         return keep
 
     for h in model.halves:
@@ -458,7 +466,11 @@ def resolve_whole(model):
             continue
         a, b = candidates(first), candidates(h)
         if len(a) == 1 and a == b and model.owner[h["c"]].get(a[0]) is not None:
-            placed[h["c"]][a[0]].update(start=first["ts"], stop=h["ts"])
+            w = a[0]
+            placed[h["c"]][w].update(start=first["ts"], stop=h["ts"])
+            lo_hi = window[model.owner[h["c"]][w]["launch"]]
+            lo_hi[0] = first["ts"] if lo_hi[0] is None else min(lo_hi[0], first["ts"])
+            lo_hi[1] = h["ts"] if lo_hi[1] is None else max(lo_hi[1], h["ts"])
     return placed, 0, 0
 
 

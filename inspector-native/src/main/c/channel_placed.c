@@ -107,3 +107,49 @@ void placed_order_test(const recov_placed_ring* ring, const uint32_t* cands, uin
   *start_out = s_out;
   *stop_out = p_out;
 }
+
+static inline uint32_t window_tag(uint32_t serial) { return (serial & RECOV_WINDOW_SERIAL_MASK) + 1; }
+
+void window_widen(recov_window windows[RECOV_WINDOWS], uint32_t serial, uint64_t start, uint64_t stop) {
+  if (stop <= start) return;
+  recov_window* e = &windows[serial % RECOV_WINDOWS];
+  uint32_t tag = window_tag(serial);
+  uint32_t old = atomic_load_explicit(&e->tag, memory_order_relaxed);
+  if (old == RECOV_PLACED_BUSY) return;
+  /* Only a newer launch takes an entry over (in the serial's width, half the range ahead). */
+  if (old != 0 && old != tag && ((tag - old) & RECOV_WINDOW_SERIAL_MASK) >= (1u << (RECOV_WINDOW_SERIAL_BITS - 1))) return;
+  /* Acquire on success: the previous writer's data (released with its tag) is visible to the
+   * widening below. */
+  if (!atomic_compare_exchange_strong_explicit(&e->tag, &old, RECOV_PLACED_BUSY, memory_order_acquire,
+                                               memory_order_relaxed)) {
+    return; /* another writer: this update is skipped (a narrower window is still right) */
+  }
+#if !defined(__SANITIZE_THREAD__)
+  atomic_thread_fence(memory_order_release);
+#endif
+  uint64_t lo = start, hi = stop;
+  if (old == tag) {
+    /* Relaxed: only the claimant writes the data, and the claim's acquire made the last values visible. */
+    uint64_t l0 = atomic_load_explicit(&e->lo, memory_order_relaxed), h0 = atomic_load_explicit(&e->hi, memory_order_relaxed);
+    if (l0 < lo) lo = l0;
+    if (h0 > hi) hi = h0;
+  }
+  atomic_store_explicit(&e->lo, lo, DATA_STORE);
+  atomic_store_explicit(&e->hi, hi, DATA_STORE);
+  /* Release: a reader that acquires the tag sees the data above. */
+  atomic_store_explicit(&e->tag, tag, memory_order_release);
+}
+
+bool window_holds(const recov_window windows[RECOV_WINDOWS], uint32_t serial, uint64_t ts) {
+  const recov_window* e = &windows[serial % RECOV_WINDOWS];
+  uint32_t tag = window_tag(serial);
+  /* Acquire: pairs with the writer's release of the tag. */
+  if (atomic_load_explicit(&e->tag, memory_order_acquire) != tag) return false;
+  uint64_t lo = atomic_load_explicit(&e->lo, DATA_LOAD), hi = atomic_load_explicit(&e->hi, DATA_LOAD);
+#if !defined(__SANITIZE_THREAD__)
+  /* Acquire fence: the data loads come before the re-check (placed_put's protocol). */
+  atomic_thread_fence(memory_order_acquire);
+#endif
+  if (atomic_load_explicit(&e->tag, memory_order_relaxed) != tag) return false;
+  return lo <= ts && ts <= hi;
+}

@@ -61,4 +61,26 @@ bool placed_get(const recov_placed_ring* ring, uint32_t item, uint64_t* start, u
 void placed_order_test(const recov_placed_ring* ring, const uint32_t* cands, uint32_t n, uint64_t start,
                        uint64_t stop, uint32_t* start_out, uint32_t* stop_out);
 
+/* Launch windows: per communicator, the span from the earliest start to the latest stop of the
+ * readings placed on items of one launch, on any channel. Channel starts come after their kernel's
+ * start and channel stops before its end, and kernels of one communicator run one after another on
+ * its stream, so a timestamp inside a launch's window was written while that launch's kernel ran,
+ * by one of its items. A window built from fewer readings is narrower, never wrong, so a writer that
+ * finds its entry busy skips its update. Indexed by launch serial modulo RECOV_WINDOWS; the serial
+ * kept is RECOV_WINDOW_SERIAL_BITS wide (launch serials are compared in that width). */
+#define RECOV_WINDOWS 256
+#define RECOV_WINDOW_SERIAL_BITS 24
+#define RECOV_WINDOW_SERIAL_MASK ((1u << RECOV_WINDOW_SERIAL_BITS) - 1)
+
+typedef struct recov_window {
+  _Atomic uint32_t tag; /* (launch serial & mask) + 1; 0: empty; RECOV_PLACED_BUSY: being written */
+  _Atomic uint64_t lo, hi;
+} recov_window;
+
+/* Widens launch `serial`'s window to cover [start, stop] (a newer launch takes the entry over). */
+void window_widen(recov_window windows[RECOV_WINDOWS], uint32_t serial, uint64_t start, uint64_t stop);
+
+/* Whether ts lies inside launch `serial`'s window. */
+bool window_holds(const recov_window windows[RECOV_WINDOWS], uint32_t serial, uint64_t ts);
+
 #endif

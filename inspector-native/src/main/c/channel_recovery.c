@@ -217,7 +217,8 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       if (cnt) base = ++r->host_items[ch];
       o = &r->owner[ch][item % RECOV_OWNERS];
       uint32_t flags = (cnt ? RECOV_OWNER_COUNTED : 0) | (u->kind == RECOV_UNIT_SELF ? RECOV_OWNER_SELF : 0) |
-                       (u->kind == RECOV_UNIT_COLL ? RECOV_OWNER_COLL : 0);
+                       (u->kind == RECOV_UNIT_COLL ? RECOV_OWNER_COLL : 0) |
+                       ((u->launch & RECOV_WINDOW_SERIAL_MASK) << RECOV_OWNER_LAUNCH_SHIFT);
       /* Invalidate first (a reader checks the item before and after reading the entry). */
       atomic_store_explicit(&o->item, 0, memory_order_relaxed);
       atomic_store_explicit(&o->flags, flags, memory_order_relaxed);
@@ -416,6 +417,7 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
   u.handle = (uint64_t)(uintptr_t)(s != NULL ? handle : NULL);
   /* This thread's last KernelLaunch: the launch of this operation's kernel (launch_clock.h). */
   u.launch_ns = launch_clock_last();
+  u.launch = r->launch_serial;
   uint32_t round = 0;
   if (reason != RECOV_OFF_NONE) {
     u.kind = RECOV_UNIT_COLL; /* not numbered: recovery goes off below */
@@ -620,18 +622,23 @@ static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, u
  *   gpu_clock_bound.h, maps the launch onto the GPU clock, as for a channel's own start in
  *   op_timing.c);
  * - an item already placed on the channel contradicts the order (the order test, channel_placed.h).
- * The reading is item w's when w is the only candidate left for its start and the only one left for
- * its stop. A candidate not numbered, with its entry overwritten, or of unknown launch time is not
- * ruled out by the causal test. Returns w, or 0 when the reading stays ambiguous; *by_order says
- * whether the order test was needed. Proxy thread (or the drainer); the owner entries are read with
- * the numbering's item check. */
+ * Of several candidates left, the one whose launch window (channel_placed.h) holds the timestamp is
+ * chosen when it is the only one. The reading is item w's when w is the only candidate left for its
+ * start and the only one left for its stop. A candidate not numbered, with its entry overwritten, or
+ * of unknown launch time is not ruled out by the causal test, nor chosen by a window. Returns w, or 0
+ * when the reading stays ambiguous; *how says which test decided (RESOLVED_*). Proxy thread (or
+ * the drainer); the owner entries are read with the numbering's item check. */
+enum { RESOLVED_CAUSAL = 0, RESOLVED_ORDER = 1, RESOLVED_WINDOW = 2 };
+
+static inline bool one_bit(uint32_t m) { return m != 0 && (m & (m - 1)) == 0; }
+
 static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_slot* ch, uint32_t chan,
-                                uint32_t base, bool* by_order) {
-  *by_order = false;
+                                uint32_t base, uint8_t* how) {
+  *how = RESOLVED_CAUSAL;
   int64_t bound;
   bool have_bound = gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound);
-  uint32_t cands[RECOV_PLACED_CANDIDATES];
-  uint32_t n = 0, start_ok = 0, stop_ok = 0;
+  uint32_t cands[RECOV_PLACED_CANDIDATES], launch[RECOV_PLACED_CANDIDATES];
+  uint32_t n = 0, start_ok = 0, stop_ok = 0, known = 0;
   for (uint32_t k = 0;; k++) {
     uint32_t cand = base + k * RECOV_SLOTS;
     bool start_may = k == 0 || cand <= ch->recov_upper_start, stop_may = k == 0 || cand <= ch->recov_upper_stop;
@@ -641,27 +648,42 @@ static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_
     cands[n++] = cand;
     if (start_may) start_ok |= bit;
     if (stop_may) stop_ok |= bit;
-    if (!have_bound || k * RECOV_SLOTS >= RECOV_OWNERS) continue; /* its entry took item base's place */
+    if (k * RECOV_SLOTS >= RECOV_OWNERS) continue; /* its entry took item base's place */
     recov_owner* o = &r->owner[chan][cand % RECOV_OWNERS];
-    /* Acquire: pairs with the numbering's release of the item (the launch time came before it). */
+    /* Acquire: pairs with the numbering's release of the item (the fields came before it). */
     uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
-    uint64_t launch = atomic_load_explicit(&o->launch_ns, memory_order_relaxed);
-    if (item != cand || launch == 0 || atomic_load_explicit(&o->item, memory_order_acquire) != cand) continue;
-    int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch) + bound;
+    uint32_t flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
+    uint64_t launch_ns = atomic_load_explicit(&o->launch_ns, memory_order_relaxed);
+    if (item != cand || atomic_load_explicit(&o->item, memory_order_acquire) != cand) continue;
+    known |= bit;
+    launch[n - 1] = flags >> RECOV_OWNER_LAUNCH_SHIFT;
+    if (!have_bound || launch_ns == 0) continue;
+    int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch_ns) + bound;
     if ((int64_t)ch->gpu_start_ns < earliest) start_ok &= ~bit;
     if ((int64_t)ch->gpu_stop_ns < earliest) stop_ok &= ~bit;
   }
-  bool single = start_ok != 0 && (start_ok & (start_ok - 1)) == 0 && start_ok == stop_ok;
-  if (single) return cands[__builtin_ctz(start_ok)];
+  if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
   if (start_ok == 0 || stop_ok == 0) return 0;
   uint32_t order_start, order_stop;
   placed_order_test(&r->placed[chan], cands, n, ch->gpu_start_ns, ch->gpu_stop_ns, &order_start, &order_stop);
   start_ok &= ~order_start;
   stop_ok &= ~order_stop;
-  single = start_ok != 0 && (start_ok & (start_ok - 1)) == 0 && start_ok == stop_ok;
-  if (!single) return 0;
-  *by_order = true;
-  return cands[__builtin_ctz(start_ok)];
+  *how = RESOLVED_ORDER;
+  if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
+  if (start_ok == 0 || stop_ok == 0) return 0;
+  /* Windows: of the candidates left, the one whose launch's window holds the timestamp, if only one. */
+  uint32_t in_start = 0, in_stop = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t bit = 1u << i;
+    if (!(known & bit)) continue;
+    if ((start_ok & bit) && window_holds(r->windows, launch[i], ch->gpu_start_ns)) in_start |= bit;
+    if ((stop_ok & bit) && window_holds(r->windows, launch[i], ch->gpu_stop_ns)) in_stop |= bit;
+  }
+  if (one_bit(in_start)) start_ok = in_start;
+  if (one_bit(in_stop)) stop_ok = in_stop;
+  *how = RESOLVED_WINDOW;
+  if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
+  return 0;
 }
 
 /* The owner entry of item `item` on chan, if it still holds that item: its flags and first handle. */
@@ -713,11 +735,21 @@ static void process_reading(op_slot* s, uint32_t i) {
   }
   uint32_t w = 0; /* the item the reading is known to be, 0: not known */
   if (interval) {
-    bool by_order = false;
-    w = guard ? base : resolve_reading(r, s, ch, chan, base, &by_order);
-    if (w != 0 && !guard) counter_add(by_order ? CTR_RECOVERY_ORDER_PLACED : CTR_RECOVERY_CAUSAL_PLACED, 1);
+    uint8_t how = RESOLVED_CAUSAL;
+    w = guard ? base : resolve_reading(r, s, ch, chan, base, &how);
+    if (w != 0 && !guard) {
+      counter_add(how == RESOLVED_WINDOW  ? CTR_RECOVERY_WINDOW_PLACED
+                  : how == RESOLVED_ORDER ? CTR_RECOVERY_ORDER_PLACED
+                                          : CTR_RECOVERY_CAUSAL_PLACED,
+                  1);
+    }
     if (w != 0 && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
       placed_put(&r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
+      uint32_t flags;
+      uint64_t h;
+      if (owner_of(r, chan, w, &flags, &h)) {
+        window_widen(r->windows, flags >> RECOV_OWNER_LAUNCH_SHIFT, ch->gpu_start_ns, ch->gpu_stop_ns);
+      }
     }
   }
   if (w != 0 && w != base) hand_to_item(r, chan, w, ch);

@@ -111,7 +111,9 @@ typedef struct recov_owner {
   _Atomic uint64_t launch_ns; /* host monotonic time of its kernel's launch (launch_clock.h), 0: unknown */
 } recov_owner;
 
+/* flags: the RECOV_OWNER_* bits, and the unit's launch serial (RECOV_WINDOW_SERIAL_BITS wide) above them. */
 enum { RECOV_OWNER_COUNTED = 1, RECOV_OWNER_SELF = 2, RECOV_OWNER_COLL = 4 };
+#define RECOV_OWNER_LAUNCH_SHIFT 8
 
 enum { RECOV_UNIT_COLL = 1, RECOV_UNIT_SELF = 2, RECOV_UNIT_P2P = 3, RECOV_UNIT_MERGE = 4 };
 
@@ -123,6 +125,7 @@ typedef struct recov_unit {
   uint64_t bytes;
   uint64_t handle; /* 0: untracked */
   uint64_t launch_ns; /* its kernel's launch (launch_clock.h), 0: unknown */
+  uint32_t launch;    /* its launch's serial in the communicator */
 } recov_unit;
 
 typedef struct recov_shape {
@@ -165,6 +168,7 @@ typedef struct recov_state {
    * another item's. */
   _Atomic uint8_t placing;
   recov_placed_ring placed[INSPECTOR_MAX_CHANNELS];
+  recov_window windows[RECOV_WINDOWS]; /* launch windows of the placed readings (channel_placed.h) */
 } recov_state;
 
 /* Communicator init: allocates its state (or records why recovery is off). */

@@ -50,6 +50,7 @@
   X(RECOVERED_CHANNELS, "recovered_channels", NOTE) /* channels given their own work item's timestamps from another operation's reading (channel_recovery.h) */ \
   X(RECOVERY_CAUSAL_PLACED, "recovery_causal_placed", NOTE) /* readings that failed the launch-bound guard, kept: every later item of their slot was launched after them (channel_recovery.c) */ \
   X(RECOVERY_ORDER_PLACED, "recovery_order_placed", NOTE) /* readings that failed the launch-bound guard, placed on their item by the order of the items already placed on their channel (channel_placed.h) */ \
+  X(RECOVERY_WINDOW_PLACED, "recovery_window_placed", NOTE) /* readings that failed the launch-bound guard, placed on the one candidate whose launch window holds them (channel_placed.h) */ \
   X(RECOVERY_FOUND_PLACED, "recovery_found_placed", NOTE) /* channels whose own reading was another item's, given their item's timestamps placed from another reading */ \
   X(RECOVERY_LOST_SLOT_REUSED, "recovery_lost_slot_reused", NOTE) /* readings not handed on: item base + 64 may have run when NCCL read the slot */ \
   X(RECOVERY_NEVER_DELIVERED, "recovery_never_delivered", NOTE) /* lagging channels whose item's reading never reached the operation before it closed */ \
