@@ -117,10 +117,45 @@ static void concurrent_writers_never_leave_a_torn_entry(void) {
   CHECK(placed_get(ring, 199999, &a, &b) || placed_get(ring, 200000, &a, &b));
 }
 
+static recov_window windows[RECOV_WINDOWS];
+
+/* A launch's window grows with each placement; a newer launch takes its entry over, an older one
+ * never does; a serial wraps in its width. */
+static void a_launch_window_spans_its_placements(void) {
+  memset(windows, 0, sizeof windows);
+  CHECK(!window_holds(windows, 5, 150));
+  window_widen(windows, 5, 100, 200);
+  window_widen(windows, 5, 150, 260);
+  window_widen(windows, 5, 90, 120);
+  CHECK(window_holds(windows, 5, 90));
+  CHECK(window_holds(windows, 5, 260));
+  CHECK(!window_holds(windows, 5, 89));
+  CHECK(!window_holds(windows, 5, 261));
+  CHECK(!window_holds(windows, 5 + RECOV_WINDOWS, 150));
+  /* A reversed span is not a window. */
+  window_widen(windows, 6, 300, 300);
+  CHECK(!window_holds(windows, 6, 300));
+  /* The newer launch of the same entry replaces it; the older cannot come back. */
+  window_widen(windows, 5 + RECOV_WINDOWS, 1000, 1100);
+  CHECK(!window_holds(windows, 5, 150));
+  CHECK(window_holds(windows, 5 + RECOV_WINDOWS, 1050));
+  window_widen(windows, 5, 100, 200);
+  CHECK(!window_holds(windows, 5, 150));
+  /* Serials compare in their width: the launch after the widest serial is newer. */
+  uint32_t last = RECOV_WINDOW_SERIAL_MASK - 100; /* the next launch of its entry is past the width */
+  window_widen(windows, last, 10, 20);
+  window_widen(windows, last + RECOV_WINDOWS, 30, 40);
+  CHECK(!window_holds(windows, last, 15));
+  CHECK(window_holds(windows, last + RECOV_WINDOWS, 35));
+  window_widen(windows, last, 10, 20);
+  CHECK(window_holds(windows, last + RECOV_WINDOWS, 35));
+}
+
 int main(void) {
   RUN(a_placement_is_kept_until_a_newer_item_takes_its_entry);
   RUN(item_zero_reversed_and_overlong_readings_are_refused);
   RUN(the_order_of_placed_items_rules_candidates_out);
   RUN(concurrent_writers_never_leave_a_torn_entry);
+  RUN(a_launch_window_spans_its_placements);
   return test_failures ? 1 : 0;
 }

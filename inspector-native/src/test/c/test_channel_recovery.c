@@ -450,6 +450,64 @@ static void an_operation_takes_its_item_from_an_earlier_late_reading(void) {
   end(ctx);
 }
 
+/* Launch windows (channel_placed.h). P (item 1 on channel 0) gives the GPU clock's bound, W (item
+ * 2) turns placements on. X runs on channels 0 (item 67) and 1 (item 1); 64 one-channel
+ * collectives follow on channel 0, and the GPU runs X after all of them were launched. X's reading
+ * on channel 1 passes the guard and is placed: its launch's window. Its reading on channel 0 comes
+ * after item 131 was launched and neither the causal nor the order test tells 67 from 131; it lies
+ * inside X's window, so it is item 67's. Read before channel 1's, it is left out as read late. */
+static void window_scenario(int window_first) {
+  begin(0, 4096);
+  void* ctx = test_comm(0x0de7, 0, 2);
+  (void)test_drain();
+  uint64_t kp, kw, kx, kz;
+  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 on 0 */
+  at(kp + 20 * US);
+  read_channels(p, 0, 1, kp, 5 * US);
+  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 on 0 */
+  for (int i = 0; i < 64; i++) {                      /* items 3..66 on 0, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  at(now_mono + 10 * US);
+  read_channels(w, 0, 1, kw, 5 * US);                 /* causal: placements on */
+  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
+  (void)test_drain();
+
+  at(now_mono + 10 * US);
+  void* x = coll(ctx, 66, 2, 262144, &kx);            /* item 67 on 0, item 1 on 1 */
+  for (int i = 0; i < 64; i++) {                      /* items 68..131 on 0, untracked */
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, 67 + (uint64_t)i, 1, 16, &kz) == NULL);
+  }
+  uint64_t run = now_mono + 100 * US;                 /* X's kernel, after every launch */
+  at(run + 200 * US);
+  if (window_first) read_channels(x, 1, 2, run, 40 * US);
+  read_channels(x, 0, 1, run + 1 * US, 38 * US);
+  if (!window_first) read_channels(x, 1, 2, run, 40 * US);
+  (void)kx;
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 1);
+  CHECK_EQ(d.last.seq, 66);
+  CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
+  CHECK_EQ(d.last.exec_ns, 40 * US);
+  CHECK_EQ(test_counter("recovery_order_placed"), 0);
+  if (window_first) {
+    CHECK_EQ(test_counter("recovery_window_placed"), 1);
+    CHECK_EQ(test_counter("late_read_channels"), 0);
+    CHECK(!(d.last.flags & RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED));
+  } else {
+    CHECK_EQ(test_counter("recovery_window_placed"), 0);
+    CHECK_EQ(test_counter("late_read_channels"), 1);
+    CHECK(d.last.flags & RECORD_FLAG_DESYNC_CHANNELS_EXCLUDED);
+  }
+  end(ctx);
+}
+
+static void a_late_reading_inside_its_launch_window_is_kept(void) { window_scenario(1); }
+
+static void a_late_reading_before_its_launch_window_exists_is_left_out(void) { window_scenario(0); }
+
 static void a_late_reading_is_kept_when_placed_items_rule_out_the_later_one(void) {
   order_scenario(1);
 }
@@ -511,6 +569,8 @@ int main(void) {
   RUN(a_late_reading_is_kept_when_placed_items_rule_out_the_later_one);
   RUN(a_late_reading_without_placed_neighbours_is_left_out);
   RUN(an_operation_takes_its_item_from_an_earlier_late_reading);
+  RUN(a_late_reading_inside_its_launch_window_is_kept);
+  RUN(a_late_reading_before_its_launch_window_exists_is_left_out);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   return test_failures ? 1 : 0;
