@@ -35,12 +35,11 @@ bool placed_put(recov_placed_ring* ring, uint32_t item, uint64_t start, uint64_t
   atomic_store_explicit(&e->duration, (uint32_t)(stop - start), DATA_STORE);
   /* Release: a reader that acquires the item sees the data above. */
   atomic_store_explicit(&e->item, item, memory_order_release);
-  /* Relaxed: newest only bounds searches (each entry is checked by its own protocol); a search that
-   * misses a placement made meanwhile finds less, never wrong. */
-  uint32_t newest = atomic_load_explicit(&ring->newest, memory_order_relaxed);
-  while ((newest == 0 || (int32_t)(item - newest) > 0) &&
-         !atomic_compare_exchange_weak_explicit(&ring->newest, &newest, item, memory_order_relaxed,
-                                                memory_order_relaxed)) {
+  /* Relaxed load and store, not a compare-and-swap: newest only bounds searches (each entry is
+   * checked by its own protocol). Two writers racing may leave the smaller of their items; a search
+   * bounded lower finds less, never wrong, and the next placement raises it again. */
+  if ((int32_t)(item - atomic_load_explicit(&ring->newest, memory_order_relaxed)) > 0) {
+    atomic_store_explicit(&ring->newest, item, memory_order_relaxed);
   }
   return true;
 }
@@ -114,8 +113,15 @@ void window_widen(recov_window windows[RECOV_WINDOWS], uint32_t serial, uint64_t
   if (stop <= start) return;
   recov_window* e = &windows[serial % RECOV_WINDOWS];
   uint32_t tag = window_tag(serial);
-  uint32_t old = atomic_load_explicit(&e->tag, memory_order_relaxed);
+  /* Acquire: pairs with the last writer's release of the tag, so its span is visible below. */
+  uint32_t old = atomic_load_explicit(&e->tag, memory_order_acquire);
   if (old == RECOV_PLACED_BUSY) return;
+  /* Already covered (the usual case once a launch has a few channels placed): nothing to write. A
+   * span read while another writer widens it is one it had committed or a wider one; spans of one
+   * launch only grow, so skipping is right either way. */
+  if (old == tag && atomic_load_explicit(&e->lo, DATA_LOAD) <= start && atomic_load_explicit(&e->hi, DATA_LOAD) >= stop) {
+    return;
+  }
   /* Only a newer launch takes an entry over (in the serial's width, half the range ahead). */
   if (old != 0 && old != tag && ((tag - old) & RECOV_WINDOW_SERIAL_MASK) >= (1u << (RECOV_WINDOW_SERIAL_BITS - 1))) return;
   /* Acquire on success: the previous writer's data (released with its tag) is visible to the

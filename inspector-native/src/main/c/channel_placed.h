@@ -38,7 +38,7 @@ typedef struct recov_placed {
 
 #define RECOV_PLACED_BUSY UINT32_MAX
 
-/* One channel's ring, with the newest item placed (an atomic maximum): searches stop there. */
+/* One channel's ring, with the newest item placed (a bound searches stop at; see placed_put). */
 typedef struct recov_placed_ring {
   _Atomic uint32_t newest;
   recov_placed entry[RECOV_PLACED];

@@ -745,9 +745,14 @@ static void process_reading(op_slot* s, uint32_t i) {
     }
     if (w != 0 && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
       placed_put(&r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
+      /* The item's launch: the reader's own when the item is its own (in step), else from the
+       * item's owner entry (which the enqueuing thread wrote: a cache line this thread would
+       * otherwise not touch for an in-step reading). */
       uint32_t flags;
       uint64_t h;
-      if (owner_of(r, chan, w, &flags, &h)) {
+      if (w == base && !((s->recov_lagging >> chan) & 1)) {
+        window_widen(r->windows, s->recov_launch, ch->gpu_start_ns, ch->gpu_stop_ns);
+      } else if (owner_of(r, chan, w, &flags, &h)) {
         window_widen(r->windows, flags >> RECOV_OWNER_LAUNCH_SHIFT, ch->gpu_start_ns, ch->gpu_stop_ns);
       }
     }
