@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "channel_parked.h"
 #include "channel_placed.h"
 #include "clock.h"
 #include "comm_table.h"
@@ -632,16 +633,16 @@ enum { RESOLVED_CAUSAL = 0, RESOLVED_ORDER = 1, RESOLVED_WINDOW = 2 };
 
 static inline bool one_bit(uint32_t m) { return m != 0 && (m & (m - 1)) == 0; }
 
-static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_slot* ch, uint32_t chan,
-                                uint32_t base, uint8_t* how) {
+static uint32_t resolve_reading(recov_state* r, const recov_reading* rd, uint32_t chan, uint8_t* how) {
   *how = RESOLVED_CAUSAL;
+  uint32_t base = rd->base;
   int64_t bound;
-  bool have_bound = gpu_clock_offset_bound(s->clock_device, s->start_ns, &bound);
+  bool have_bound = gpu_clock_offset_bound(rd->clock_device, rd->op_start_ns, &bound);
   uint32_t cands[RECOV_PLACED_CANDIDATES], launch[RECOV_PLACED_CANDIDATES];
   uint32_t n = 0, start_ok = 0, stop_ok = 0, known = 0;
   for (uint32_t k = 0;; k++) {
     uint32_t cand = base + k * RECOV_SLOTS;
-    bool start_may = k == 0 || cand <= ch->recov_upper_start, stop_may = k == 0 || cand <= ch->recov_upper_stop;
+    bool start_may = k == 0 || cand <= rd->upper_start, stop_may = k == 0 || cand <= rd->upper_stop;
     if (!start_may && !stop_may) break;
     if (n == RECOV_PLACED_CANDIDATES) return 0; /* more candidates than judged: left ambiguous */
     uint32_t bit = 1u << n;
@@ -659,13 +660,13 @@ static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_
     launch[n - 1] = flags >> RECOV_OWNER_LAUNCH_SHIFT;
     if (!have_bound || launch_ns == 0) continue;
     int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch_ns) + bound;
-    if ((int64_t)ch->gpu_start_ns < earliest) start_ok &= ~bit;
-    if ((int64_t)ch->gpu_stop_ns < earliest) stop_ok &= ~bit;
+    if ((int64_t)rd->start < earliest) start_ok &= ~bit;
+    if ((int64_t)rd->stop < earliest) stop_ok &= ~bit;
   }
   if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
   if (start_ok == 0 || stop_ok == 0) return 0;
   uint32_t order_start, order_stop;
-  placed_order_test(&r->placed[chan], cands, n, ch->gpu_start_ns, ch->gpu_stop_ns, &order_start, &order_stop);
+  placed_order_test(&r->placed[chan], cands, n, rd->start, rd->stop, &order_start, &order_stop);
   start_ok &= ~order_start;
   stop_ok &= ~order_stop;
   *how = RESOLVED_ORDER;
@@ -676,8 +677,8 @@ static uint32_t resolve_reading(recov_state* r, const op_slot* s, const channel_
   for (uint32_t i = 0; i < n; i++) {
     uint32_t bit = 1u << i;
     if (!(known & bit)) continue;
-    if ((start_ok & bit) && window_holds(r->windows, launch[i], ch->gpu_start_ns)) in_start |= bit;
-    if ((stop_ok & bit) && window_holds(r->windows, launch[i], ch->gpu_stop_ns)) in_stop |= bit;
+    if ((start_ok & bit) && window_holds(r->windows, launch[i], rd->start)) in_start |= bit;
+    if ((stop_ok & bit) && window_holds(r->windows, launch[i], rd->stop)) in_stop |= bit;
   }
   if (one_bit(in_start)) start_ok = in_start;
   if (one_bit(in_stop)) stop_ok = in_stop;
@@ -696,15 +697,95 @@ static bool owner_of(recov_state* r, uint32_t chan, uint32_t item, uint32_t* fla
   return got == item && atomic_load_explicit(&o->item, memory_order_acquire) == item;
 }
 
-/* A reading resolved to item w, later than the reader's base: handed to w's owner when it is a
- * collective waiting for that channel (deliver_from ignores any other). */
-static void hand_to_item(recov_state* r, uint32_t chan, uint32_t w, const channel_slot* ch) {
+/* A reading resolved to item w: handed to w's owner when it is a collective waiting for that channel
+ * (deliver_from ignores any other). */
+static void hand_to_item(recov_state* r, uint32_t chan, uint32_t w, const recov_reading* rd) {
   uint32_t flags;
   uint64_t h;
   if (!owner_of(r, chan, w, &flags, &h) || (flags & RECOV_OWNER_SELF) || !(flags & RECOV_OWNER_COLL) || h == 0) {
     return;
   }
-  deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
+  deliver(h, chan, true, rd->start, rd->stop, WITHHELD_NONE);
+}
+
+/* Places a reading resolved to item w (placing on): the ring of placed items and w's launch window.
+ * `own_launch` is the launch of w when the reader is known to own it (else read from w's owner
+ * entry). Returns whether the ring took it (then parked readings of the channel may now resolve). */
+static bool place(recov_state* r, uint32_t chan, uint32_t w, const recov_reading* rd, bool own, uint32_t own_launch) {
+  if (!atomic_load_explicit(&r->placing, memory_order_relaxed)) return false;
+  bool put = placed_put(&r->placed[chan], w, rd->start, rd->stop);
+  uint32_t flags;
+  uint64_t h;
+  if (own) {
+    window_widen(r->windows, own_launch, rd->start, rd->stop);
+  } else if (owner_of(r, chan, w, &flags, &h)) {
+    window_widen(r->windows, flags >> RECOV_OWNER_LAUNCH_SHIFT, rd->start, rd->stop);
+  }
+  return put;
+}
+
+/* A lagging reader's base item was not this reading's: base's owner (a waiting collective) takes its
+ * timestamps from the ring where another reading placed them, else hears they are lost. */
+static void answer_base_owner(recov_state* r, uint32_t chan, const recov_reading* rd) {
+  uint32_t flags;
+  uint64_t h;
+  if (!owner_of(r, chan, rd->base, &flags, &h)) {
+    counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1); /* its owner's entry was renumbered: item base + 64 exists */
+    return;
+  }
+  if (flags & RECOV_OWNER_SELF) {
+    counter_add(CTR_RECOVERY_SELF_ITEM, 1);
+    return;
+  }
+  if (!(flags & RECOV_OWNER_COLL) || h == 0) return; /* a P2P's or an untracked operation's item */
+  uint64_t a, b;
+  if (placed_get(&r->placed[chan], rd->base, &a, &b)) {
+    counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
+    deliver(h, chan, true, a, b, WITHHELD_NONE);
+  } else {
+    counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
+    deliver_from(h, chan, false, 0, 0, WITHHELD_SLOT_REUSED, rd->from_pair);
+  }
+}
+
+/* Tries the channel's parked readings again after a placement, until a pass places nothing (each
+ * placement may settle others: at most RECOV_PARKED passes). */
+static void retry_parked(recov_state* r, uint32_t chan) {
+  recov_parked_ring* ring = &r->parked[chan];
+  for (uint32_t pass = 0; pass < RECOV_PARKED && parked_any(ring); pass++) {
+    bool progress = false;
+    for (uint32_t i = 0; i < RECOV_PARKED; i++) {
+      recov_reading rd;
+      if (!parked_claim(ring, i, &rd)) continue;
+      uint8_t how;
+      uint32_t w = resolve_reading(r, &rd, chan, &how);
+      if (w == 0) {
+        parked_release(ring, i, true);
+        continue;
+      }
+      parked_release(ring, i, false);
+      counter_add(CTR_RECOVERY_PARKED_PLACED, 1);
+      place(r, chan, w, &rd, false, 0);
+      hand_to_item(r, chan, w, &rd);
+      if (rd.lagging && w != rd.base) answer_base_owner(r, chan, &rd);
+      progress = true;
+    }
+    if (!progress) break;
+  }
+}
+
+/* An ambiguous reading: parked for a retry. A lagging reader's base owner keeps waiting meanwhile;
+ * it is answered when the reading is placed, or evicted by a newer one, or at once if it cannot be
+ * parked. */
+static void park(recov_state* r, uint32_t chan, const recov_reading* rd) {
+  recov_reading evicted;
+  int result = parked_put(&r->parked[chan], rd, &evicted);
+  if (result == PARK_FAILED) {
+    if (rd->lagging) answer_base_owner(r, chan, rd);
+    return;
+  }
+  counter_add(CTR_RECOVERY_PARKED, 1);
+  if (result == PARK_DONE_EVICTED && evicted.lagging) answer_base_owner(r, chan, &evicted);
 }
 
 /* Processes reading i of operation s (entered, numbered, reading complete). */
@@ -728,6 +809,9 @@ static void process_reading(op_slot* s, uint32_t i) {
   uint32_t base = s->recov_base[chan];
   bool guard = base + RECOV_SLOTS > ch->recov_upper_start && base + RECOV_SLOTS > ch->recov_upper_stop;
   bool interval = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
+  bool lagging = (s->recov_lagging >> chan) & 1;
+  recov_reading rd = {base, ch->recov_upper_start, ch->recov_upper_stop, ch->gpu_start_ns, ch->gpu_stop_ns,
+                      s->start_ns, s->clock_device, lagging, s->kind == RECORD_KIND_P2P};
   /* Relaxed: a once-set flag of its own (placements start at the first lag or late read; before,
    * every reading passes the guard and the ring would only cost). */
   if (!guard && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
@@ -736,35 +820,32 @@ static void process_reading(op_slot* s, uint32_t i) {
   uint32_t w = 0; /* the item the reading is known to be, 0: not known */
   if (interval) {
     uint8_t how = RESOLVED_CAUSAL;
-    w = guard ? base : resolve_reading(r, s, ch, chan, base, &how);
+    w = guard ? base : resolve_reading(r, &rd, chan, &how);
     if (w != 0 && !guard) {
       counter_add(how == RESOLVED_WINDOW  ? CTR_RECOVERY_WINDOW_PLACED
                   : how == RESOLVED_ORDER ? CTR_RECOVERY_ORDER_PLACED
                                           : CTR_RECOVERY_CAUSAL_PLACED,
                   1);
     }
-    if (w != 0 && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
-      placed_put(&r->placed[chan], w, ch->gpu_start_ns, ch->gpu_stop_ns);
-      /* The item's launch: the reader's own when the item is its own (in step), else from the
-       * item's owner entry (which the enqueuing thread wrote: a cache line this thread would
-       * otherwise not touch for an in-step reading). */
-      uint32_t flags;
-      uint64_t h;
-      if (w == base && !((s->recov_lagging >> chan) & 1)) {
-        window_widen(r->windows, s->recov_launch, ch->gpu_start_ns, ch->gpu_stop_ns);
-      } else if (owner_of(r, chan, w, &flags, &h)) {
-        window_widen(r->windows, flags >> RECOV_OWNER_LAUNCH_SHIFT, ch->gpu_start_ns, ch->gpu_stop_ns);
-      }
-    }
+    /* The item's launch: the reader's own when the item is its own (in step), else from the item's
+     * owner entry (which the enqueuing thread wrote: a cache line this thread would otherwise not
+     * touch for an in-step reading). A placement may settle parked readings of the channel. */
+    if (w != 0 && place(r, chan, w, &rd, w == base && !lagging, s->recov_launch)) retry_parked(r, chan);
   }
-  if (w != 0 && w != base) hand_to_item(r, chan, w, ch);
-  uint64_t a, b;
-  if (!((s->recov_lagging >> chan) & 1)) {
+  if (w != 0 && w != base) hand_to_item(r, chan, w, &rd);
+  /* Ambiguous: parked for a retry after later placements (placing on, a proper interval). */
+  bool parked = false;
+  if (w == 0 && interval && !guard && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+    park(r, chan, &rd);
+    parked = true;
+  }
+  if (!lagging) {
     /* Its own item (in step): kept unless the slot may have been reused (a zero or reversed
      * timestamp is quarantined by op_timing, as without recovery). Not known to be its own, it
      * takes its item's timestamps where another reading placed them (an earlier reader of the same
      * slot that read it late), else the channel is read late. */
     if (guard || w == base || ch->gpu_start_ns == 0) return;
+    uint64_t a, b;
     if (placed_get(&r->placed[chan], base, &a, &b)) {
       uint64_t bit = recov_bit(chan);
       s->recov_start[chan] = a;
@@ -778,27 +859,17 @@ static void process_reading(op_slot* s, uint32_t i) {
     }
     return;
   }
-  uint32_t flags;
-  uint64_t h;
-  if (!owner_of(r, chan, base, &flags, &h)) {
-    counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1); /* its owner's entry was renumbered: item base + 64 exists */
-    return;
-  }
-  if (flags & RECOV_OWNER_SELF) {
-    counter_add(CTR_RECOVERY_SELF_ITEM, 1);
-    return;
-  }
-  if (!(flags & RECOV_OWNER_COLL) || h == 0) return; /* a P2P's or an untracked operation's item */
+  if (parked) return; /* base's owner is answered when the reading is placed or evicted */
   if (w == base) {
-    deliver(h, chan, true, ch->gpu_start_ns, ch->gpu_stop_ns, WITHHELD_NONE);
-  } else if (placed_get(&r->placed[chan], base, &a, &b)) {
-    /* Not item base's, but item base's timestamps were placed from another reading. */
-    counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
-    deliver(h, chan, true, a, b, WITHHELD_NONE);
-  } else {
-    counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
-    deliver_from(h, chan, false, 0, 0, WITHHELD_SLOT_REUSED, s->kind == RECORD_KIND_P2P);
+    hand_to_item(r, chan, base, &rd);
+    /* Still counted as before when base's entry is gone or is not a waiting collective's. */
+    uint32_t flags;
+    uint64_t h;
+    if (!owner_of(r, chan, base, &flags, &h)) counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
+    else if (flags & RECOV_OWNER_SELF) counter_add(CTR_RECOVERY_SELF_ITEM, 1);
+    return;
   }
+  answer_base_owner(r, chan, &rd);
 }
 
 void recov_channel_recorded(op_slot* s, uint32_t i) {

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "channel_late_read.h"
+#include "channel_parked.h"
 #include "channel_placed.h"
 #include "inspector_limits.h"
 
@@ -170,6 +171,7 @@ typedef struct recov_state {
   _Atomic uint8_t placing;
   recov_placed_ring placed[INSPECTOR_MAX_CHANNELS];
   recov_window windows[RECOV_WINDOWS]; /* launch windows of the placed readings (channel_placed.h) */
+  recov_parked_ring parked[INSPECTOR_MAX_CHANNELS]; /* readings to try again (channel_parked.h) */
 } recov_state;
 
 /* Communicator init: allocates its state (or records why recovery is off). */

@@ -51,6 +51,8 @@
   X(RECOVERY_CAUSAL_PLACED, "recovery_causal_placed", NOTE) /* readings that failed the launch-bound guard, kept: every later item of their slot was launched after them (channel_recovery.c) */ \
   X(RECOVERY_ORDER_PLACED, "recovery_order_placed", NOTE) /* readings that failed the launch-bound guard, placed on their item by the order of the items already placed on their channel (channel_placed.h) */ \
   X(RECOVERY_WINDOW_PLACED, "recovery_window_placed", NOTE) /* readings that failed the launch-bound guard, placed on the one candidate whose launch window holds them (channel_placed.h) */ \
+  X(RECOVERY_PARKED, "recovery_parked", NOTE) /* ambiguous readings parked to be tried again after later placements on their channel (channel_parked.h) */ \
+  X(RECOVERY_PARKED_PLACED, "recovery_parked_placed", NOTE) /* parked readings placed on a retry */ \
   X(RECOVERY_FOUND_PLACED, "recovery_found_placed", NOTE) /* channels whose own reading was another item's, given their item's timestamps placed from another reading */ \
   X(RECOVERY_LOST_SLOT_REUSED, "recovery_lost_slot_reused", NOTE) /* readings not handed on: item base + 64 may have run when NCCL read the slot */ \
   X(RECOVERY_NEVER_DELIVERED, "recovery_never_delivered", NOTE) /* lagging channels whose item's reading never reached the operation before it closed */ \
