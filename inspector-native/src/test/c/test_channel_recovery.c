@@ -334,7 +334,8 @@ static void a_collective_lagging_ninety_six_items_does_not_wait(void) {
 }
 
 /* Recovery off (the setting): today's guards, the lagging channels withheld. */
-/* The order test (channel_placed.h). One channel. P (item 1) is read 20 us after its kernel: the
+/* The order test (channel_placed.h) and a parked reading (channel_parked.h). One channel. P (item 1)
+ * is read 20 us after its kernel: the
  * GPU clock's offset bound. W (item 2) is read after 64 later items were launched, with timestamps
  * from before the last of those launches: kept by the causal test, and from then on readings are
  * placed. X (item 67) is read after item 131 was launched, with timestamps after that launch, so the
@@ -386,8 +387,12 @@ static void order_scenario(int y_first) {
     CHECK_EQ(d.last.timing_source, TIMING_KERNEL_GPU);
     CHECK_EQ(d.last.exec_ns, 40 * US);
   } else {
+    /* X's reading was ambiguous when it came: X's channel is left out, and the reading is parked;
+     * Y's placement then places it on item 67 on a retry (for operations still to come). */
     CHECK_EQ(test_counter("recovery_order_placed"), 0);
     CHECK(test_counter("late_read_channels") >= 1);
+    CHECK_EQ(test_counter("recovery_parked"), 1);
+    CHECK_EQ(test_counter("recovery_parked_placed"), 1);
   }
   end(ctx);
 }
