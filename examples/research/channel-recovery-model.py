@@ -15,9 +15,11 @@ usage: examples/research/channel-recovery-model.py [--items] [--offline] [--cap 
   --cap N    park at most N ambiguous timestamps per channel in the online resolution.
   --causal-only  resolve by the launch bound alone (no order test, no windows): what the inspector
              built on 2026-12-05 (first part).
-  --whole    each reading judged once, when its stop comes, start and stop together, by the launch bound,
-             the order test and the launch windows of what is placed by then (nothing parked): what the
-             inspector builds since 2026-12-05 (channel_recovery.c resolve_reading, channel_placed.c).
+  --whole    each reading judged when its stop comes, start and stop together, by the launch bound, the
+             order test and the launch windows of what is placed by then; an ambiguous one is parked (16
+             per channel, the oldest evicted) and tried again after each placement on its channel: what
+             the inspector builds since 2026-12-05 (channel_recovery.c, channel_placed.c,
+             channel_parked.c).
 
 The rule (NCCL 2.28-2.30 source, docs/research/channel-recovery.md):
 - The device counts, per channel, every work item of every batch it runs (src/device/common.h, profiler()):
@@ -283,6 +285,7 @@ class Model:
 
 CAUSAL_ONLY = False   # --causal-only
 WHOLE = False         # --whole
+PARKED = 16           # readings parked per channel (channel_parked.h)
 
 
 def resolve(model, use_windows=True):
@@ -431,7 +434,8 @@ def resolve_whole(model):
     """resolve() as the inspector runs it: each reading once, when its stop comes, against the items placed
     by then (launch bound, order, then the launch windows for candidates still left); placed only when its
     start and its stop each have exactly one candidate left, the same one. Returns (placed, 0, 0) like
-    resolve_online."""
+    resolve_online. Ambiguous readings are parked (PARKED per channel) and retried after each placement on
+    their channel."""
     placed = defaultdict(lambda: defaultdict(dict))
     window = defaultdict(lambda: [None, None])          # launch -> [earliest start, latest stop] placed
     starts = {}
@@ -456,6 +460,19 @@ def resolve_whole(model):
                 keep = inside
         return keep
 
+    parked = defaultdict(list)                          # channel -> (start half, stop half), oldest first
+
+    def attempt(first, h):
+        a, b = candidates(first), candidates(h)
+        if not (len(a) == 1 and a == b and model.owner[h["c"]].get(a[0]) is not None):
+            return False
+        w = a[0]
+        placed[h["c"]][w].update(start=first["ts"], stop=h["ts"])
+        lo_hi = window[model.owner[h["c"]][w]["launch"]]
+        lo_hi[0] = first["ts"] if lo_hi[0] is None else min(lo_hi[0], first["ts"])
+        lo_hi[1] = h["ts"] if lo_hi[1] is None else max(lo_hi[1], h["ts"])
+        return True
+
     for h in model.halves:
         key = (id(h["x"]), h["c"])
         if h["kind"] == "start":
@@ -464,13 +481,18 @@ def resolve_whole(model):
         first = starts.pop(key, None)
         if first is None:
             continue
-        a, b = candidates(first), candidates(h)
-        if len(a) == 1 and a == b and model.owner[h["c"]].get(a[0]) is not None:
-            w = a[0]
-            placed[h["c"]][w].update(start=first["ts"], stop=h["ts"])
-            lo_hi = window[model.owner[h["c"]][w]["launch"]]
-            lo_hi[0] = first["ts"] if lo_hi[0] is None else min(lo_hi[0], first["ts"])
-            lo_hi[1] = h["ts"] if lo_hi[1] is None else max(lo_hi[1], h["ts"])
+        c = h["c"]
+        if not attempt(first, h):
+            parked[c].append((first, h))
+            if len(parked[c]) > PARKED:
+                parked[c].pop(0)
+            continue
+        for _ in range(PARKED):                         # retries, until a pass places nothing
+            rest = [p for p in parked[c] if not attempt(*p)]
+            done = len(rest) == len(parked[c])
+            parked[c] = rest
+            if done:
+                break
     return placed, 0, 0
 
 
