@@ -1,6 +1,7 @@
 #include "channel_parked.h"
 
-int parked_put(recov_parked_ring* ring, const recov_reading* rd, recov_reading* evicted) {
+int parked_put(recov_parked_ring* ring, const recov_reading* rd, uint32_t near_lo, uint32_t near_hi,
+               recov_reading* evicted) {
   /* Relaxed: only spreads parkings over the entries; each entry is claimed by its state word. */
   uint32_t i = atomic_fetch_add_explicit(&ring->next, 1, memory_order_relaxed) % RECOV_PARKED;
   recov_parked_entry* e = &ring->entry[i];
@@ -21,6 +22,9 @@ int parked_put(recov_parked_ring* ring, const recov_reading* rd, recov_reading* 
     atomic_fetch_add_explicit(&ring->parked, 1, memory_order_relaxed);
   }
   e->rd = *rd;
+  /* Relaxed: hints (see parked_near), published with the entry below. */
+  atomic_store_explicit(&e->near_lo, near_lo, memory_order_relaxed);
+  atomic_store_explicit(&e->near_hi, near_hi, memory_order_relaxed);
   /* Release: the reading is written before the entry is seen READY. */
   atomic_store_explicit(&e->state, PARK_READY, memory_order_release);
   return result;

@@ -630,23 +630,23 @@ static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, u
  * when the reading stays ambiguous; *how says which test decided (RESOLVED_*). Proxy thread (or
  * the drainer); the owner entries are read with the numbering's item check. */
 enum { RESOLVED_CAUSAL = 0, RESOLVED_ORDER = 1, RESOLVED_WINDOW = 2 };
+_Static_assert(RECOV_PLACED_CANDIDATES <= sizeof(((recov_reading*)0)->launch) / sizeof(uint32_t),
+               "recov_reading keeps a launch per candidate");
 
 static inline bool one_bit(uint32_t m) { return m != 0 && (m & (m - 1)) == 0; }
 
-static uint32_t resolve_reading(recov_state* r, const recov_reading* rd, uint32_t chan, uint8_t* how) {
-  *how = RESOLVED_CAUSAL;
-  uint32_t base = rd->base;
+/* The causal test, once per reading: fills rd's candidates (count, launches, which are numbered)
+ * and the candidates left for its start and its stop. False: more candidates than judged. */
+static bool judge_causal(recov_state* r, recov_reading* rd, uint32_t chan) {
   int64_t bound;
   bool have_bound = gpu_clock_offset_bound(rd->clock_device, rd->op_start_ns, &bound);
-  uint32_t cands[RECOV_PLACED_CANDIDATES], launch[RECOV_PLACED_CANDIDATES];
   uint32_t n = 0, start_ok = 0, stop_ok = 0, known = 0;
   for (uint32_t k = 0;; k++) {
-    uint32_t cand = base + k * RECOV_SLOTS;
+    uint32_t cand = rd->base + k * RECOV_SLOTS;
     bool start_may = k == 0 || cand <= rd->upper_start, stop_may = k == 0 || cand <= rd->upper_stop;
     if (!start_may && !stop_may) break;
-    if (n == RECOV_PLACED_CANDIDATES) return 0; /* more candidates than judged: left ambiguous */
-    uint32_t bit = 1u << n;
-    cands[n++] = cand;
+    if (n == RECOV_PLACED_CANDIDATES) return false; /* more candidates than judged: left ambiguous */
+    uint32_t bit = 1u << n++;
     if (start_may) start_ok |= bit;
     if (stop_may) stop_ok |= bit;
     if (k * RECOV_SLOTS >= RECOV_OWNERS) continue; /* its entry took item base's place */
@@ -657,12 +657,26 @@ static uint32_t resolve_reading(recov_state* r, const recov_reading* rd, uint32_
     uint64_t launch_ns = atomic_load_explicit(&o->launch_ns, memory_order_relaxed);
     if (item != cand || atomic_load_explicit(&o->item, memory_order_acquire) != cand) continue;
     known |= bit;
-    launch[n - 1] = flags >> RECOV_OWNER_LAUNCH_SHIFT;
+    rd->launch[n - 1] = flags >> RECOV_OWNER_LAUNCH_SHIFT;
     if (!have_bound || launch_ns == 0) continue;
     int64_t earliest = (int64_t)clock_mono_to_wall_ns(launch_ns) + bound;
     if ((int64_t)rd->start < earliest) start_ok &= ~bit;
     if ((int64_t)rd->stop < earliest) stop_ok &= ~bit;
   }
+  rd->n = (uint8_t)n;
+  rd->start_ok = (uint8_t)start_ok;
+  rd->stop_ok = (uint8_t)stop_ok;
+  rd->known = (uint8_t)known;
+  return true;
+}
+
+/* The order test and the windows over what judge_causal left (on a retry, against what is placed
+ * by then). Returns the item, or 0 when the reading stays ambiguous. */
+static uint32_t judge_placed(recov_state* r, const recov_reading* rd, uint32_t chan, uint8_t* how) {
+  uint32_t n = rd->n, start_ok = rd->start_ok, stop_ok = rd->stop_ok;
+  uint32_t cands[RECOV_PLACED_CANDIDATES];
+  for (uint32_t i = 0; i < n; i++) cands[i] = rd->base + i * RECOV_SLOTS;
+  *how = RESOLVED_CAUSAL;
   if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
   if (start_ok == 0 || stop_ok == 0) return 0;
   uint32_t order_start, order_stop;
@@ -676,15 +690,24 @@ static uint32_t resolve_reading(recov_state* r, const recov_reading* rd, uint32_
   uint32_t in_start = 0, in_stop = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t bit = 1u << i;
-    if (!(known & bit)) continue;
-    if ((start_ok & bit) && window_holds(r->windows, launch[i], rd->start)) in_start |= bit;
-    if ((stop_ok & bit) && window_holds(r->windows, launch[i], rd->stop)) in_stop |= bit;
+    if (!(rd->known & bit)) continue;
+    if ((start_ok & bit) && window_holds(r->windows, rd->launch[i], rd->start)) in_start |= bit;
+    if ((stop_ok & bit) && window_holds(r->windows, rd->launch[i], rd->stop)) in_stop |= bit;
   }
   if (one_bit(in_start)) start_ok = in_start;
   if (one_bit(in_stop)) stop_ok = in_stop;
   *how = RESOLVED_WINDOW;
   if (one_bit(start_ok) && start_ok == stop_ok) return cands[__builtin_ctz(start_ok)];
   return 0;
+}
+
+static uint32_t resolve_reading(recov_state* r, recov_reading* rd, uint32_t chan, uint8_t* how) {
+  *how = RESOLVED_CAUSAL;
+  if (!judge_causal(r, rd, chan)) {
+    rd->n = 0; /* not parked either: nothing to judge */
+    return 0;
+  }
+  return judge_placed(r, rd, chan, how);
 }
 
 /* The owner entry of item `item` on chan, if it still holds that item: its flags and first handle. */
@@ -748,30 +771,34 @@ static void answer_base_owner(recov_state* r, uint32_t chan, const recov_reading
   }
 }
 
-/* Tries the channel's parked readings again after a placement, until a pass places nothing (each
- * placement may settle others: at most RECOV_PARKED passes). */
-static void retry_parked(recov_state* r, uint32_t chan) {
+/* Tries the channel's parked readings again after a placement of item w: one pass (a placement made
+ * by a retry does not start another), over the readings whose candidates lie within 64 items of w
+ * (parked_near), at most RECOV_RETRIES of them, taken in turn from where the last retry on the
+ * channel stopped. Skipping one only leaves it ambiguous longer (its causal test also gains from a
+ * later retry: the GPU clock's bound grows with observations). */
+static void retry_parked(recov_state* r, uint32_t chan, uint32_t w) {
   recov_parked_ring* ring = &r->parked[chan];
-  for (uint32_t pass = 0; pass < RECOV_PARKED && parked_any(ring); pass++) {
-    bool progress = false;
-    for (uint32_t i = 0; i < RECOV_PARKED; i++) {
-      recov_reading rd;
-      if (!parked_claim(ring, i, &rd)) continue;
-      uint8_t how;
-      uint32_t w = resolve_reading(r, &rd, chan, &how);
-      if (w == 0) {
-        parked_release(ring, i, true);
-        continue;
-      }
-      parked_release(ring, i, false);
-      counter_add(CTR_RECOVERY_PARKED_PLACED, 1);
-      place(r, chan, w, &rd, false, 0);
-      hand_to_item(r, chan, w, &rd);
-      if (rd.lagging && w != rd.base) answer_base_owner(r, chan, &rd);
-      progress = true;
+  if (!parked_any(ring)) return;
+  /* Relaxed: only spreads the retries over the entries. */
+  uint32_t from = atomic_load_explicit(&ring->retry_from, memory_order_relaxed), tried = 0, k = 0;
+  for (; k < RECOV_PARKED && tried < RECOV_RETRIES; k++) {
+    uint32_t i = (from + k) % RECOV_PARKED;
+    recov_reading rd;
+    if (!parked_near(ring, i, w) || !parked_claim(ring, i, &rd)) continue;
+    tried++;
+    uint8_t how;
+    uint32_t got = judge_placed(r, &rd, chan, &how);
+    if (got == 0) {
+      parked_release(ring, i, true);
+      continue;
     }
-    if (!progress) break;
+    parked_release(ring, i, false);
+    counter_add(CTR_RECOVERY_PARKED_PLACED, 1);
+    place(r, chan, got, &rd, false, 0);
+    hand_to_item(r, chan, got, &rd);
+    if (rd.lagging && got != rd.base) answer_base_owner(r, chan, &rd);
   }
+  atomic_store_explicit(&ring->retry_from, (from + k) % RECOV_PARKED, memory_order_relaxed);
 }
 
 /* An ambiguous reading: parked for a retry. A lagging reader's base owner keeps waiting meanwhile;
@@ -779,7 +806,10 @@ static void retry_parked(recov_state* r, uint32_t chan) {
  * parked. */
 static void park(recov_state* r, uint32_t chan, const recov_reading* rd) {
   recov_reading evicted;
-  int result = parked_put(&r->parked[chan], rd, &evicted);
+  /* Its candidates run from base to the last item 64k later launched when a timestamp was read. */
+  uint32_t upper = (int32_t)(rd->upper_stop - rd->upper_start) > 0 ? rd->upper_stop : rd->upper_start;
+  uint32_t last = rd->base + ((int32_t)(upper - rd->base) > 0 ? (upper - rd->base) / RECOV_SLOTS * RECOV_SLOTS : 0);
+  int result = parked_put(&r->parked[chan], rd, rd->base - RECOV_SLOTS, last + RECOV_SLOTS, &evicted);
   if (result == PARK_FAILED) {
     if (rd->lagging) answer_base_owner(r, chan, rd);
     return;
@@ -810,8 +840,15 @@ static void process_reading(op_slot* s, uint32_t i) {
   bool guard = base + RECOV_SLOTS > ch->recov_upper_start && base + RECOV_SLOTS > ch->recov_upper_stop;
   bool interval = op_timing_gpu_interval_ok(ch->gpu_start_ns, ch->gpu_stop_ns);
   bool lagging = (s->recov_lagging >> chan) & 1;
-  recov_reading rd = {base, ch->recov_upper_start, ch->recov_upper_stop, ch->gpu_start_ns, ch->gpu_stop_ns,
-                      s->start_ns, s->clock_device, lagging, s->kind == RECORD_KIND_P2P};
+  recov_reading rd = {.base = base,
+                      .upper_start = ch->recov_upper_start,
+                      .upper_stop = ch->recov_upper_stop,
+                      .start = ch->gpu_start_ns,
+                      .stop = ch->gpu_stop_ns,
+                      .op_start_ns = s->start_ns,
+                      .clock_device = s->clock_device,
+                      .lagging = lagging,
+                      .from_pair = s->kind == RECORD_KIND_P2P};
   /* Relaxed: a once-set flag of its own (placements start at the first lag or late read; before,
    * every reading passes the guard and the ring would only cost). */
   if (!guard && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
@@ -830,12 +867,13 @@ static void process_reading(op_slot* s, uint32_t i) {
     /* The item's launch: the reader's own when the item is its own (in step), else from the item's
      * owner entry (which the enqueuing thread wrote: a cache line this thread would otherwise not
      * touch for an in-step reading). A placement may settle parked readings of the channel. */
-    if (w != 0 && place(r, chan, w, &rd, w == base && !lagging, s->recov_launch)) retry_parked(r, chan);
+    if (w != 0 && place(r, chan, w, &rd, w == base && !lagging, s->recov_launch)) retry_parked(r, chan, w);
   }
   if (w != 0 && w != base) hand_to_item(r, chan, w, &rd);
   /* Ambiguous: parked for a retry after later placements (placing on, a proper interval). */
   bool parked = false;
-  if (w == 0 && interval && !guard && atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+  if (w == 0 && interval && !guard && rd.n != 0 && rd.start_ok != 0 && rd.stop_ok != 0 &&
+      atomic_load_explicit(&r->placing, memory_order_relaxed)) {
     park(r, chan, &rd);
     parked = true;
   }

@@ -23,7 +23,7 @@ static void a_parked_reading_is_claimed_kept_and_removed(void) {
   memset(&ring, 0, sizeof ring);
   CHECK(!parked_any(&ring));
   recov_reading rd = reading(7), got, evicted;
-  CHECK_EQ(parked_put(&ring, &rd, &evicted), PARK_DONE);
+  CHECK_EQ(parked_put(&ring, &rd, 0, UINT32_MAX, &evicted), PARK_DONE);
   CHECK(parked_any(&ring));
   CHECK(!parked_claim(&ring, 1, &got)); /* nothing there */
   CHECK(parked_claim(&ring, 0, &got));
@@ -42,17 +42,17 @@ static void the_oldest_is_evicted_and_a_held_entry_refuses(void) {
   recov_reading evicted;
   for (uint32_t i = 1; i <= RECOV_PARKED; i++) {
     recov_reading rd = reading(i);
-    CHECK_EQ(parked_put(&ring, &rd, &evicted), PARK_DONE);
+    CHECK_EQ(parked_put(&ring, &rd, 0, UINT32_MAX, &evicted), PARK_DONE);
   }
   recov_reading next = reading(100);
-  CHECK_EQ(parked_put(&ring, &next, &evicted), PARK_DONE_EVICTED);
+  CHECK_EQ(parked_put(&ring, &next, 0, UINT32_MAX, &evicted), PARK_DONE_EVICTED);
   CHECK_EQ(evicted.base, 1);
   /* The entry the next parking takes is held by a retry: parking fails, nothing is lost there. */
   recov_reading got;
   CHECK(parked_claim(&ring, 1, &got));
   CHECK_EQ(got.base, 2);
   recov_reading more = reading(101);
-  CHECK_EQ(parked_put(&ring, &more, &evicted), PARK_FAILED);
+  CHECK_EQ(parked_put(&ring, &more, 0, UINT32_MAX, &evicted), PARK_FAILED);
   parked_release(&ring, 1, true);
   CHECK(parked_claim(&ring, 1, &got));
   CHECK_EQ(got.base, 2);
@@ -69,7 +69,7 @@ static void* parker(void* arg) {
   uint32_t first = (uint32_t)(uintptr_t)arg;
   for (uint32_t b = first; b < first + 2 * PER_THREAD; b += 2) {
     recov_reading rd = reading(b), evicted;
-    int r = parked_put(&ring, &rd, &evicted);
+    int r = parked_put(&ring, &rd, 0, UINT32_MAX, &evicted);
     if (r == PARK_DONE_EVICTED) {
       atomic_fetch_add(&evicted_sum, evicted.base);
       atomic_fetch_add(&evicted_count, 1);
