@@ -35,9 +35,9 @@
  * AllGatherV path), interface < v5 (no KernelLaunch), several ranks per node on several nodes, a
  * channel outside the numbered set, a full queue, or a shape that cannot be learned.
  *
- * Memory: one recov_state per communicator slot (sizeof(recov_state) = 534,888 bytes, 522 KiB: the
- * owner ring 256 KiB, the rings of placed items 256 KiB, the launch windows 6 KiB;
- * docs/configuration.md), calloc'ed at the
+ * Memory: one recov_state per communicator slot (sizeof(recov_state) = 617,832 bytes, 604 KiB: the
+ * owner ring 256 KiB, the rings of placed items 257 KiB, the parked readings 81 KiB, the launch
+ * windows 6 KiB; docs/configuration.md), calloc'ed at the
  * first communicator init in the slot that wants recovery, reset by the slot's later communicators
  * and freed with the comm table (comm_table.h: recov_mem); NULL (recovery off) when the allocation
  * fails.

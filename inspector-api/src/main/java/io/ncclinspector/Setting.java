@@ -41,7 +41,7 @@ enum Setting {
   CHANNEL_RECOVERY("NCCL_INSPECTOR_CHANNEL_RECOVERY", "channelRecovery", Kind.SWITCH, Reading.PLAIN, true, "1",
       "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
           + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
-          + " 522 KiB of native memory per communicator; read at each communicator's init"),
+          + " 604 KiB of native memory per communicator; read at each communicator's init"),
   OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, false, "0",
       "replace a plugin `NCCL_PROFILER_PLUGIN` already names"),
   NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, true, "1",
@@ -52,7 +52,7 @@ enum Setting {
           + " channel recovery state and its network breakdown's proxy operations with their steps in flight)",
       16, 1 << 21, null),
   MAX_COMMS("NCCL_INSPECTOR_MAX_COMMS", "maxCommunicators", Kind.INT, Reading.PLAIN, 1024, "1024",
-      "communicators live at once (with channel recovery on, 522 KiB of native memory per communicator slot used,"
+      "communicators live at once (with channel recovery on, 604 KiB of native memory per communicator slot used,"
           + " allocated at the first init in the slot and kept for its later communicators)",
       1, 1 << 16, null),
   RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",
