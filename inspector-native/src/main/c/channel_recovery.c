@@ -108,12 +108,16 @@ void recov_note_api(comm_slot* c, uint8_t func) {
 /* ---- the rule: channel sets ------------------------------------------------------------------ */
 
 /* ncclP2pPartBounds: parts of divUp(bytes, nParts) rounded up to 4 KiB; a zero-byte op has one part. */
-static bool part_has_data(uint32_t n_parts, uint32_t part, uint64_t bytes) {
-  if (part >= n_parts) return false;
-  if (bytes == 0) return part == 0;
+/* ncclP2pPartBounds: parts of divUp(bytes, nParts) rounded up to 4 KiB; a zero-byte op has one part.
+ * The number of parts 0..n_parts-1 that carry data (each part that does precedes each that does
+ * not): two divisions per operation instead of two per part. */
+static uint32_t parts_with_data(uint32_t n_parts, uint64_t bytes) {
+  if (n_parts == 0) return 0;
+  if (bytes == 0) return 1;
   uint64_t per = (bytes + n_parts - 1) / n_parts;
   per = (per + 4095) / 4096 * 4096;
-  return (uint64_t)part * per < bytes;
+  uint64_t with = (bytes + per - 1) / per; /* parts p with p * per < bytes */
+  return with < n_parts ? (uint32_t)with : n_parts;
 }
 
 /* The channels of parts 0..n-1, given as a set: parts ascend from the base channel modulo the P2P
@@ -121,9 +125,7 @@ static bool part_has_data(uint32_t n_parts, uint32_t part, uint64_t bytes) {
 static uint32_t parts_in_order(uint64_t set, uint8_t order[64]) {
   uint8_t sorted[64];
   uint32_t n = 0;
-  for (uint32_t ch = 0; ch < 64; ch++) {
-    if ((set >> ch) & 1) sorted[n++] = (uint8_t)ch;
-  }
+  for (uint64_t rest = set; rest; rest &= rest - 1) sorted[n++] = (uint8_t)__builtin_ctzll(rest);
   uint32_t start = 0;
   for (uint32_t i = 1; i < n; i++) {
     if (sorted[i] != sorted[i - 1] + 1) {
@@ -131,7 +133,7 @@ static uint32_t parts_in_order(uint64_t set, uint8_t order[64]) {
       break;
     }
   }
-  for (uint32_t k = 0; k < n; k++) order[k] = sorted[(start + k) % n];
+  for (uint32_t k = 0, i = start; k < n; k++, i = i + 1 == n ? 0 : i + 1) order[k] = sorted[i];
   return n;
 }
 
@@ -150,24 +152,29 @@ static bool shape_lookup(recov_state* r, int32_t peer, uint8_t dir, uint8_t n, u
   return false;
 }
 
-/* Channel set of a unit: bit per channel, and which of them the host counts. False: not known. */
-static bool unit_channels(recov_state* r, const recov_unit* u, uint64_t* set, uint64_t* counted) {
-  uint64_t all = u->n >= 64 ? ~0ull : ((1ull << u->n) - 1);
-  switch (u->kind) {
-    case RECOV_UNIT_COLL: *set = all; *counted = all; return true;
-    case RECOV_UNIT_SELF: *set = all; *counted = 0; return true; /* no proxy op: no host count */
-    default: break;
-  }
+/* The channel set of a P2P unit to a peer, from its learned shape (out of line: the collectives'
+ * path stays short). */
+__attribute__((noinline)) static bool p2p_unit_channels(recov_state* r, const recov_unit* u, uint64_t* set,
+                                                        uint64_t* counted) {
   uint64_t channels;
   if (!shape_lookup(r, u->peer, u->dir, u->n, &channels)) return false;
   uint8_t order[64];
   uint32_t n = parts_in_order(channels, order);
   *set = channels;
   *counted = 0;
-  for (uint32_t part = 0; part < n; part++) {
-    if (part_has_data(u->n, part, u->bytes)) *counted |= 1ull << order[part];
-  }
+  uint32_t with = parts_with_data(u->n, u->bytes);
+  for (uint32_t part = 0; part < n && part < with; part++) *counted |= 1ull << order[part];
   return true;
+}
+
+/* Channel set of a unit: bit per channel, and which of them the host counts. False: not known. */
+static inline bool unit_channels(recov_state* r, const recov_unit* u, uint64_t* set, uint64_t* counted) {
+  uint64_t all = u->n >= 64 ? ~0ull : ((1ull << u->n) - 1);
+  switch (u->kind) {
+    case RECOV_UNIT_COLL: *set = all; *counted = all; return true;
+    case RECOV_UNIT_SELF: *set = all; *counted = 0; return true; /* no proxy op: no host count */
+    default: return p2p_unit_channels(r, u, set, counted);
+  }
 }
 
 /* Channel set of a unit, a merge (the second operation of a P2P round) included. */
@@ -373,9 +380,11 @@ static void release_queue(comm_slot* c, recov_state* r) {
   }
 }
 
+/* Peer and rank are checked to lie in 0..nranks-1 before (number_op), so d lies in
+ * -(nranks-1)..nranks-1: one addition instead of two divisions. */
 static uint32_t round_of(const recov_op_info* info, int32_t nranks) {
   int64_t d = info->func == FUNC_SEND ? (int64_t)info->peer - info->rank : (int64_t)info->rank - info->peer;
-  return (uint32_t)(((d % nranks) + nranks) % nranks);
+  return (uint32_t)(d < 0 ? d + nranks : d);
 }
 
 static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
