@@ -635,9 +635,11 @@ static void deliver_from(uint64_t handle, uint32_t c, bool ok, uint64_t start, u
  * Of several candidates left, the one whose launch window (channel_placed.h) holds the timestamp is
  * chosen when it is the only one. The reading is item w's when w is the only candidate left for its
  * start and the only one left for its stop. A candidate not numbered, with its entry overwritten, or
- * of unknown launch time is not ruled out by the causal test, nor chosen by a window. Returns w, or 0
- * when the reading stays ambiguous; *how says which test decided (RESOLVED_*). Proxy thread (or
- * the drainer); the owner entries are read with the numbering's item check. */
+ * of unknown launch time is not ruled out by the causal test, nor chosen by a window.
+ * judge_causal runs once per reading (its verdict is kept with a parked reading); judge_placed runs
+ * then and at each retry; resolve_reading does both and returns w, or 0 when the reading stays
+ * ambiguous, with *how saying which test decided (RESOLVED_*). Proxy thread (or the drainer); the
+ * owner entries are read with the numbering's item check. */
 enum { RESOLVED_CAUSAL = 0, RESOLVED_ORDER = 1, RESOLVED_WINDOW = 2 };
 _Static_assert(RECOV_PLACED_CANDIDATES <= sizeof(((recov_reading*)0)->launch) / sizeof(uint32_t),
                "recov_reading keeps a launch per candidate");
