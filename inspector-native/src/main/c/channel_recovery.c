@@ -186,6 +186,29 @@ static bool merge_channels(const comm_slot* c, recov_state* r, const recov_unit*
   return unit_channels(r, &as_p2p, set, counted);
 }
 
+/* The owner entry of item `item` on chan, if it still holds that item: its flags and first handle. */
+static bool owner_of(recov_state* r, uint32_t chan, uint32_t item, uint32_t* flags, uint64_t* handle) {
+  recov_owner* o = &r->owner[chan][item % RECOV_OWNERS];
+  /* Acquire: pairs with the numbering's release of the item (the fields came before it). */
+  uint32_t got = atomic_load_explicit(&o->item, memory_order_acquire);
+  *flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
+  *handle = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
+  return got == item && atomic_load_explicit(&o->item, memory_order_acquire) == item;
+}
+
+/* Placements start at a communicator's first lagging unit or late read; before, every reading
+ * passes the guard and the ring would only cost. Relaxed: a once-set flag with nothing to publish
+ * (a reader that misses it skips a placement, which only leaves more candidates). */
+static inline void start_placing(recov_state* r) {
+  if (!atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+    atomic_store_explicit(&r->placing, 1, memory_order_relaxed);
+  }
+}
+
+static inline bool placing(const recov_state* r) {
+  return atomic_load_explicit(&r->placing, memory_order_relaxed);
+}
+
 /* ---- numbering (the drainer) ----------------------------------------------------------------- */
 
 /* Pokes an owner: its waiting channel c got timestamps (ok) or is lost (reason). */
@@ -246,13 +269,11 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
       if (base != item) {
         /* This operation's reading on ch is item `base`'s. With an untracked reader nobody
          * will hand that item on: its owner learns now that it is never delivered. */
-        if (u->handle == 0 && u->kind == RECOV_UNIT_COLL) {
-          recov_owner* bo = &r->owner[ch][base % RECOV_OWNERS];
-          if (atomic_load_explicit(&bo->item, memory_order_acquire) == base &&
-              (atomic_load_explicit(&bo->flags, memory_order_relaxed) & RECOV_OWNER_COLL)) {
-            uint64_t h = atomic_load_explicit(&bo->handle[0], memory_order_relaxed);
-            if (h != 0) deliver(h, ch, false, 0, 0, WITHHELD_NEVER_DELIVERED);
-          }
+        uint32_t bflags;
+        uint64_t h;
+        if (u->handle == 0 && u->kind == RECOV_UNIT_COLL && owner_of(r, ch, base, &bflags, &h) &&
+            (bflags & RECOV_OWNER_COLL) && h != 0) {
+          deliver(h, ch, false, 0, 0, WITHHELD_NEVER_DELIVERED);
         }
       }
     }
@@ -269,10 +290,7 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
     if (u->kind == RECOV_UNIT_COLL && base != item && item - base < RECOV_WAIT_LAG) wait |= 1ull << ch;
     if (lag > max_lag) max_lag = lag;
   }
-  /* Relaxed: a once-set flag of its own (see process_reading). */
-  if (lagging != 0 && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
-    atomic_store_explicit(&r->placing, 1, memory_order_relaxed);
-  }
+  if (lagging != 0) start_placing(r);
   if (!merge) {
     r->last_channels = set;
     r->last_counted = counted;
@@ -721,16 +739,6 @@ static uint32_t resolve_reading(recov_state* r, recov_reading* rd, uint32_t chan
   return judge_placed(r, rd, chan, how);
 }
 
-/* The owner entry of item `item` on chan, if it still holds that item: its flags and first handle. */
-static bool owner_of(recov_state* r, uint32_t chan, uint32_t item, uint32_t* flags, uint64_t* handle) {
-  recov_owner* o = &r->owner[chan][item % RECOV_OWNERS];
-  /* Acquire: pairs with the numbering's release of the item (the fields came before it). */
-  uint32_t got = atomic_load_explicit(&o->item, memory_order_acquire);
-  *flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
-  *handle = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
-  return got == item && atomic_load_explicit(&o->item, memory_order_acquire) == item;
-}
-
 /* A reading resolved to item w: handed to w's owner when it is a collective waiting for that channel
  * (deliver_from ignores any other). */
 static void hand_to_item(recov_state* r, uint32_t chan, uint32_t w, const recov_reading* rd) {
@@ -746,7 +754,7 @@ static void hand_to_item(recov_state* r, uint32_t chan, uint32_t w, const recov_
  * `own_launch` is the launch of w when the reader is known to own it (else read from w's owner
  * entry). Returns whether the ring took it (then parked readings of the channel may now resolve). */
 static bool place(recov_state* r, uint32_t chan, uint32_t w, const recov_reading* rd, bool own, uint32_t own_launch) {
-  if (!atomic_load_explicit(&r->placing, memory_order_relaxed)) return false;
+  if (!placing(r)) return false;
   bool put = placed_put(&r->placed[chan], w, rd->start, rd->stop);
   uint32_t flags;
   uint64_t h;
@@ -758,9 +766,11 @@ static bool place(recov_state* r, uint32_t chan, uint32_t w, const recov_reading
   return put;
 }
 
-/* A lagging reader's base item was not this reading's: base's owner (a waiting collective) takes its
- * timestamps from the ring where another reading placed them, else hears they are lost. */
-static void answer_base_owner(recov_state* r, uint32_t chan, const recov_reading* rd) {
+/* Answers a lagging reader's base owner (a waiting collective): with this reading when it is item
+ * base's (`is_base`), else with item base's timestamps where another reading placed them, else
+ * that they are lost. Readings of a round to self's item, and of a P2P's or an untracked
+ * operation's, have nobody to answer. */
+static void answer_base_owner(recov_state* r, uint32_t chan, const recov_reading* rd, bool is_base) {
   uint32_t flags;
   uint64_t h;
   if (!owner_of(r, chan, rd->base, &flags, &h)) {
@@ -773,7 +783,9 @@ static void answer_base_owner(recov_state* r, uint32_t chan, const recov_reading
   }
   if (!(flags & RECOV_OWNER_COLL) || h == 0) return; /* a P2P's or an untracked operation's item */
   uint64_t a, b;
-  if (placed_get(&r->placed[chan], rd->base, &a, &b)) {
+  if (is_base) {
+    deliver(h, chan, true, rd->start, rd->stop, WITHHELD_NONE);
+  } else if (placed_get(&r->placed[chan], rd->base, &a, &b)) {
     counter_add(CTR_RECOVERY_FOUND_PLACED, 1);
     deliver(h, chan, true, a, b, WITHHELD_NONE);
   } else {
@@ -807,7 +819,7 @@ static void retry_parked(recov_state* r, uint32_t chan, uint32_t w) {
     counter_add(CTR_RECOVERY_PARKED_PLACED, 1);
     place(r, chan, got, &rd, false, 0);
     hand_to_item(r, chan, got, &rd);
-    if (rd.lagging && got != rd.base) answer_base_owner(r, chan, &rd);
+    if (rd.lagging && got != rd.base) answer_base_owner(r, chan, &rd, false);
   }
   atomic_store_explicit(&ring->retry_from, (from + k) % RECOV_PARKED, memory_order_relaxed);
 }
@@ -822,11 +834,11 @@ static void park(recov_state* r, uint32_t chan, const recov_reading* rd) {
   uint32_t last = rd->base + ((int32_t)(upper - rd->base) > 0 ? (upper - rd->base) / RECOV_SLOTS * RECOV_SLOTS : 0);
   int result = parked_put(&r->parked[chan], rd, rd->base - RECOV_SLOTS, last + RECOV_SLOTS, &evicted);
   if (result == PARK_FAILED) {
-    if (rd->lagging) answer_base_owner(r, chan, rd);
+    if (rd->lagging) answer_base_owner(r, chan, rd, false);
     return;
   }
   counter_add(CTR_RECOVERY_PARKED, 1);
-  if (result == PARK_DONE_EVICTED && evicted.lagging) answer_base_owner(r, chan, &evicted);
+  if (result == PARK_DONE_EVICTED && evicted.lagging) answer_base_owner(r, chan, &evicted, false);
 }
 
 /* Processes reading i of operation s (entered, numbered, reading complete). */
@@ -860,11 +872,7 @@ static void process_reading(op_slot* s, uint32_t i) {
                       .clock_device = s->clock_device,
                       .lagging = lagging,
                       .from_pair = s->kind == RECORD_KIND_P2P};
-  /* Relaxed: a once-set flag of its own (placements start at the first lag or late read; before,
-   * every reading passes the guard and the ring would only cost). */
-  if (!guard && !atomic_load_explicit(&r->placing, memory_order_relaxed)) {
-    atomic_store_explicit(&r->placing, 1, memory_order_relaxed);
-  }
+  if (!guard) start_placing(r);
   uint32_t w = 0; /* the item the reading is known to be, 0: not known */
   if (interval) {
     uint8_t how = RESOLVED_CAUSAL;
@@ -883,8 +891,7 @@ static void process_reading(op_slot* s, uint32_t i) {
   if (w != 0 && w != base) hand_to_item(r, chan, w, &rd);
   /* Ambiguous: parked for a retry after later placements (placing on, a proper interval). */
   bool parked = false;
-  if (w == 0 && interval && !guard && rd.n != 0 && rd.start_ok != 0 && rd.stop_ok != 0 &&
-      atomic_load_explicit(&r->placing, memory_order_relaxed)) {
+  if (w == 0 && interval && !guard && rd.n != 0 && rd.start_ok != 0 && rd.stop_ok != 0 && placing(r)) {
     park(r, chan, &rd);
     parked = true;
   }
@@ -909,16 +916,7 @@ static void process_reading(op_slot* s, uint32_t i) {
     return;
   }
   if (parked) return; /* base's owner is answered when the reading is placed or evicted */
-  if (w == base) {
-    hand_to_item(r, chan, base, &rd);
-    /* Still counted as before when base's entry is gone or is not a waiting collective's. */
-    uint32_t flags;
-    uint64_t h;
-    if (!owner_of(r, chan, base, &flags, &h)) counter_add(CTR_RECOVERY_LOST_SLOT_REUSED, 1);
-    else if (flags & RECOV_OWNER_SELF) counter_add(CTR_RECOVERY_SELF_ITEM, 1);
-    return;
-  }
-  answer_base_owner(r, chan, &rd);
+  answer_base_owner(r, chan, &rd, w == base);
 }
 
 void recov_channel_recorded(op_slot* s, uint32_t i) {
@@ -966,13 +964,9 @@ void recov_op_closing(op_slot* s) {
   while (owed) {
     uint32_t chan = (uint32_t)__builtin_ctzll(owed);
     owed &= owed - 1;
-    uint32_t base = s->recov_base[chan];
-    recov_owner* o = &r->owner[chan][base % RECOV_OWNERS];
-    uint32_t item = atomic_load_explicit(&o->item, memory_order_acquire);
-    uint32_t flags = atomic_load_explicit(&o->flags, memory_order_relaxed);
-    uint64_t h = atomic_load_explicit(&o->handle[0], memory_order_relaxed);
-    if (item == base && atomic_load_explicit(&o->item, memory_order_acquire) == item &&
-        (flags & RECOV_OWNER_COLL) && h != 0) {
+    uint32_t flags;
+    uint64_t h;
+    if (owner_of(r, chan, s->recov_base[chan], &flags, &h) && (flags & RECOV_OWNER_COLL) && h != 0) {
       deliver_from(h, chan, false, 0, 0, WITHHELD_NEVER_DELIVERED, s->kind == RECORD_KIND_P2P);
     }
   }
