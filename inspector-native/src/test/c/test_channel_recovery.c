@@ -334,6 +334,35 @@ static void a_collective_lagging_ninety_six_items_does_not_wait(void) {
 }
 
 /* Recovery off (the setting): today's guards, the lagging channels withheld. */
+/* n one-channel collectives below the minimum size, 10 us apart, from seq first: numbered (each
+ * adds an item on channel 0) but untracked, so never read. */
+static void untracked_items(void* ctx, uint64_t first, int n) {
+  uint64_t kernel;
+  for (int i = 0; i < n; i++) {
+    at(now_mono + 10 * US);
+    CHECK(coll(ctx, first + (uint64_t)i, 1, 16, &kernel) == NULL);
+  }
+}
+
+/* Items 1..66 on channel 0 (seqs 0..65). P (item 1), read 20 us after its kernel, gives the GPU
+ * clock's offset bound; W (item 2), read after items 3..66 were launched with timestamps from
+ * before the last of those launches, is kept by the causal test, and from then on readings are
+ * placed (channel_placed.h). Both are timed directly. */
+static void bound_and_placements_on(void* ctx) {
+  uint64_t kp, kw;
+  void* p = coll(ctx, 0, 1, 262144, &kp);
+  at(kp + 20 * US);
+  read_channels(p, 0, 1, kp, 5 * US);
+  void* w = coll(ctx, 1, 1, 262144, &kw);
+  untracked_items(ctx, 2, 64);
+  at(now_mono + 10 * US);
+  read_channels(w, 0, 1, kw, 5 * US);
+  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 2);
+  CHECK_EQ(d.last.time_recovery, TIME_DIRECT);
+}
+
 /* The order test (channel_placed.h) and a parked reading (channel_parked.h). One channel. P (item 1)
  * is read 20 us after its kernel: the
  * GPU clock's offset bound. W (item 2) is read after 64 later items were launched, with timestamps
@@ -346,30 +375,14 @@ static void order_scenario(int y_first) {
   begin(0, 4096);
   void* ctx = test_comm(0x0de5, 0, 2);
   (void)test_drain();
-  uint64_t kp, kw, kx, ky, kz;
-  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 */
-  at(kp + 20 * US);
-  read_channels(p, 0, 1, kp, 5 * US);
-  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 */
-  for (int i = 0; i < 64; i++) {                      /* items 3..66, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
-  at(now_mono + 10 * US);
-  read_channels(w, 0, 1, kw, 5 * US);                 /* before item 66's launch: causal */
-  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
-  decoded d = test_drain();
-  CHECK_EQ(d.colls, 2);
-  CHECK_EQ(d.last.time_recovery, TIME_DIRECT);
+  uint64_t kx, ky;
+  bound_and_placements_on(ctx);                       /* items 1..66 on channel 0 */
 
   at(now_mono + 10 * US);
   void* x = coll(ctx, 66, 1, 262144, &kx);            /* item 67 */
   at(now_mono + 10 * US);
   void* y = coll(ctx, 67, 1, 262144, &ky);            /* item 68 */
-  for (int i = 0; i < 63; i++) {                      /* items 69..131, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 68 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
+  untracked_items(ctx, 68, 63);                       /* items 69..131 */
   /* The GPU ran behind: X's kernel after every launch, Y's after X's. */
   uint64_t x_run = now_mono + 100 * US, y_run = x_run + 100 * US;
   at(y_run + 200 * US);
@@ -378,7 +391,7 @@ static void order_scenario(int y_first) {
   if (!y_first) read_channels(y, 0, 1, y_run, 40 * US);
   (void)kx;
   (void)ky;
-  d = test_drain();
+  decoded d = test_drain();
   CHECK_EQ(d.colls, 2);
   if (y_first) {
     CHECK_EQ(test_counter("recovery_order_placed"), 1);
@@ -407,19 +420,8 @@ static void an_operation_takes_its_item_from_an_earlier_late_reading(void) {
   begin(0, 4096);
   void* ctx = test_comm(0x0de6, 0, 2);
   (void)test_drain();
-  uint64_t kp, kw, kr, ky, kx, kz;
-  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 */
-  at(kp + 20 * US);
-  read_channels(p, 0, 1, kp, 5 * US);
-  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 */
-  for (int i = 0; i < 64; i++) {                      /* items 3..66, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
-  at(now_mono + 10 * US);
-  read_channels(w, 0, 1, kw, 5 * US);
-  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
-  (void)test_drain();
+  uint64_t kr, ky, kx;
+  bound_and_placements_on(ctx);                       /* items 1..66 on channel 0 */
 
   at(now_mono + 10 * US);
   void* r = coll(ctx, 66, 1, 262144, &kr);            /* item 67 */
@@ -427,10 +429,7 @@ static void an_operation_takes_its_item_from_an_earlier_late_reading(void) {
   void* y = coll(ctx, 67, 1, 262144, &ky);            /* item 68 */
   at(ky + 30 * US);
   read_channels(y, 0, 1, ky, 10 * US);                /* in time: placed on 68 */
-  for (int i = 0; i < 62; i++) {                      /* items 69..130, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 68 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
+  untracked_items(ctx, 68, 62);                       /* items 69..130 */
   at(now_mono + 10 * US);
   void* x = coll(ctx, 130, 1, 262144, &kx);           /* item 131 */
   at(kx + 60 * US);
@@ -441,10 +440,7 @@ static void an_operation_takes_its_item_from_an_earlier_late_reading(void) {
   CHECK_EQ(d.last.seq, 66);
   CHECK_EQ(d.last.timing_source, TIMING_NONE);
   CHECK_EQ(d.last.withheld_reason, WITHHELD_SLOT_REUSED);
-  for (int i = 0; i < 64; i++) {                      /* items 132..195, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 131 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
+  untracked_items(ctx, 131, 64);                      /* items 132..195 */
   at(now_mono + 100 * US);
   read_channels(x, 0, 1, now_mono - 50 * US, 20 * US); /* after item 195's launch: ambiguous */
   d = test_drain();
@@ -469,26 +465,12 @@ static void window_scenario(int window_first) {
   begin(0, 4096);
   void* ctx = test_comm(0x0de7, 0, 2);
   (void)test_drain();
-  uint64_t kp, kw, kx, kz;
-  void* p = coll(ctx, 0, 1, 262144, &kp);             /* item 1 on 0 */
-  at(kp + 20 * US);
-  read_channels(p, 0, 1, kp, 5 * US);
-  void* w = coll(ctx, 1, 1, 262144, &kw);             /* item 2 on 0 */
-  for (int i = 0; i < 64; i++) {                      /* items 3..66 on 0, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 2 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
-  at(now_mono + 10 * US);
-  read_channels(w, 0, 1, kw, 5 * US);                 /* causal: placements on */
-  CHECK_EQ(test_counter("recovery_causal_placed"), 1);
-  (void)test_drain();
+  uint64_t kx;
+  bound_and_placements_on(ctx);                       /* items 1..66 on channel 0 */
 
   at(now_mono + 10 * US);
   void* x = coll(ctx, 66, 2, 262144, &kx);            /* item 67 on 0, item 1 on 1 */
-  for (int i = 0; i < 64; i++) {                      /* items 68..131 on 0, untracked */
-    at(now_mono + 10 * US);
-    CHECK(coll(ctx, 67 + (uint64_t)i, 1, 16, &kz) == NULL);
-  }
+  untracked_items(ctx, 67, 64);                       /* items 68..131 on 0 */
   uint64_t run = now_mono + 100 * US;                 /* X's kernel, after every launch */
   at(run + 200 * US);
   if (window_first) read_channels(x, 1, 2, run, 40 * US);
