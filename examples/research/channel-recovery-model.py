@@ -288,6 +288,36 @@ WHOLE = False         # --whole
 PARKED = 16           # readings parked per channel (channel_parked.h)
 
 
+def launched_after(model, y, ts, bound):
+    """The causal test: item owner y's kernel was launched after timestamp ts (on the GPU clock's bound)."""
+    return y is not None and y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + bound
+
+
+def out_of_order(placed_c, w, ts, kind):
+    """The order test: an item placed on the channel contradicts ts being item w's start (stop)."""
+    return any(kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)) for j, v in placed_c.items())
+
+
+def window_pick(model, c, keep, ts, window):
+    """Of several candidates, the one whose launch's window holds ts, when only one does."""
+    inside = []
+    for w in keep:
+        y = model.owner[c].get(w)
+        lo, hi = window[y["launch"]] if y is not None else (None, None)
+        if lo is not None and hi is not None and lo <= ts <= hi:
+            inside.append(w)
+    return inside if len(inside) == 1 else keep
+
+
+def widen(window, launch, kind, ts):
+    """Widens a launch's window [earliest start, latest stop] by a placed timestamp."""
+    lo_hi = window[launch]
+    if kind == "start":
+        lo_hi[0] = ts if lo_hi[0] is None else min(lo_hi[0], ts)
+    else:
+        lo_hi[1] = ts if lo_hi[1] is None else max(lo_hi[1], ts)
+
+
 def resolve(model, use_windows=True):
     """Give each timestamp its device item where only one item can explain it; repeat until nothing changes.
 
@@ -312,41 +342,18 @@ def resolve(model, use_windows=True):
         rest = []
         for h in pending:
             c, ts, kind = h["c"], h["ts"], h["kind"]
-            keep = []
-            for w in h["cands"]:
-                y = model.owner[c].get(w)
-                if y is None:
-                    keep.append(w)
-                    continue
-                if y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + h["bound"]:
-                    continue
-                bad = False
-                for j, v in ([] if CAUSAL_ONLY else placed[c].items()):
-                    if kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)):
-                        bad = True
-                        break
-                if not bad:
-                    keep.append(w)
+            keep = [w for w in h["cands"]
+                    if model.owner[c].get(w) is None
+                    or not (launched_after(model, model.owner[c][w], ts, h["bound"])
+                            or (not CAUSAL_ONLY and out_of_order(placed[c], w, ts, kind)))]
             h["cands"] = keep
             if len(keep) > 1 and use_windows and not CAUSAL_ONLY:
-                inside = []
-                for w in keep:
-                    y = model.owner[c].get(w)
-                    lo, hi = window[y["launch"]] if y is not None else (None, None)
-                    if lo is not None and hi is not None and lo <= ts <= hi:
-                        inside.append(w)
-                if len(inside) == 1:
-                    keep = inside
+                keep = window_pick(model, c, keep, ts, window)
             if len(keep) == 1 and model.owner[c].get(keep[0]) is not None:
                 w = keep[0]
                 placed[c][w][kind] = ts
                 h["item"] = w
-                y = model.owner[c][w]
-                lo_hi = window[y["launch"]]
-                if kind == "start":
-                    lo_hi[0] = ts if lo_hi[0] is None else min(lo_hi[0], ts)
-                else:
-                    lo_hi[1] = ts if lo_hi[1] is None else max(lo_hi[1], ts)
+                widen(window, model.owner[c][w]["launch"], kind, ts)
                 changed = True
             else:
                 rest.append(h)
@@ -367,37 +374,18 @@ def resolve_online(model, cap=None):
 
     def attempt(h):
         c, ts, kind = h["c"], h["ts"], h["kind"]
-        keep = []
-        for w in h["cands"]:
-            y = model.owner[c].get(w)
-            if y is None:
-                keep.append(w)
-                continue
-            if y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + h["bound"]:
-                continue
-            bad = False
-            for j, v in placed[c].items():
-                if kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)):
-                    bad = True
-                    break
-            if not bad:
-                keep.append(w)
+        keep = [w for w in h["cands"]
+                if model.owner[c].get(w) is None
+                or not (launched_after(model, model.owner[c][w], ts, h["bound"])
+                        or out_of_order(placed[c], w, ts, kind))]
         h["cands"] = keep
         if len(keep) > 1:
-            inside = [w for w in keep if model.owner[c].get(w) is not None
-                      and None not in window[model.owner[c][w]["launch"]]
-                      and window[model.owner[c][w]["launch"]][0] <= ts <= window[model.owner[c][w]["launch"]][1]]
-            if len(inside) == 1:
-                keep = inside
+            keep = window_pick(model, c, keep, ts, window)
         if len(keep) == 1 and model.owner[c].get(keep[0]) is not None:
             w = keep[0]
             placed[c][w][kind] = ts
             h["item"] = w
-            lo_hi = window[model.owner[c][w]["launch"]]
-            if kind == "start":
-                lo_hi[0] = ts if lo_hi[0] is None else min(lo_hi[0], ts)
-            else:
-                lo_hi[1] = ts if lo_hi[1] is None else max(lo_hi[1], ts)
+            widen(window, model.owner[c][w]["launch"], kind, ts)
             return model.owner[c][w]["launch"]
         return None
 
@@ -446,19 +434,9 @@ def resolve_whole(model):
         for w in (h["b"] + SLOTS * k for k in range(0, 64)):
             if w > h["upper"] and w != h["b"]:
                 break
-            y = model.owner[c].get(w)
-            if y is not None and y["launch"] is not None and ts < model.launches[y["launch"]]["wall"] + h["bound"]:
-                continue
-            if any(kind in v and ((j < w and v[kind] > ts) or (j > w and v[kind] < ts)) for j, v in placed[c].items()):
-                continue
-            keep.append(w)
-        if len(keep) > 1:
-            inside = [w for w in keep if model.owner[c].get(w) is not None
-                      and None not in window[model.owner[c][w]["launch"]]
-                      and window[model.owner[c][w]["launch"]][0] <= ts <= window[model.owner[c][w]["launch"]][1]]
-            if len(inside) == 1:
-                keep = inside
-        return keep
+            if not (launched_after(model, model.owner[c].get(w), ts, h["bound"]) or out_of_order(placed[c], w, ts, kind)):
+                keep.append(w)
+        return window_pick(model, c, keep, ts, window) if len(keep) > 1 else keep
 
     parked = defaultdict(list)                          # channel -> (start half, stop half), oldest first
 
@@ -468,9 +446,8 @@ def resolve_whole(model):
             return False
         w = a[0]
         placed[h["c"]][w].update(start=first["ts"], stop=h["ts"])
-        lo_hi = window[model.owner[h["c"]][w]["launch"]]
-        lo_hi[0] = first["ts"] if lo_hi[0] is None else min(lo_hi[0], first["ts"])
-        lo_hi[1] = h["ts"] if lo_hi[1] is None else max(lo_hi[1], h["ts"])
+        widen(window, model.owner[h["c"]][w]["launch"], "start", first["ts"])
+        widen(window, model.owner[h["c"]][w]["launch"], "stop", h["ts"])
         return True
 
     for h in model.halves:
