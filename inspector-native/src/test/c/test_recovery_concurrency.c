@@ -25,6 +25,8 @@ static pending slots[COMMS][OPS_PER_COMM];
 static test_handoff queues[COMMS];
 static void* contexts[COMMS];
 static _Atomic uint32_t launched_items[COMMS]; /* device items launched on channels 0 and 1 */
+static _Atomic long long read_ops[COMMS];         /* operations the proxy thread has read */
+static _Atomic int app_done[COMMS];
 static _Atomic long long collectives[COMMS];
 static _Atomic int producers_done;
 static _Atomic long long drained_colls;
@@ -52,8 +54,15 @@ static void* application(void* arg) {
     test_stop(op);
     slots[c][i] = (pending){op, host};
     test_handoff_push(&queues[c], &slots[c][i]);
+    /* In the first half the proxy thread stays fewer than 32 operations behind (its readings pass
+     * the launch-bound guard and are handed on, whatever the scheduling); in the second half it
+     * falls 80 to QUEUE behind (readings read late: resolution, parking). */
+    if (i < OPS_PER_COMM / 2) {
+      while (atomic_load(&collectives[c]) - atomic_load(&read_ops[c]) > 32) sched_yield();
+    }
     while ((i & 255) == 255 && nccl_inspector_ring_used_cells() > (1 << 15)) sched_yield();
   }
+  atomic_store(&app_done[c], 1);
   test_handoff_close(&queues[c]);
   return NULL;
 }
@@ -63,6 +72,13 @@ static void* proxy(void* arg) {
   void* h;
   while (test_handoff_pop(&queues[c], &h)) {
     pending* p = h;
+    /* In the second half the proxy thread reads only once the application is 80 collectives
+     * ahead (or done): its readings are read late, whatever the scheduling. */
+    if (p - slots[c] >= OPS_PER_COMM / 2) {
+      while (atomic_load(&collectives[c]) - atomic_load(&read_ops[c]) < 80 && !atomic_load(&app_done[c])) {
+        sched_yield();
+      }
+    }
     /* NCCL reads slot base % 64: it holds the newest launched item of that slot. */
     uint32_t launched = atomic_load_explicit(&launched_items[c], memory_order_acquire);
     uint32_t item = p->base + (launched - p->base) / 64 * 64;
@@ -71,6 +87,7 @@ static void* proxy(void* arg) {
     void* b = test_channel(p->op, 1, start + 3);
     test_channel_done(a, start + 500); /* records the stop timestamp and stops the channel */
     test_channel_done(b, start + 497);
+    atomic_fetch_add(&read_ops[c], 1);
   }
   return NULL;
 }
