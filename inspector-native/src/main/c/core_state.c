@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
+#include "kernel_records.h"
 #include "launch_clock.h"
 #include "names.h"
 #include "op_reclaim.h"
@@ -104,6 +105,8 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
 }
 
 void core_close(void) {
+  /* CUPTI's last buffers go into the ring before it is drained for the last time. */
+  kernel_records_stop();
   pthread_mutex_lock(&g_core.lifecycle_lock);
   int state = atomic_load_explicit(&g_core.state, memory_order_relaxed);
   if (state == CORE_ENABLED || state == CORE_PAUSED) {

@@ -29,6 +29,8 @@
   X(EVENT_WHILE_INACTIVE, "event_while_inactive", DROP) /* an operation started while the inspector was paused or closed */ \
   X(TRACE_RING_FULL, "trace_ring_full", DROP) /* recording mode: a raw event found the trace ring full */ \
   X(API_LEDGER_FULL, "api_ledger_full", DROP) /* a collective call found no room in the API ledger: lost if NCCL gives it no operation event */ \
+  X(KERNEL_RECORD_LOST, "kernel_record_lost", DROP) /* a CUPTI kernel record of an NCCL launch found the ring full */ \
+  X(KERNEL_RECORDS_NO_BUFFER, "kernel_records_no_buffer", DROP) /* CUPTI asked for a buffer while all were in use: it drops activity records */ \
   X(UINT8_AS_UNKNOWN, "uint8_named_unknown", NOTE) /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */ \
   X(COMPLETED_WITHOUT_KERNEL, "completed_without_kernel", NOTE) /* self send/recv or zero channels: complete at stop, CPU timing */ \
   X(EXPIRED_NO_KERNEL, "expired_no_kernel", NOTE) /* no kernel channel arrived within the in-flight expiry */ \
@@ -60,6 +62,9 @@
   X(RECOVERY_SELF_ITEM, "recovery_self_item", NOTE) /* readings of a send/recv to self's item: dropped (it has no time of its own) */ \
   X(RECOVERY_OWNER_GONE, "recovery_owner_gone", NOTE) /* readings whose owner had already closed (counted stale, never written) */ \
   X(RECOVERY_OFF, "recovery_off", NOTE) /* communicators where recovery was turned off for a reason other than the setting */ \
+  X(KERNEL_RECORDS_JOINED, "kernel_records_joined", NOTE) /* CUPTI kernel records of NCCL launches handed to Java (kernel_records.h) */ \
+  X(KERNEL_RECORDS_OTHER, "kernel_records_other", NOTE) /* CUPTI kernel records of other kernels, or whose launch id came too late: ignored */ \
+  X(KERNEL_LAUNCH_ID_REFUSED, "kernel_launch_id_refused", NOTE) /* NCCL launches whose id CUPTI refused: their kernels cannot be named */ \
   X(GPU_TIMESTAMP_ZERO, "gpu_timestamp_zero", QUARANTINE) /* a GPU start or stop timestamp of 0 (interface v4+) */ \
   X(GPU_TIMESTAMP_REVERSED, "gpu_timestamp_reversed", QUARANTINE) /* a GPU stop at or before its start */ \
   X(GPU_TIMESTAMP_ABSURD, "gpu_timestamp_absurd", QUARANTINE) /* a channel longer than an hour */ \

@@ -22,6 +22,10 @@
  * entry in the API ledger (api_ledger.h), whose index field is never 0, so it is never NULL. */
 enum { HANDLE_TAG_LEDGER = 0, HANDLE_TAG_OP = 1, HANDLE_TAG_CHANNEL = 2, HANDLE_TAG_COMM = 3, HANDLE_TAG_API = 3 };
 
+/* The handle of a KernelLaunch event named for CUPTI (kernel_records.h): the ledger's tag with
+ * index 0, which no ledger entry has, and generation 1, so not NULL. */
+#define KERNEL_LAUNCH_HANDLE ((void*)(uintptr_t)(1ull << 32))
+
 #define HANDLE_INDEX_BITS 24
 #define HANDLE_INDEX_MASK ((1u << HANDLE_INDEX_BITS) - 1)
 

@@ -1,4 +1,5 @@
 #include "inspector_native.h"
+#include "kernel_records.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -66,6 +67,16 @@ void nccl_inspector_set_min_size(long long min_size_bytes) {
   /* Relaxed: applies to operations that start after callbacks observe it. */
   atomic_store_explicit(&g_core.min_size_bytes, (uint64_t)min_size_bytes, memory_order_relaxed);
 }
+
+int nccl_inspector_kernel_records_start(const char* library) {
+  /* Only for a running core: the joined kernels go into its ring. */
+  if (!core_accepting()) return KERNEL_RECORDS_OFF;
+  return kernel_records_start(library);
+}
+void nccl_inspector_kernel_records_flush(void) { kernel_records_flush(); }
+void nccl_inspector_kernel_records_stop(void) { kernel_records_stop(); }
+int nccl_inspector_kernel_records_state(void) { return kernel_records_state(); }
+const char* nccl_inspector_kernel_records_reason(void) { return kernel_records_reason(); }
 
 long long nccl_inspector_drain(void* buffer, long long capacity) {
   if (buffer == NULL || capacity <= 0) return 0;

@@ -29,6 +29,15 @@ void nccl_inspector_set_network_breakdown(int on);
 void nccl_inspector_set_channel_recovery(int on);
 void nccl_inspector_set_min_size(long long min_size_bytes);
 
+/* CUPTI kernel records (kernel_records.h): start (library: a path, or NULL/"" for the default
+ * names) returns the state, 1 active, 2 unavailable (reason says why); flush hands CUPTI's
+ * completed buffers over; stop is also done by close. */
+int nccl_inspector_kernel_records_start(const char* library);
+void nccl_inspector_kernel_records_flush(void);
+void nccl_inspector_kernel_records_stop(void);
+int nccl_inspector_kernel_records_state(void);
+const char* nccl_inspector_kernel_records_reason(void);
+
 /* Copies whole records into buffer (at most capacity bytes); returns the bytes copied. */
 long long nccl_inspector_drain(void* buffer, long long capacity);
 /* Recording mode: starts writing every callback into a trace ring of `ring_cells` 64-byte cells

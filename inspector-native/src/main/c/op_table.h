@@ -85,6 +85,7 @@ typedef struct op_slot {
   uint64_t lag_mask;         /* its communicator's lagging channels when it started (channel_desync.h) */
   uint64_t work_sn;          /* operation events of its communicator before it (channel_late_read.h) */
   uint64_t launch_ns;        /* monotonic time of its kernel's launch (launch_clock.h), 0 if unknown */
+  uint64_t launch_id;        /* its launch's id for CUPTI kernel records (kernel_records.h), 0: none */
   uint32_t api_sn;           /* its call's number in the communicator (api_ledger.h), API_SN_UNKNOWN */
   uint8_t comm_got_kernel_events; /* its communicator's got_kernel_events when it started */
   /* Written by the stop event (inside enter/leave). */

@@ -12,6 +12,7 @@
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
 #include "handles.h"
+#include "kernel_records.h"
 #include "launch_clock.h"
 #include "names.h"
 #include "nccl_release.h"
@@ -153,6 +154,8 @@ void* core_op_start(void* context, const core_op_event* ev) {
   if (self_p2p && ev->channel_mode == CHANNELS_COUNTED) desync_note_self_p2p(c, ev->n_channels);
   /* Counted whatever becomes of it too: its work items reuse timestamp slots all the same. */
   uint64_t work_sn = late_read_number_op(c);
+  /* Counted whatever becomes of it too: its launch's kernel runs it with the others (kernel_records.h). */
+  uint64_t launch_id = kernel_records_op_launch();
   uint8_t datatype = names_datatype_id(ev->datatype);
   uint32_t size = names_datatype_size(datatype);
   /* Numbered whatever becomes of it as well (channel_recovery.h): every operation adds work items. */
@@ -247,6 +250,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
   s->lag_mask = desync_lagging_channels(c);
   s->work_sn = work_sn;
   s->launch_ns = launch_clock_last();
+  s->launch_id = launch_id;
   s->start_ns = clock_mono_ns();
   s->stop_ns = 0;
   s->start_sn = 1;
@@ -442,7 +446,9 @@ void* core_event_start(void* context, const core_event* ev) {
       launch_clock_note();
       comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
       if (c != NULL) recov_note_launch(c);
-      return NULL;
+      /* With CUPTI kernel records on, the launch is named for CUPTI; its stop must come back to
+       * unname it, so it gets a handle (NCCL calls stopEvent only for a non-NULL one). */
+      return kernel_records_launch_start() ? KERNEL_LAUNCH_HANDLE : NULL;
     }
     case CORE_EVENT_PROXY_OP:
       return proxy_op_start(ev->parent, ev->channel_id, ev->peer, ev->n_steps, ev->is_send);
@@ -465,7 +471,11 @@ void core_stop(void* handle) {
       break;
     case HANDLE_TAG_API: break;    /* a thread tag: nothing to stop */
     case HANDLE_TAG_LEDGER: /* a collective call: its operation event links it */
-      if (!api_ledger_handle_in_range(&g_core.ledger, handle)) counter_add(CTR_INVALID_HANDLE, 1);
+      if (handle == KERNEL_LAUNCH_HANDLE) {
+        kernel_records_launch_stop();
+      } else if (!api_ledger_handle_in_range(&g_core.ledger, handle)) {
+        counter_add(CTR_INVALID_HANDLE, 1);
+      }
       break;
     default: counter_add(CTR_INVALID_HANDLE, 1); break;
   }

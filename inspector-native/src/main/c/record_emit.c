@@ -163,6 +163,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->phase = s->phase;
   r->channels_desynced = timing.channels_desynced;
   r->launch_wall_ns = clock_mono_to_wall_ns(s->launch_ns);
+  r->launch_id = s->launch_id;
   r->api_sn = s->api_sn;
   r->time_recovery = timing.time_recovery;
   r->channels_recovered = timing.channels_recovered;

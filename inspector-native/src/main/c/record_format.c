@@ -17,6 +17,7 @@ typedef struct layout_entry {
 #define NW(f) FIELD("netwait", net_wait_record, f)
 #define PS(f) FIELD("step", proxy_step_record, f)
 #define COMM(f) FIELD("comm", comm_record, f)
+#define KR(f) FIELD("kernel", kernel_record, f)
 #define INFLIGHT(f) FIELD("inflight", inflight_entry, f)
 #define TRACE(f) FIELD("trace", trace_event, f)
 #define CONSTANT(name, value) {name, (int)(value), 0}
@@ -29,6 +30,7 @@ static const layout_entry layout[] = {
     OP(start_sn), OP(stop_sn), OP(abi_version), OP(quarantine_reason), OP(gpu_skew_ns), OP(step),
     OP(phase), OP(channels_desynced), OP(launch_wall_ns), OP(untimed_reason), OP(api_sn), OP(net_cells),
     OP(time_recovery), OP(channels_recovered), OP(max_channel_lag), OP(withheld_reason), OP(recovery_off_reason),
+    OP(launch_id), KR(ops), KR(launch_id), KR(start_ns), KR(end_ns), KR(device), KR(stream), KR(correlation_id),
     NET(bytes_sent), NET(bytes_received), NET(first_post_wall_ns), NET(last_done_wall_ns),
     NET(send_gpu_wait_ns), NET(recv_wait_ns), NET(last_arrival_wall_ns), NET(slowest_peer),
     NET(slowest_channel), NET(proxy_ops), NET(proxy_ops_tracked), NET(detail_cells),
@@ -53,7 +55,7 @@ static const layout_entry layout[] = {
     CONSTANT("comm_name_max", INSPECTOR_COMM_NAME_MAX), CONSTANT("inflight_entry_bytes", sizeof(inflight_entry)),
     CONSTANT("kind_coll", RECORD_KIND_COLL), CONSTANT("kind_p2p", RECORD_KIND_P2P),
     CONSTANT("kind_comm_created", RECORD_KIND_COMM_CREATED),
-    CONSTANT("kind_comm_destroyed", RECORD_KIND_COMM_DESTROYED),
+    CONSTANT("kind_comm_destroyed", RECORD_KIND_COMM_DESTROYED), CONSTANT("kind_kernel", RECORD_KIND_KERNEL),
     /* The raw event recording's events (trace_recorder.h). */
     TRACE(ev), TRACE(abi_version), TRACE(n_channels), TRACE(n_warps), TRACE(tid), TRACE(type),
     TRACE(t_mono), TRACE(t_wall), TRACE(context), TRACE(handle), TRACE(parent), TRACE(parent_group),
@@ -68,6 +70,10 @@ static const layout_entry layout[] = {
 
 _Static_assert(sizeof(layout) / sizeof(layout[0]) < 256, "a small table");
 /* Fields whose common header the decoder reads before it knows the record's kind. */
+_Static_assert(sizeof(kernel_record) == INSPECTOR_CELL_BYTES, "a kernel record is one cell");
+_Static_assert(offsetof(op_record, kind) == offsetof(kernel_record, kind) &&
+                   offsetof(op_record, cells) == offsetof(kernel_record, cells),
+               "every record starts with its kind and cell count");
 _Static_assert(offsetof(op_record, kind) == offsetof(comm_record, kind) &&
                    offsetof(op_record, cells) == offsetof(comm_record, cells),
                "every record starts with its kind and cell count");

@@ -24,7 +24,8 @@ enum {
   RECORD_KIND_P2P = 2,
   RECORD_KIND_COMM_CREATED = 3,
   RECORD_KIND_COMM_DESTROYED = 4,
-  RECORD_KIND_TRACE = 5 /* raw event of the recording mode (trace ring only) */
+  RECORD_KIND_TRACE = 5, /* raw event of the recording mode (trace ring only) */
+  RECORD_KIND_KERNEL = 6 /* a CUPTI kernel record of an NCCL launch (kernel_records.h) */
 };
 
 /* Bits of op_record.flags. */
@@ -112,7 +113,9 @@ typedef struct op_record {
   uint32_t api_sn;        /* 148: its collective call's number in the communicator, API_SN_UNKNOWN */
   uint64_t launch_wall_ns;/* 152: host time of its kernel's launch (v5+ on the launching thread), 0 if unknown */
   uint8_t net_cells;      /* 160: cells of network breakdown at the end (summary + details), 0: none */
-  uint8_t reserved3[23];  /* 161 */
+  uint8_t reserved3[7];   /* 161 */
+  uint64_t launch_id;     /* 168: its kernel launch's id for CUPTI kernel records (kernel_records.h), 0: none */
+  uint8_t reserved5[8];   /* 176 */
   /* Channel recovery (channel_recovery.h): how the time was obtained. */
   uint8_t time_recovery;      /* 184: TIME_* (not kernel, direct, recovered, withheld) */
   uint8_t channels_recovered; /* 185: lagging channels timed by their own item's timestamps */
@@ -121,6 +124,22 @@ typedef struct op_record {
   uint8_t recovery_off_reason;/* 188: RECOV_OFF_* of its communicator when it started, 0: on */
   uint8_t reserved4[3];       /* 189 */
 } op_record;
+
+/* A CUPTI kernel record joined to its NCCL launch (kernel_records.h): one cell. Times are on
+ * CUPTI's clock (the host's wall clock unless a tool changed it), ns. */
+typedef struct kernel_record {
+  uint16_t kind;            /* 0: RECORD_KIND_KERNEL */
+  uint16_t cells;           /* 2: 1 */
+  uint32_t ops;             /* 4: operations that started after the launch on its thread, 0: unknown */
+  uint64_t launch_id;       /* 8 */
+  uint64_t start_ns;        /* 16 */
+  uint64_t end_ns;          /* 24 */
+  uint32_t device;          /* 32: CUDA device id */
+  uint32_t stream;          /* 36: CUPTI's stream id */
+  uint32_t correlation_id;  /* 40: CUPTI's correlation id of the launch */
+  uint32_t reserved0;       /* 44 */
+  uint64_t reserved1[2];    /* 48 */
+} kernel_record;
 
 /* The network breakdown of an operation (proxy_breakdown.h): one cell. Times are wall-clock ns;
  * durations ns. */

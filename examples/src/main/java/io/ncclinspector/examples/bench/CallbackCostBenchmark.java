@@ -175,7 +175,8 @@ public final class CallbackCostBenchmark {
   private static Map<String, long[]> collect(String[] kinds, long[][] runs) {
     Map<String, List<Long>> byKind = new LinkedHashMap<>();
     for (String k : List.of("start Coll", "start P2p", "start KernelCh", "start ProxyStep", "start (other types)",
-        "state ProxyStep", "stop ProxyStep", "stop", "recordEventState", "init", "finalize")) {
+        "state ProxyStep", "stop ProxyStep", "stop Coll", "stop P2p", "stop KernelCh", "stop (other types)",
+        "recordEventState KernelCh", "recordEventState (other)", "init", "finalize")) {
       byKind.put(k, new ArrayList<>());
     }
     for (long[] run : runs) {
@@ -200,22 +201,24 @@ public final class CallbackCostBenchmark {
     String[] kinds = new String[events.count()];
     /* The ProxyStep callbacks apart (issue 23): a stop or state is a step's when its handle's
      * start was (the trace's handle ids are not reused). */
-    java.util.Set<Integer> steps = new java.util.HashSet<>();
+    java.util.Map<Integer, Integer> startType = new java.util.HashMap<>();
     for (int i = 0; i < kinds.length; i++) {
       int base = i * TraceEvents.eventBytes();
       int op = b.get(base + OP);
       int type = b.getInt(base + TYPE);
       int handle = b.getInt(base + HANDLE);
-      if (op == 1 && type == PROXY_STEP) {
-        steps.add(handle);
+      if (op == 1) {
+        startType.put(handle, type);
       }
-      boolean step = steps.contains(handle);
+      int of = startType.getOrDefault(handle, -1);
+      boolean step = of == PROXY_STEP;
       kinds[i] = switch (op) {
         case 0 -> "init";
         case 1 -> type == 2 ? "start Coll" : type == 4 ? "start P2p" : type == 64 ? "start KernelCh"
             : type == PROXY_STEP ? "start ProxyStep" : "start (other types)";
-        case 2 -> step ? "stop ProxyStep" : "stop";
-        case 3 -> step ? "state ProxyStep" : "recordEventState";
+        case 2 -> step ? "stop ProxyStep" : of == 2 ? "stop Coll" : of == 4 ? "stop P2p" : of == 64 ? "stop KernelCh"
+            : "stop (other types)";
+        case 3 -> step ? "state ProxyStep" : of == 64 ? "recordEventState KernelCh" : "recordEventState (other)";
         default -> "finalize";
       };
     }

@@ -1,0 +1,350 @@
+#include "kernel_records.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_state.h"
+#include "event_counters.h"
+#include "record_format.h"
+#include "record_ring.h"
+
+/* A launch whose operations are being counted. The launching thread writes it (id, then ops);
+ * the parsing thread reads ops when the kernel's record arrives, milliseconds later. */
+typedef struct launch_slot {
+  _Atomic uint64_t id;
+  _Atomic uint32_t ops;
+  uint32_t pad;
+} launch_slot;
+
+/* One half of a join, waiting for the other (guarded by parse_lock). correlation 0: empty. */
+typedef struct external_entry {
+  uint32_t correlation;
+  uint64_t launch_id;
+} external_entry;
+typedef struct kernel_entry {
+  uint32_t correlation;
+  uint32_t device;
+  uint32_t stream;
+  uint64_t start_ns;
+  uint64_t end_ns;
+} kernel_entry;
+
+static _Atomic int g_state = KERNEL_RECORDS_OFF;
+static cupti_api g_api;
+static char g_reason[192] = "off";
+/* Serialises start, stop and the parse of buffers (CUPTI's thread and the flushing thread). */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Launch ids: never 0, unique in the process. Each start of the records begins a new session;
+ * a thread's launch id of an earlier session counts as none. */
+static _Atomic uint64_t g_next_launch = 1;
+static _Atomic uint32_t g_session = 0;
+static _Thread_local uint64_t tls_launch_id;
+static _Thread_local uint32_t tls_session;
+static launch_slot g_launches[KR_LAUNCH_SLOTS];
+
+static external_entry g_external[KR_CORRELATION_SLOTS];
+static kernel_entry g_kernels[KR_CORRELATION_SLOTS];
+
+/* The buffers: allocated at the first start, kept for the process (CUPTI may hold one until its
+ * last flush). A set bit in g_free is a buffer not with CUPTI. */
+static uint8_t* g_buffers[KR_BUFFERS];
+static _Atomic uint32_t g_free;
+
+static void set_reason(const char* what, cupti_result r) {
+  const char* text = NULL;
+  if (g_api.result_string == NULL || g_api.result_string(r, &text) != CUPTI_OK || text == NULL) text = "?";
+  snprintf(g_reason, sizeof(g_reason), "%s: CUPTI error %d (%s)", what, r, text);
+}
+
+/* CUPTI asks for a buffer, on whatever thread fills one (NCCL's launching thread included): a
+ * lock-free take from the pool, no allocation. None free: CUPTI drops records, counted. */
+static void buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  /* Acquire: the buffer's last parse (released by its give-back) is over before CUPTI reuses it. */
+  uint32_t free_mask = atomic_load_explicit(&g_free, memory_order_acquire);
+  while (free_mask != 0) {
+    uint32_t bit = free_mask & -free_mask;
+    if (atomic_compare_exchange_weak_explicit(&g_free, &free_mask, free_mask & ~bit, memory_order_acquire,
+                                              memory_order_acquire)) {
+      *buffer = g_buffers[__builtin_ctz(bit)];
+      *size = KR_BUFFER_BYTES;
+      return;
+    }
+  }
+  counter_add(CTR_KERNEL_RECORDS_NO_BUFFER, 1);
+  *buffer = NULL;
+  *size = 0;
+}
+
+static void give_back(const uint8_t* buffer) {
+  for (int i = 0; i < KR_BUFFERS; i++) {
+    if (g_buffers[i] == buffer) {
+      /* Release: this thread's reads of the buffer happen before its next hand-out. */
+      atomic_fetch_or_explicit(&g_free, 1u << i, memory_order_release);
+      return;
+    }
+  }
+}
+
+/* Writes the joined kernel into the ring, if the core still has one. */
+static void emit(uint64_t launch_id, const kernel_entry* k) {
+  if (!core_has_tables()) return;
+  launch_slot* slot = &g_launches[launch_id % KR_LAUNCH_SLOTS];
+  /* Relaxed: the kernel ran and CUPTI flushed its record long after the operations of its launch
+   * started on the launching thread (they start right after cuLaunchKernelEx returns); a slot
+   * already reused by a launch 16384 later gives 0, "unknown", and the record is not used. */
+  uint32_t ops = atomic_load_explicit(&slot->id, memory_order_relaxed) == launch_id
+                     ? atomic_load_explicit(&slot->ops, memory_order_relaxed)
+                     : 0;
+  kernel_record r;
+  memset(&r, 0, sizeof(r));
+  r.kind = RECORD_KIND_KERNEL;
+  r.cells = 1;
+  r.ops = ops;
+  r.launch_id = launch_id;
+  r.start_ns = k->start_ns;
+  r.end_ns = k->end_ns;
+  r.device = k->device;
+  r.stream = k->stream;
+  r.correlation_id = k->correlation;
+  uint64_t pos;
+  if (!ring_reserve(&g_core.ring, 1, 0, &pos)) {
+    counter_add(CTR_KERNEL_RECORD_LOST, 1);
+    return;
+  }
+  ring_write(&g_core.ring, pos, 0, &r, 1);
+  ring_publish(&g_core.ring, pos);
+  counter_add(CTR_KERNEL_RECORDS_JOINED, 1);
+}
+
+static uint64_t read_u64(const uint8_t* p, size_t at) {
+  uint64_t v;
+  memcpy(&v, p + at, sizeof(v));
+  return v;
+}
+static uint32_t read_u32(const uint8_t* p, size_t at) {
+  uint32_t v;
+  memcpy(&v, p + at, sizeof(v));
+  return v;
+}
+
+/* Under g_lock. The two halves of a join come in either order (CUPTI writes the external
+ * correlation at the launch and the kernel at its end, possibly into different buffers); the one
+ * that comes first waits in its table, overwritten by a later correlation id of the same slot. */
+static void accept_locked(const void* record) {
+  const uint8_t* p = record;
+  uint32_t kind = read_u32(p, 0);
+  if (kind == CUPTI_KIND_CONCURRENT_KERNEL) {
+    kernel_entry k = {read_u32(p, CUPTI_KERNEL_CORRELATION), read_u32(p, CUPTI_KERNEL_DEVICE),
+                      read_u32(p, CUPTI_KERNEL_STREAM), read_u64(p, CUPTI_KERNEL_START), read_u64(p, CUPTI_KERNEL_END)};
+    if (k.correlation == 0) return;
+    external_entry* e = &g_external[k.correlation % KR_CORRELATION_SLOTS];
+    if (e->correlation == k.correlation) {
+      emit(e->launch_id, &k);
+      e->correlation = 0;
+    } else {
+      kernel_entry* w = &g_kernels[k.correlation % KR_CORRELATION_SLOTS];
+      if (w->correlation != 0) counter_add(CTR_KERNEL_RECORDS_OTHER, 1);
+      *w = k;
+    }
+  } else if (kind == CUPTI_KIND_EXTERNAL_CORRELATION) {
+    cupti_external_correlation x;
+    memcpy(&x, p, sizeof(x));
+    if (x.external_kind != CUPTI_EXTERNAL_KIND_CUSTOM2 || x.correlation_id == 0 || x.external_id == 0) return;
+    kernel_entry* w = &g_kernels[x.correlation_id % KR_CORRELATION_SLOTS];
+    if (w->correlation == x.correlation_id) {
+      emit(x.external_id, w);
+      w->correlation = 0;
+    } else {
+      external_entry* e = &g_external[x.correlation_id % KR_CORRELATION_SLOTS];
+      e->correlation = x.correlation_id;
+      e->launch_id = x.external_id;
+    }
+  }
+}
+
+void kernel_records_accept(const void* record) {
+  if (record == NULL) return;
+  pthread_mutex_lock(&g_lock);
+  accept_locked(record);
+  pthread_mutex_unlock(&g_lock);
+}
+
+/* CUPTI hands a buffer back (its own thread, or the thread in cuptiActivityFlushAll). */
+static void buffer_completed(void* context, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid) {
+  (void)context;
+  (void)stream_id;
+  (void)size;
+  if (buffer == NULL) return;
+  pthread_mutex_lock(&g_lock);
+  void* record = NULL;
+  while (valid > 0 && g_api.get_next_record(buffer, valid, &record) == CUPTI_OK) {
+    accept_locked(record);
+  }
+  pthread_mutex_unlock(&g_lock);
+  give_back(buffer);
+}
+
+static int start_locked(const cupti_api* api) {
+  int state = atomic_load_explicit(&g_state, memory_order_relaxed);
+  if (state == KERNEL_RECORDS_ACTIVE) return state;
+  g_api = *api;
+  for (int i = 0; i < KR_BUFFERS; i++) {
+    if (g_buffers[i] == NULL) g_buffers[i] = aligned_alloc(8, KR_BUFFER_BYTES);
+    if (g_buffers[i] == NULL) {
+      snprintf(g_reason, sizeof(g_reason), "no memory for CUPTI's buffers");
+      atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+      return KERNEL_RECORDS_UNAVAILABLE;
+    }
+  }
+  /* Relaxed: no buffer is with CUPTI before the callbacks are registered below. */
+  atomic_store_explicit(&g_free, KR_BUFFERS == 32 ? ~0u : (1u << KR_BUFFERS) - 1, memory_order_relaxed);
+  memset(g_external, 0, sizeof(g_external));
+  memset(g_kernels, 0, sizeof(g_kernels));
+  cupti_result r = g_api.register_callbacks(buffer_requested, buffer_completed);
+  if (r != CUPTI_OK) {
+    set_reason("registering activity buffers failed (another CUPTI client, such as a profiler, may hold CUPTI)", r);
+    atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+    return KERNEL_RECORDS_UNAVAILABLE;
+  }
+  r = g_api.enable(CUPTI_KIND_EXTERNAL_CORRELATION);
+  if (r == CUPTI_OK) {
+    r = g_api.enable(CUPTI_KIND_CONCURRENT_KERNEL);
+    if (r != CUPTI_OK) {
+      g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
+      set_reason("enabling kernel activity records failed (no GPU or driver, or CUPTI held by another tool)", r);
+    }
+  } else {
+    set_reason("enabling external correlation records failed (no GPU or driver, or CUPTI held by another tool)", r);
+  }
+  if (r != CUPTI_OK) {
+    atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+    return KERNEL_RECORDS_UNAVAILABLE;
+  }
+  snprintf(g_reason, sizeof(g_reason), "active");
+  /* Relaxed: a thread whose launch id is of an older session reads it as none; the session only
+   * needs to differ. */
+  atomic_fetch_add_explicit(&g_session, 1, memory_order_relaxed);
+  /* Release: NCCL's threads that see ACTIVE (acquire in launch_start) see the table above. */
+  atomic_store_explicit(&g_state, KERNEL_RECORDS_ACTIVE, memory_order_release);
+  return KERNEL_RECORDS_ACTIVE;
+}
+
+int kernel_records_start_with(const cupti_api* api) {
+  if (api == NULL || api->register_callbacks == NULL || api->enable == NULL || api->disable == NULL ||
+      api->flush_all == NULL || api->get_next_record == NULL || api->push_external_id == NULL ||
+      api->pop_external_id == NULL) {
+    pthread_mutex_lock(&g_lock);
+    snprintf(g_reason, sizeof(g_reason), "CUPTI lacks a function this tool needs");
+    atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+    pthread_mutex_unlock(&g_lock);
+    return KERNEL_RECORDS_UNAVAILABLE;
+  }
+  pthread_mutex_lock(&g_lock);
+  int state = start_locked(api);
+  pthread_mutex_unlock(&g_lock);
+  return state;
+}
+
+int kernel_records_start(const char* library) {
+  static const char* const names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
+  void* lib = NULL;
+  const char* tried = library;
+  if (library != NULL && library[0] != '\0') {
+    lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  } else {
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && lib == NULL; i++) {
+      tried = names[i];
+      lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+  }
+  if (lib == NULL) {
+    const char* err = dlerror();
+    pthread_mutex_lock(&g_lock);
+    snprintf(g_reason, sizeof(g_reason), "CUPTI not found (%s): %s", tried, err != NULL ? err : "?");
+    atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+    pthread_mutex_unlock(&g_lock);
+    return KERNEL_RECORDS_UNAVAILABLE;
+  }
+  /* Kept loaded for the process: CUPTI may call back into this library until it is unloaded. */
+  cupti_api api;
+  *(void**)&api.register_callbacks = dlsym(lib, "cuptiActivityRegisterCallbacks");
+  *(void**)&api.enable = dlsym(lib, "cuptiActivityEnable");
+  *(void**)&api.disable = dlsym(lib, "cuptiActivityDisable");
+  *(void**)&api.flush_all = dlsym(lib, "cuptiActivityFlushAll");
+  *(void**)&api.get_next_record = dlsym(lib, "cuptiActivityGetNextRecord");
+  *(void**)&api.push_external_id = dlsym(lib, "cuptiActivityPushExternalCorrelationId");
+  *(void**)&api.pop_external_id = dlsym(lib, "cuptiActivityPopExternalCorrelationId");
+  *(void**)&api.result_string = dlsym(lib, "cuptiGetResultString");
+  return kernel_records_start_with(&api);
+}
+
+void kernel_records_flush(void) {
+  /* Acquire: pairs with the release in start_locked (the function table). */
+  if (atomic_load_explicit(&g_state, memory_order_acquire) != KERNEL_RECORDS_ACTIVE) return;
+  g_api.flush_all(0);
+}
+
+void kernel_records_stop(void) {
+  pthread_mutex_lock(&g_lock);
+  int active = atomic_load_explicit(&g_state, memory_order_relaxed) == KERNEL_RECORDS_ACTIVE;
+  /* Relaxed: a launch that still sees ACTIVE pushes an id whose kernel is simply not joined. */
+  atomic_store_explicit(&g_state, KERNEL_RECORDS_OFF, memory_order_relaxed);
+  if (active) snprintf(g_reason, sizeof(g_reason), "stopped");
+  pthread_mutex_unlock(&g_lock);
+  if (!active) return;
+  g_api.disable(CUPTI_KIND_CONCURRENT_KERNEL);
+  g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
+  /* Outside the lock: the flush hands the last buffers to buffer_completed on this thread. */
+  g_api.flush_all(1); /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: also buffers not yet full */
+}
+
+int kernel_records_state(void) { return atomic_load_explicit(&g_state, memory_order_relaxed); }
+
+const char* kernel_records_reason(void) { return g_reason; }
+
+int kernel_records_launch_start(void) {
+  /* Acquire: the function table and session published by start_locked. */
+  if (atomic_load_explicit(&g_state, memory_order_acquire) != KERNEL_RECORDS_ACTIVE) return 0;
+  /* Relaxed: only uniqueness matters. */
+  uint64_t id = atomic_fetch_add_explicit(&g_next_launch, 1, memory_order_relaxed);
+  if (g_api.push_external_id(CUPTI_EXTERNAL_KIND_CUSTOM2, id) != CUPTI_OK) {
+    counter_add(CTR_KERNEL_LAUNCH_ID_REFUSED, 1);
+    tls_launch_id = 0;
+    return 0;
+  }
+  launch_slot* slot = &g_launches[id % KR_LAUNCH_SLOTS];
+  /* Relaxed: the parsing thread reads the slot only after CUPTI flushed this kernel's record,
+   * long after; a torn pairing of id and count there reads a mismatched id as "unknown". The
+   * count is reset before the id names the slot. */
+  atomic_store_explicit(&slot->ops, 0, memory_order_relaxed);
+  atomic_store_explicit(&slot->id, id, memory_order_relaxed);
+  tls_launch_id = id;
+  tls_session = atomic_load_explicit(&g_session, memory_order_relaxed);
+  return 1;
+}
+
+void kernel_records_launch_stop(void) {
+  uint64_t last = 0;
+  g_api.pop_external_id(CUPTI_EXTERNAL_KIND_CUSTOM2, &last);
+}
+
+uint64_t kernel_records_op_launch(void) {
+  uint64_t id = tls_launch_id;
+  if (id == 0) return 0;
+  /* Relaxed: see kernel_records_launch_start. */
+  if (tls_session != atomic_load_explicit(&g_session, memory_order_relaxed) ||
+      atomic_load_explicit(&g_state, memory_order_relaxed) != KERNEL_RECORDS_ACTIVE) {
+    return 0;
+  }
+  launch_slot* slot = &g_launches[id % KR_LAUNCH_SLOTS];
+  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != id) return 0;
+  /* Relaxed: one writer (this thread); the reader is told a count, nothing else depends on it. */
+  atomic_fetch_add_explicit(&slot->ops, 1, memory_order_relaxed);
+  return id;
+}

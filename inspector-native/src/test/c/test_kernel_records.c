@@ -1,0 +1,348 @@
+/* CUPTI kernel records (kernel_records.h): launches named for CUPTI, operations numbered by their
+ * launch, kernel records joined to their launch in either order, the buffer pool, stop, and a
+ * CUPTI that cannot be had. CUPTI itself is played by a table of functions that keeps what a real
+ * CUPTI keeps (a per-thread stack of external ids, correlation ids per launch) and writes records
+ * at the offsets of CUPTI 13's CUpti_ActivityKernel10 and CUpti_ActivityExternalCorrelation; the
+ * real library, where one is installed, is tried for the unavailable case. */
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "kernel_records.h"
+
+/* ---- the stand-in CUPTI ---- */
+enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24 };
+static cupti_buffer_requested_fn requested;
+static cupti_buffer_completed_fn completed;
+static cupti_result enable_result;
+static int enabled_kinds, pops, flushes;
+static _Thread_local uint64_t id_stack[8];
+static _Thread_local int id_depth;
+static uint32_t next_correlation = 100;
+/* Records written and not yet handed back, in the order CUPTI would write them. */
+static uint8_t* buffer;
+static size_t buffer_size, buffer_used;
+
+static cupti_result fake_register(cupti_buffer_requested_fn r, cupti_buffer_completed_fn c) {
+  requested = r;
+  completed = c;
+  return CUPTI_OK;
+}
+static cupti_result fake_enable(uint32_t kind) {
+  if (enable_result == CUPTI_OK) enabled_kinds++;
+  return enable_result;
+}
+static cupti_result fake_disable(uint32_t kind) {
+  (void)kind;
+  enabled_kinds--;
+  return CUPTI_OK;
+}
+static void hand_back(void) {
+  if (buffer == NULL) return;
+  uint8_t* b = buffer;
+  size_t used = buffer_used;
+  buffer = NULL;
+  buffer_used = 0;
+  completed(NULL, 0, b, buffer_size, used);
+}
+static cupti_result fake_flush(uint32_t flag) {
+  (void)flag;
+  flushes++;
+  hand_back();
+  return CUPTI_OK;
+}
+static cupti_result fake_next(uint8_t* b, size_t valid, void** record) {
+  uint8_t* at = *record == NULL ? b : (uint8_t*)*record;
+  if (*record != NULL) {
+    uint32_t kind;
+    memcpy(&kind, at, 4);
+    at += kind == CUPTI_KIND_EXTERNAL_CORRELATION ? EXTERNAL_BYTES : KERNEL_BYTES;
+  }
+  if (at >= b + valid) return CUPTI_MAX_LIMIT_REACHED;
+  *record = at;
+  return CUPTI_OK;
+}
+static cupti_result fake_push(uint32_t kind, uint64_t id) {
+  CHECK_EQ(kind, CUPTI_EXTERNAL_KIND_CUSTOM2);
+  id_stack[id_depth++] = id;
+  return CUPTI_OK;
+}
+static cupti_result fake_pop(uint32_t kind, uint64_t* last) {
+  CHECK_EQ(kind, CUPTI_EXTERNAL_KIND_CUSTOM2);
+  CHECK(id_depth > 0);
+  if (id_depth > 0) *last = id_stack[--id_depth];
+  pops++;
+  return CUPTI_OK;
+}
+static cupti_result fake_string(cupti_result r, const char** text) {
+  *text = r == 999 ? "CUPTI_ERROR_UNKNOWN" : "other";
+  return CUPTI_OK;
+}
+static const cupti_api fake = {fake_register, fake_enable, fake_disable, fake_flush,
+                               fake_next, fake_push, fake_pop, fake_string};
+
+static uint8_t* room(size_t n) {
+  if (buffer == NULL) {
+    size_t max = 0;
+    requested(&buffer, &buffer_size, &max);
+    CHECK(buffer != NULL);
+    buffer_used = 0;
+  }
+  CHECK(buffer_used + n <= buffer_size);
+  uint8_t* at = buffer + buffer_used;
+  memset(at, 0, n);
+  buffer_used += n;
+  return at;
+}
+static void put_external(uint32_t correlation, uint64_t id) {
+  cupti_external_correlation x = {CUPTI_KIND_EXTERNAL_CORRELATION, CUPTI_EXTERNAL_KIND_CUSTOM2, id, correlation, 0};
+  memcpy(room(EXTERNAL_BYTES), &x, sizeof(x));
+}
+static void put_kernel(uint32_t correlation, uint64_t start, uint64_t end) {
+  uint8_t* k = room(KERNEL_BYTES);
+  uint32_t kind = CUPTI_KIND_CONCURRENT_KERNEL, device = 3, stream = 7;
+  memcpy(k + 0, &kind, 4);
+  memcpy(k + 16, &start, 8);
+  memcpy(k + 24, &end, 8);
+  memcpy(k + 40, &device, 4);
+  memcpy(k + 48, &stream, 4);
+  memcpy(k + 92, &correlation, 4);
+}
+
+/* cuLaunchKernelEx under CUPTI: a new correlation id, and the external id on top of this thread's
+ * stack recorded for it (written at once, as CUPTI does at the API call). */
+static uint32_t launch_kernel(void) {
+  uint32_t correlation = next_correlation++;
+  if (id_depth > 0) put_external(correlation, id_stack[id_depth - 1]);
+  return correlation;
+}
+
+/* A KernelLaunch as NCCL makes it: start, the CUDA launch, stop. Returns the correlation id. */
+static uint32_t nccl_launch(void* ctx) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  uint32_t correlation = launch_kernel();
+  if (h != NULL) ncclProfiler_v5.stopEvent(h);
+  return correlation;
+}
+
+/* ---- reading the ring ---- */
+typedef struct seen {
+  int kernels, ops;
+  kernel_record kernel[8];
+  op_record op[8];
+} seen;
+
+static seen drain_all(void) {
+  static uint8_t buf[1 << 16];
+  seen s;
+  memset(&s, 0, sizeof(s));
+  long long n = nccl_inspector_drain(buf, sizeof buf);
+  for (long long off = 0; off < n;) {
+    const op_record* x = (const op_record*)(buf + off);
+    if (x->kind == RECORD_KIND_KERNEL && s.kernels < 8) memcpy(&s.kernel[s.kernels++], x, sizeof(kernel_record));
+    if ((x->kind == RECORD_KIND_COLL || x->kind == RECORD_KIND_P2P) && s.ops < 8) memcpy(&s.op[s.ops++], x, sizeof(op_record));
+    off += (long long)x->cells * INSPECTOR_CELL_BYTES;
+  }
+  return s;
+}
+
+static void start_active(void) {
+  test_enable(test_defaults());
+  enable_result = CUPTI_OK;
+  enabled_kinds = 0;
+  CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_ACTIVE);
+  CHECK_EQ(enabled_kinds, 2);
+  CHECK(strcmp(kernel_records_reason(), "active") == 0);
+}
+
+/* A collective alone in its launch: its record names the launch, and the kernel record of that
+ * launch says one operation, with CUPTI's start and end. */
+static void a_lone_collective_gets_its_kernel(void) {
+  start_active();
+  void* ctx = test_comm(0x1001, 0, 2);
+  uint32_t correlation = nccl_launch(ctx);
+  CHECK_EQ(id_depth, 0); /* popped at the launch's stop */
+  void* op = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 1);
+  test_stop(op);
+  void* ch = test_channel(op, 0, 0); /* no GPU timestamp: untimed by its channel */
+  test_channel_done(ch, 0);
+  test_stop(ch);
+  put_kernel(correlation, 5000000, 5012345);
+  kernel_records_flush();
+  seen s = drain_all();
+  CHECK_EQ(s.ops, 1);
+  CHECK_EQ(s.kernels, 1);
+  CHECK(s.op[0].launch_id != 0);
+  CHECK_EQ(s.kernel[0].launch_id, s.op[0].launch_id);
+  CHECK_EQ(s.kernel[0].ops, 1);
+  CHECK_EQ(s.kernel[0].start_ns, 5000000);
+  CHECK_EQ(s.kernel[0].end_ns, 5012345);
+  CHECK_EQ(s.kernel[0].device, 3);
+  CHECK_EQ(s.kernel[0].stream, 7);
+  CHECK_EQ(s.kernel[0].correlation_id, correlation);
+  CHECK_EQ(test_counter("kernel_records_joined"), 1);
+  test_shutdown();
+  CHECK_EQ(kernel_records_state(), KERNEL_RECORDS_OFF);
+  CHECK_EQ(enabled_kinds, 0);
+}
+
+/* Two operations after one launch share it and its kernel says two; an operation on a thread that
+ * launched nothing has no launch; the kernel record may come before its external correlation. */
+static void launches_count_their_operations(void) {
+  start_active();
+  void* ctx = test_comm(0x1002, 0, 2);
+  uint32_t correlation = nccl_launch(ctx);
+  void* a = test_p2p(ctx, "Send", 1, 1 << 20, 1);
+  void* b = test_p2p(ctx, "Recv", 1, 1 << 20, 1);
+  test_stop(a);
+  test_stop(b);
+  /* CUPTI wrote the external correlation into the buffer now in use; hand it back after the
+   * kernel's record, which goes into a buffer of its own first. */
+  uint8_t* external_buffer = buffer;
+  size_t external_used = buffer_used;
+  buffer = NULL;
+  put_kernel(correlation, 100, 900);
+  kernel_records_flush();
+  completed(NULL, 0, external_buffer, buffer_size, external_used);
+  seen s = drain_all();
+  CHECK_EQ(s.kernels, 1);
+  CHECK_EQ(s.kernel[0].ops, 2);
+  CHECK_EQ(s.kernel[0].end_ns - s.kernel[0].start_ns, 800);
+  /* A kernel nobody named (the application's own) is not reported. */
+  put_kernel(next_correlation++, 1, 2);
+  kernel_records_flush();
+  CHECK_EQ(drain_all().kernels, 0);
+  test_shutdown();
+}
+
+static void* op_on_other_thread(void* ctx) {
+  void* op = test_coll(ctx, "AllGather", 9, 1 << 20, "ncclFloat32", 0);
+  return op;
+}
+
+static void an_operation_without_a_launch_has_no_launch_id(void) {
+  start_active();
+  void* ctx = test_comm(0x1003, 0, 2);
+  (void)nccl_launch(ctx);
+  pthread_t t;
+  void* op = NULL;
+  pthread_create(&t, NULL, op_on_other_thread, ctx);
+  pthread_join(t, &op);
+  test_stop(op); /* no channels announced: complete at stop */
+  seen s = drain_all();
+  CHECK_EQ(s.ops, 1);
+  CHECK_EQ(s.op[0].launch_id, 0);
+  test_shutdown();
+}
+
+/* Every buffer with CUPTI: the next request gets none, counted; one handed back is lent again. */
+static void the_buffer_pool_is_bounded(void) {
+  start_active();
+  uint8_t* lent[KR_BUFFERS];
+  size_t size = 0, max = 0;
+  for (int i = 0; i < KR_BUFFERS; i++) {
+    requested(&lent[i], &size, &max);
+    CHECK(lent[i] != NULL);
+    CHECK_EQ(size, KR_BUFFER_BYTES);
+  }
+  uint8_t* none = (uint8_t*)1;
+  requested(&none, &size, &max);
+  CHECK(none == NULL);
+  CHECK_EQ(test_counter("kernel_records_no_buffer"), 1);
+  completed(NULL, 0, lent[5], KR_BUFFER_BYTES, 0);
+  uint8_t* again = NULL;
+  requested(&again, &size, &max);
+  CHECK(again == lent[5]);
+  for (int i = 0; i < KR_BUFFERS; i++) completed(NULL, 0, lent[i], KR_BUFFER_BYTES, 0);
+  test_shutdown();
+}
+
+/* After stop no launch is named; a launch named before stop is still unnamed at its stop. */
+static void stop_names_no_more_launches(void) {
+  start_active();
+  void* ctx = test_comm(0x1004, 0, 2);
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  CHECK(h != NULL);
+  CHECK_EQ(id_depth, 1);
+  int pops_before = pops;
+  kernel_records_stop();
+  CHECK_EQ(kernel_records_state(), KERNEL_RECORDS_OFF);
+  ncclProfiler_v5.stopEvent(h);
+  CHECK_EQ(pops, pops_before + 1);
+  CHECK_EQ(id_depth, 0);
+  void* after = NULL;
+  ncclProfiler_v5.startEvent(ctx, &after, &d);
+  CHECK(after == NULL);
+  void* op = test_coll(ctx, "AllReduce", 2, 1 << 20, "ncclFloat32", 0);
+  test_stop(op);
+  CHECK_EQ(drain_all().op[0].launch_id, 0);
+  CHECK_EQ(test_counter("invalid_handle"), 0);
+  test_shutdown();
+}
+
+/* CUPTI refuses: unavailable with the reason, launches not named. */
+static void an_unavailable_cupti_is_said_and_left_alone(void) {
+  test_enable(test_defaults());
+  enable_result = 999;
+  CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI error 999 (CUPTI_ERROR_UNKNOWN)") != NULL);
+  void* ctx = test_comm(0x1005, 0, 2);
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = (void*)1;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  CHECK(h == NULL);
+  CHECK_EQ(id_depth, 0);
+  cupti_api missing = fake;
+  missing.pop_external_id = NULL;
+  CHECK_EQ(kernel_records_start_with(&missing), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK_EQ(kernel_records_start("/nonexistent/libcupti.so"), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI not found") != NULL);
+  test_shutdown();
+}
+
+/* The real CUPTI where the CUDA toolkit is installed: on a machine without a GPU it must refuse
+ * and say why; with one it must start and stop. */
+static void the_real_cupti_starts_or_says_why(void) {
+  static const char* const paths[] = {"/usr/local/cuda/lib64/libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+                                      "/usr/local/cuda-13.0/lib/libcupti.so", "/usr/local/cuda-13.0/lib64/libcupti.so"};
+  const char* path = NULL;
+  for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && path == NULL; i++) {
+    if (access(paths[i], R_OK) == 0) path = paths[i];
+  }
+  if (path == NULL) {
+    printf("     (no CUPTI installed: the real library not tried)\n");
+    return;
+  }
+  test_enable(test_defaults());
+  int state = kernel_records_start(path);
+  printf("     (%s: %s)\n", path, kernel_records_reason());
+  if (access("/dev/nvidia0", F_OK) != 0) {
+    CHECK_EQ(state, KERNEL_RECORDS_UNAVAILABLE);
+    CHECK(strstr(kernel_records_reason(), "CUPTI error") != NULL);
+  } else {
+    CHECK(state == KERNEL_RECORDS_ACTIVE || state == KERNEL_RECORDS_UNAVAILABLE);
+  }
+  test_shutdown();
+  CHECK(kernel_records_state() != KERNEL_RECORDS_ACTIVE);
+}
+
+int main(void) {
+  RUN(a_lone_collective_gets_its_kernel);
+  RUN(launches_count_their_operations);
+  RUN(an_operation_without_a_launch_has_no_launch_id);
+  RUN(the_buffer_pool_is_bounded);
+  RUN(stop_names_no_more_launches);
+  RUN(an_unavailable_cupti_is_said_and_left_alone);
+  RUN(the_real_cupti_starts_or_says_why);
+  return test_failures == 0 ? 0 : 1;
+}
