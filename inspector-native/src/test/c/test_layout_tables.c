@@ -58,7 +58,7 @@ static void record_layout_is_consistent(void) {
                          {"proxy", sizeof(proxy_detail_record)},
                          {"netwait", sizeof(net_wait_record)},
                          {"step", sizeof(proxy_step_record)},
-                         {"comm", sizeof(comm_record)},
+                         {"comm", sizeof(comm_record)}, {"kernel", sizeof(kernel_record)},
                          {"inflight", sizeof(inflight_entry)},
                          {"trace", sizeof(trace_event)}};
   check_table(nccl_inspector_layout_count(), nccl_inspector_layout_name, nccl_inspector_layout_offset,
