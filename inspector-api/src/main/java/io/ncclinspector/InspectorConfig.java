@@ -125,6 +125,17 @@ public final class InspectorConfig {
     return get(Setting.CHANNEL_RECOVERY);
   }
 
+  /** Whether CUPTI kernel records time the operations NCCL's channels cannot (default off). */
+  public boolean kernelRecords() {
+    return get(Setting.KERNEL_RECORDS);
+  }
+
+  /** The CUPTI library the kernel records load: a path, or "" for libcupti.so on the library path. */
+  public String cuptiLibrary() {
+    Path p = get(Setting.CUPTI_LIBRARY);
+    return p == null ? "" : p.toString();
+  }
+
   /** Whether NCCL is asked for proxy events, which make each operation's network breakdown. */
   public boolean networkBreakdown() {
     return get(Setting.NETWORK_BREAKDOWN);
@@ -354,6 +365,19 @@ public final class InspectorConfig {
      */
     public Builder networkBreakdown(boolean v) {
       return set(Setting.NETWORK_BREAKDOWN, v);
+    }
+
+    /**
+     * Time the operations NCCL's kernel channels cannot by their kernel's CUPTI record (default off):
+     * CUPTI is taken for the process, so not together with another CUPTI tool.
+     */
+    public Builder kernelRecords(boolean v) {
+      return set(Setting.KERNEL_RECORDS, v);
+    }
+
+    /** The CUPTI library to load for kernel records (default: libcupti.so on the library path). */
+    public Builder cuptiLibrary(Path v) {
+      return set(Setting.CUPTI_LIBRARY, v);
     }
 
     /** Recover kernel-channel times NCCL put out of step (default on); off, they are withheld. */

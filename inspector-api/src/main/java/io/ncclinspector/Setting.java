@@ -42,6 +42,13 @@ enum Setting {
       "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
           + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
           + " 604 KiB of native memory per communicator; read at each communicator's init"),
+  KERNEL_RECORDS("NCCL_INSPECTOR_KERNEL_RECORDS", "kernelRecords", Kind.SWITCH, Reading.PLAIN, false, "0",
+      "time the operations NCCL's kernel channels cannot (withheld, lower bounds) by their kernel's CUPTI activity"
+          + " record, where the kernel ran that operation alone (`timing_source: kernel_cupti`:"
+          + " [Output](output.md#kernel-times-from-cupti)); takes CUPTI for the process, so not with another CUPTI"
+          + " tool (Nsight, PyTorch's profiler): refused with a warning if CUPTI cannot be had"),
+  CUPTI_LIBRARY("NCCL_INSPECTOR_CUPTI_LIBRARY", "cuptiLibrary", Kind.OPTIONAL_PATH, Reading.PLAIN, null,
+      "(libcupti.so on the library path)", "the CUPTI library the kernel records load"),
   OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, false, "0",
       "replace a plugin `NCCL_PROFILER_PLUGIN` already names"),
   NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, true, "1",

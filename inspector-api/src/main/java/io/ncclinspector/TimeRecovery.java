@@ -27,7 +27,13 @@ public record TimeRecovery(Method method, int channelsRecovered, int maxChannelL
     /** At least one channel's time was handed on by a later operation. */
     RECOVERED("recovered"),
     /** Every channel was left out: no time. */
-    WITHHELD("withheld");
+    WITHHELD("withheld"),
+    /**
+     * NCCL's channels gave no complete time (withheld, or a lower bound from the channels in step):
+     * the time is its kernel's, from CUPTI's kernel records ({@link TimingSource#KERNEL_CUPTI});
+     * {@code withheldReason} still says why the channels were left out.
+     */
+    KERNEL_RECORD("kernel_record");
 
     private final String jsonName;
 

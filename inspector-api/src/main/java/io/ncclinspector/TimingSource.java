@@ -21,7 +21,14 @@ public enum TimingSource {
    * A copy-engine collective (NCCL profiler interface v6): CPU times of its start and stop
    * events; NCCL gives no GPU timestamps for copy-engine work.
    */
-  CE_CPU("ce_cpu");
+  CE_CPU("ce_cpu"),
+  /**
+   * The operation's kernel as CUPTI's activity records saw it run (start to end), where NCCL's
+   * kernel channels could not time it (their readings overwritten or never delivered) and the
+   * kernel ran this operation alone. Opt-in ({@code kernelRecords}); see
+   * {@link TimeRecovery.Method#KERNEL_RECORD}.
+   */
+  KERNEL_CUPTI("kernel_cupti");
 
   private final String jsonName;
 

@@ -37,6 +37,9 @@ public final class DumpThread {
   private final RecordDecoder decoder;
   private final List<EventSink> sinks;
   private final TraceRecording recording; /* null unless raw event recording is on */
+  private final KernelTimeJoiner joiner; /* null unless CUPTI kernel records are on */
+  /** How often CUPTI's completed buffers are asked for while kernel records are on. */
+  static final long KERNEL_FLUSH_INTERVAL_NANOS = Duration.ofMillis(50).toNanos();
   private final long flushIntervalNanos;
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
   private final Thread thread;
@@ -45,8 +48,9 @@ public final class DumpThread {
   private final AtomicLong requestedFlushes = new AtomicLong();
 
   public DumpThread(NativeCore core, RecordDecoder decoder, List<EventSink> sinks, Duration flushInterval,
-      TraceRecording recording) {
+      TraceRecording recording, KernelTimeJoiner joiner) {
     this.core = core;
+    this.joiner = joiner;
     this.recording = recording;
     this.decoder = decoder;
     this.sinks = List.copyOf(sinks);
@@ -93,6 +97,7 @@ public final class DumpThread {
   private void run() {
     long lastFlush = System.nanoTime();
     long lastSweep = lastFlush;
+    long lastKernelFlush = lastFlush;
     int quietPolls = ACTIVE_POLLS;
     while (true) {
       boolean last = finishing;
@@ -103,6 +108,10 @@ public final class DumpThread {
           drained += recording.drainOnce();
         }
         long now = System.nanoTime();
+        if (joiner != null && now - lastKernelFlush >= KERNEL_FLUSH_INTERVAL_NANOS) {
+          core.flushKernelRecords(); /* their kernels come in the next drain */
+          lastKernelFlush = now;
+        }
         if (now - lastSweep >= SWEEP_INTERVAL_NANOS) {
           core.sweep();
           lastSweep = now;
@@ -129,6 +138,13 @@ public final class DumpThread {
         quietPolls = 0;
       }
     }
+    if (joiner != null) {
+      joiner.releaseAll(batch); /* the core is closed: no kernel record is still to come */
+      deliverBatch();
+      KernelTimeJoiner.Counts c = joiner.counts();
+      log.info("NCCL Inspector: CUPTI kernel records timed {} operations; {} ran in a kernel shared with others,"
+          + " {} got no kernel record in time", c.timed(), c.shared(), c.missing());
+    }
     flushSinks(false);
     if (recording != null) {
       recording.finish();
@@ -149,20 +165,34 @@ public final class DumpThread {
     buffer.clear();
     int bytes = core.drain(buffer);
     int offset = 0;
+    long now = joiner == null ? 0 : System.nanoTime();
     while (offset < bytes) {
-      InspectorEvent event = decoder.decode(buffer, offset);
-      offset += decoder.recordBytes(buffer, offset);
-      if (event != null) {
-        batch.add(event);
+      int size = decoder.recordBytes(buffer, offset);
+      if (joiner != null && decoder.isKernel(buffer, offset)) {
+        joiner.kernel(decoder.decodeKernel(buffer, offset), batch);
+      } else {
+        InspectorEvent event = decoder.decode(buffer, offset);
+        if (event != null && !(joiner != null && event instanceof io.ncclinspector.OperationRecord
+            && joiner.offer(event, buffer, offset, size, decoder.launchId(buffer, offset), now, batch))) {
+          batch.add(event);
+        }
       }
+      offset += size;
     }
+    if (joiner != null) {
+      joiner.expire(now, batch);
+    }
+    deliverBatch();
+    return bytes;
+  }
+
+  private void deliverBatch() {
     if (!batch.isEmpty()) {
       for (EventSink s : sinks) {
         deliver(s, batch);
       }
       batch.clear();
     }
-    return bytes;
   }
 
   private static void deliver(EventSink s, List<InspectorEvent> events) {

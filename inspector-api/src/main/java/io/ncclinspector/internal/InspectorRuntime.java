@@ -130,13 +130,34 @@ public final class InspectorRuntime {
         ? TraceRecording.start(config.traceDirectory().orElseThrow(), config.processIdentity().pid(),
             config.traceMaxBytes(), config.traceRingCells())
         : null;
-    DumpThread thread = new DumpThread(core, new RecordDecoder(core, communicators), sinks,
-        config.dumpInterval(), recording);
+    RecordDecoder decoder = new RecordDecoder(core, communicators);
+    KernelTimeJoiner joiner = startKernelRecords(config, core, decoder);
+    DumpThread thread = new DumpThread(core, decoder, sinks, config.dumpInterval(), recording, joiner);
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
         : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
     return new InspectorRuntime(config, core, communicators, json, jsonWriter, statistics, analysis, listeners,
         exporters, thread, watchdog, recording, nccl);
+  }
+
+  /* Kernel records: a held record waits at most this long for its kernel's CUPTI record (CUPTI's
+   * buffers are flushed every DumpThread.KERNEL_FLUSH_INTERVAL), and at most this many are held. */
+  private static final long KERNEL_RECORD_WAIT_NANOS = Duration.ofSeconds(2).toNanos();
+  private static final int KERNEL_RECORDS_HELD_MAX = 65_536;
+
+  /** Starts CUPTI kernel records where the configuration asks for them; null when off or refused. */
+  private static KernelTimeJoiner startKernelRecords(InspectorConfig config, NativeCore core, RecordDecoder decoder) {
+    if (!config.kernelRecords()) {
+      return null;
+    }
+    int state = core.startKernelRecords(config.cuptiLibrary());
+    if (state != NativeCore.KERNEL_RECORDS_ACTIVE) {
+      log.warn("NCCL Inspector: CUPTI kernel records asked for but not available ({}); operations NCCL's"
+          + " channels cannot time stay untimed", core.kernelRecordsReason());
+      return null;
+    }
+    log.info("NCCL Inspector: CUPTI kernel records on: kernels time the operations NCCL's channels cannot");
+    return new KernelTimeJoiner(decoder, KERNEL_RECORD_WAIT_NANOS, KERNEL_RECORDS_HELD_MAX, KERNEL_RECORDS_HELD_MAX);
   }
 
   /** One line for the log: where NCCL is pointed, where the output goes, which exporters run. */

@@ -129,6 +129,30 @@ public final class NativeCore {
     InspectorNative.setChannelRecovery(on ? 1 : 0);
   }
 
+  /** Kernel-records states of the native core (kernel_records.h). */
+  public static final int KERNEL_RECORDS_OFF = 0, KERNEL_RECORDS_ACTIVE = 1, KERNEL_RECORDS_UNAVAILABLE = 2;
+
+  /**
+   * Starts CUPTI kernel records ({@code library}: a path, or empty for libcupti.so on the library
+   * path); returns the state, {@link #kernelRecordsReason} says why when unavailable.
+   */
+  public int startKernelRecords(String library) {
+    return InspectorNative.kernelRecordsStart(library == null ? "" : library);
+  }
+
+  /** Hands CUPTI's completed buffers over (their NCCL kernels go into the ring). */
+  public void flushKernelRecords() {
+    InspectorNative.kernelRecordsFlush();
+  }
+
+  public int kernelRecordsState() {
+    return InspectorNative.kernelRecordsState();
+  }
+
+  public String kernelRecordsReason() {
+    return InspectorNative.kernelRecordsReason();
+  }
+
   public void close() {
     InspectorNative.close();
   }

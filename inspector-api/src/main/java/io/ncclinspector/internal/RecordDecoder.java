@@ -110,7 +110,7 @@ public final class RecordDecoder {
     buf.order(ByteOrder.LITTLE_ENDIAN);
     int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
     if (kind == l.kindColl || kind == l.kindP2p) {
-      InspectorEvent op = decodeOperation(buf, offset, kind);
+      InspectorEvent op = decodeOperation(buf, offset, kind, null);
       operations++; /* one writer, the dump thread; volatile for readers elsewhere */
       return op;
     }
@@ -178,7 +178,47 @@ public final class RecordDecoder {
     return new String(text, StandardCharsets.US_ASCII);
   }
 
-  private InspectorEvent decodeOperation(ByteBuffer b, int o, int kind) {
+  /** A CUPTI kernel record of an NCCL launch (record_format.h {@code kernel_record}). */
+  public record KernelSpan(long launchId, int operations, long startNanos, long endNanos, int device) {
+    /** The kernel's run time, 0 if CUPTI gave an end before its start. */
+    public long durationNanos() {
+      return Math.max(endNanos - startNanos, 0);
+    }
+  }
+
+  /** Whether the record at {@code offset} is a CUPTI kernel record. */
+  public boolean isKernel(ByteBuffer buf, int offset) {
+    buf.order(ByteOrder.LITTLE_ENDIAN);
+    return Short.toUnsignedInt(buf.getShort(offset + l.kind)) == l.kindKernel;
+  }
+
+  public KernelSpan decodeKernel(ByteBuffer b, int o) {
+    b.order(ByteOrder.LITTLE_ENDIAN);
+    return new KernelSpan(b.getLong(o + l.krLaunchId), b.getInt(o + l.krOps), b.getLong(o + l.krStartNs),
+        b.getLong(o + l.krEndNs), b.getInt(o + l.krDevice));
+  }
+
+  /** The launch id of the operation record at {@code offset} (0: none). */
+  public long launchId(ByteBuffer b, int o) {
+    b.order(ByteOrder.LITTLE_ENDIAN);
+    return b.getLong(o + l.launchId);
+  }
+
+  /**
+   * Decodes the operation record at {@code offset} again, timed by its kernel's CUPTI record
+   * instead of its channels: {@link TimingSource#KERNEL_CUPTI}, the quarantine and the lower-bound
+   * flags gone, bandwidths from the kernel's time, {@link TimeRecovery.Method#KERNEL_RECORD}.
+   * Not counted again in {@link #operationsDecoded}.
+   */
+  public InspectorEvent decodeTimedByKernel(ByteBuffer buf, int offset, KernelSpan span) {
+    buf.order(ByteOrder.LITTLE_ENDIAN);
+    return decodeOperation(buf, offset, Short.toUnsignedInt(buf.getShort(offset + l.kind)), span);
+  }
+
+  private static final Set<RecordFlag> NOT_WITH_KERNEL_TIME =
+      Set.of(RecordFlag.QUARANTINED, RecordFlag.DESYNC_CHANNELS_EXCLUDED, RecordFlag.SEND_SIDE_STOP);
+
+  private InspectorEvent decodeOperation(ByteBuffer b, int o, int kind, KernelSpan span) {
     CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
@@ -194,6 +234,23 @@ public final class RecordDecoder {
     Set<RecordFlag> flags = flags(flagBitsSet);
     long bytes = b.getLong(o + l.bytes);
     long execNanos = b.getLong(o + l.execNs);
+    long gpuStart = b.getLong(o + l.gpuStartNs);
+    long gpuSpan = b.getLong(o + l.gpuSpanNs);
+    int untimed = u8(b, o + l.untimedReason);
+    int recoveryMethod = u8(b, o + l.timeRecovery);
+    if (span != null) {
+      execNanos = span.durationNanos();
+      source = TimingSource.KERNEL_CUPTI;
+      quarantine = Quarantine.NONE;
+      gpuStart = span.startNanos();
+      gpuSpan = execNanos;
+      skew = 0;
+      untimed = 0;
+      recoveryMethod = TimeRecovery.Method.KERNEL_RECORD.ordinal();
+      EnumSet<RecordFlag> kept = flags.isEmpty() ? EnumSet.noneOf(RecordFlag.class) : EnumSet.copyOf(flags);
+      kept.removeAll(NOT_WITH_KERNEL_TIME);
+      flags = kept;
+    }
     int peerOrRoot = b.getInt(o + l.peerOrRoot);
     boolean crossesNoLink = (flagBitsSet & selfP2pBit) != 0;
     Bandwidth.Rule rule = bandwidthRule(func, op);
@@ -203,12 +260,11 @@ public final class RecordDecoder {
         Short.toUnsignedInt(b.getShort(o + l.stopSn)), channels(b, o));
     Tags tags = tags(b.getLong(o + l.step), Short.toUnsignedInt(b.getShort(o + l.phase)));
     Transfer transfer = new Transfer(b.getLong(o + l.count), datatype, bytes, algbw, busbw);
-    int untimed = u8(b, o + l.untimedReason);
-    Timing timing = new Timing(execNanos, source, quarantine, b.getLong(o + l.gpuStartNs),
-        b.getLong(o + l.gpuSpanNs), skew, b.getLong(o + l.startWallNs), b.getLong(o + l.stopWallNs), launchWall,
+    Timing timing = new Timing(execNanos, source, quarantine, gpuStart, gpuSpan, skew, b.getLong(o + l.startWallNs),
+        b.getLong(o + l.stopWallNs), launchWall,
         untimed < UNTIMED.length ? UNTIMED[untimed] : UntimedReason.NCCL_NO_OPERATION_EVENT);
     Channels channels = channels(u8(b, o + l.nChannels), u8(b, o + l.channelsSeen), desynced,
-        recovery(u8(b, o + l.timeRecovery), u8(b, o + l.channelsRecovered), u8(b, o + l.maxChannelLag),
+        recovery(recoveryMethod, u8(b, o + l.channelsRecovered), u8(b, o + l.maxChannelLag),
             u8(b, o + l.withheldReason), u8(b, o + l.recoveryOffReason)));
     if (kind == l.kindColl) {
       Algorithm algorithm = algorithm(u8(b, o + l.algo), u8(b, o + l.proto), u8(b, o + l.nWarps));

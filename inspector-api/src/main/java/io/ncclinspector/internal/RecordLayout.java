@@ -17,7 +17,9 @@ public final class RecordLayout {
       startWallNs, stopWallNs, completeWallNs, gpuStartNs, gpuSpanNs, startSn, stopSn, abiVersion,
       quarantineReason, gpuSkewNs, step, phase, channelsDesynced, launchWallNs, untimedReason, apiSn,
       timeRecovery, channelsRecovered, maxChannelLag, withheldReason, recoveryOffReason,
-      netCells;
+      netCells, launchId;
+  /* CUPTI kernel records: kernel.* (one cell) */
+  final int krOps, krLaunchId, krStartNs, krEndNs, krDevice, krStream, krCorrelationId;
   /* Their network cells: the summary (net.*), then verbose proxy details (proxy.*) */
   final int netBytesSent, netBytesReceived, netFirstPostWallNs, netLastDoneWallNs, netSendGpuWaitNs,
       netRecvWaitNs, netLastArrivalWallNs, netSlowestPeer, netSlowestChannel, netProxyOps,
@@ -39,7 +41,7 @@ public final class RecordLayout {
       inflightChannelsDone, inflightStopped, inflightNChannels, inflightPeerOrRoot;
   /* Constants. */
   final int cellBytes, opHeaderCells, commNameMax, inflightEntryBytes, kindColl, kindP2p,
-      kindCommCreated, kindCommDestroyed, gpuUuidMax;
+      kindCommCreated, kindCommDestroyed, kindKernel, gpuUuidMax;
 
   RecordLayout(NativeLayout table) {
     this.table = table;
@@ -86,6 +88,14 @@ public final class RecordLayout {
     maxChannelLag = field("op.max_channel_lag", 1);
     withheldReason = field("op.withheld_reason", 1);
     recoveryOffReason = field("op.recovery_off_reason", 1);
+    launchId = field("op.launch_id", 8);
+    krOps = field("kernel.ops", 4);
+    krLaunchId = field("kernel.launch_id", 8);
+    krStartNs = field("kernel.start_ns", 8);
+    krEndNs = field("kernel.end_ns", 8);
+    krDevice = field("kernel.device", 4);
+    krStream = field("kernel.stream", 4);
+    krCorrelationId = field("kernel.correlation_id", 4);
     netBytesSent = field("net.bytes_sent", 8);
     netBytesReceived = field("net.bytes_received", 8);
     netFirstPostWallNs = field("net.first_post_wall_ns", 8);
@@ -178,6 +188,7 @@ public final class RecordLayout {
     kindP2p = constant("kind_p2p");
     kindCommCreated = constant("kind_comm_created");
     kindCommDestroyed = constant("kind_comm_destroyed");
+    kindKernel = constant("kind_kernel");
     /* The communicator record shares the header the decoder reads first. */
     if (field("comm.kind", 2) != kind || field("comm.cells", 2) != cells) {
       throw new IllegalStateException("native records do not share their kind/cells header");

@@ -60,6 +60,21 @@ public final class InspectorNative {
   @Name("nccl_inspector_set_channel_recovery")
   public static native void setChannelRecovery(int on);
 
+  @Name("nccl_inspector_kernel_records_start")
+  public static native int kernelRecordsStart(String library);
+
+  @Name("nccl_inspector_kernel_records_flush")
+  public static native void kernelRecordsFlush();
+
+  @Name("nccl_inspector_kernel_records_stop")
+  public static native void kernelRecordsStop();
+
+  @Name("nccl_inspector_kernel_records_state")
+  public static native int kernelRecordsState();
+
+  @Name("nccl_inspector_kernel_records_reason")
+  public static native String kernelRecordsReason();
+
   @Name("nccl_inspector_set_min_size")
   public static native void setMinSize(long minSizeBytes);
 

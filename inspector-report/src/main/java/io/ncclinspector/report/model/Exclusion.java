@@ -101,7 +101,7 @@ public enum Exclusion {
         + " WHEN r_quarantine_reason IS NOT NULL OR array_contains(r_flags, 'quarantined') THEN '"
         + QUARANTINED.label + "'"
         + " WHEN r_timing_source = 'none' THEN '" + UNTIMED.label + "'"
-        + " WHEN r_timing_source <> 'kernel_gpu' THEN '" + CPU_TIMING.label + "'"
+        + " WHEN r_timing_source NOT IN ('kernel_gpu', 'kernel_cupti') THEN '" + CPU_TIMING.label + "'"
         + " END";
   }
 

@@ -1,0 +1,166 @@
+package io.ncclinspector.internal;
+
+import io.ncclinspector.InspectorEvent;
+import io.ncclinspector.OperationRecord;
+import io.ncclinspector.TimingSource;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Gives operation records that NCCL's kernel channels could not time completely the time of their
+ * kernel from CUPTI's kernel records (native {@code kernel_records.h}), on the dump thread.
+ *
+ * <p>An operation record that names its launch and has no complete, trusted channel time (withheld,
+ * quarantined, a lower bound, a CPU time) is held until the kernel record of its launch comes; the
+ * two come in either order. A kernel that ran this operation alone (the launch started one
+ * operation) times it; a kernel shared by several operations cannot say how long each took, and
+ * the record goes on as it was. A record whose kernel record has not come within {@code maxWait}
+ * goes on as it was too, and so does every held record at {@link #releaseAll}. Memory is bounded:
+ * at most {@code maxHeld} records and {@code maxSpans} early kernel records are kept; beyond, the
+ * oldest record goes on as it was and the oldest kernel record is forgotten, both counted.
+ *
+ * <p>Held records come out later than those decoded after them: the output is in completion order
+ * except for these.
+ */
+public final class KernelTimeJoiner {
+  /** Outcomes, for the status and the log. */
+  public record Counts(long timed, long shared, long missing, long held) {}
+
+  private record Held(long launchId, byte[] bytes, long sinceNanos) {}
+
+  private final RecordDecoder decoder;
+  private final long maxWaitNanos;
+  private final int maxHeld;
+  private final int maxSpans;
+  /* Held records by launch, and all of them oldest first (for the wait bound). */
+  private final Map<Long, List<Held>> heldByLaunch = new HashMap<>();
+  private final LinkedHashSet<Held> heldInOrder = new LinkedHashSet<>();
+  /* Kernel records that came before their operations' records, oldest first. */
+  private final LinkedHashMap<Long, RecordDecoder.KernelSpan> spans = new LinkedHashMap<>();
+  private final AtomicLong timed = new AtomicLong();
+  private final AtomicLong shared = new AtomicLong();
+  private final AtomicLong missing = new AtomicLong();
+
+  public KernelTimeJoiner(RecordDecoder decoder, long maxWaitNanos, int maxHeld, int maxSpans) {
+    if (maxWaitNanos <= 0 || maxHeld <= 0 || maxSpans <= 0) {
+      throw new IllegalArgumentException("bounds must be positive");
+    }
+    this.decoder = decoder;
+    this.maxWaitNanos = maxWaitNanos;
+    this.maxHeld = maxHeld;
+    this.maxSpans = maxSpans;
+  }
+
+  /** Whether a decoded record wants its kernel's time: it names its launch and lacks a complete one. */
+  static boolean wantsKernelTime(InspectorEvent event, long launchId) {
+    if (launchId == 0 || !(event instanceof OperationRecord op)) {
+      return false;
+    }
+    return !(op.timing().trusted() && op.timing().source() == TimingSource.KERNEL_GPU
+        && !op.executionTimeIsLowerBound());
+  }
+
+  /**
+   * The operation record at {@code offset} of {@code buf}, decoded as {@code event}: returns true
+   * if it is held (its kernel time may come), false if it goes on now as it is.
+   */
+  public boolean offer(InspectorEvent event, ByteBuffer buf, int offset, int bytes, long launchId,
+      long nowNanos, List<InspectorEvent> out) {
+    if (!wantsKernelTime(event, launchId)) {
+      return false;
+    }
+    byte[] copy = new byte[bytes];
+    buf.get(offset, copy);
+    RecordDecoder.KernelSpan span = spans.get(launchId);
+    if (span != null) {
+      out.add(resolve(copy, span));
+      return true;
+    }
+    Held h = new Held(launchId, copy, nowNanos);
+    heldByLaunch.computeIfAbsent(launchId, k -> new ArrayList<>(1)).add(h);
+    heldInOrder.add(h);
+    while (heldInOrder.size() > maxHeld) {
+      release(first(), out);
+    }
+    return true;
+  }
+
+  /** A kernel record came: the records of its launch go on, timed where it ran one operation. */
+  public void kernel(RecordDecoder.KernelSpan span, List<InspectorEvent> out) {
+    List<Held> waiting = heldByLaunch.remove(span.launchId());
+    if (waiting != null) {
+      for (Held h : waiting) {
+        heldInOrder.remove(h);
+        out.add(resolve(h.bytes(), span));
+      }
+    }
+    /* Kept for records of the launch still to come (an operation that closes after its kernel
+     * record was flushed: it waited for channel readings). */
+    spans.put(span.launchId(), span);
+    if (spans.size() > maxSpans) {
+      Iterator<Long> oldest = spans.keySet().iterator();
+      oldest.next();
+      oldest.remove();
+    }
+  }
+
+  /** Records held longer than the wait go on as they were. */
+  public void expire(long nowNanos, List<InspectorEvent> out) {
+    while (!heldInOrder.isEmpty() && nowNanos - first().sinceNanos() > maxWaitNanos) {
+      release(first(), out);
+    }
+  }
+
+  /** Every held record goes on as it was (the inspector closes). */
+  public void releaseAll(List<InspectorEvent> out) {
+    while (!heldInOrder.isEmpty()) {
+      release(first(), out);
+    }
+  }
+
+  public int held() {
+    return heldInOrder.size();
+  }
+
+  public Counts counts() {
+    return new Counts(timed.get(), shared.get(), missing.get(), heldInOrder.size());
+  }
+
+  private Held first() {
+    return heldInOrder.iterator().next();
+  }
+
+  private void release(Held h, List<InspectorEvent> out) {
+    heldInOrder.remove(h);
+    List<Held> same = heldByLaunch.get(h.launchId());
+    if (same != null) {
+      same.remove(h);
+      if (same.isEmpty()) {
+        heldByLaunch.remove(h.launchId());
+      }
+    }
+    missing.incrementAndGet();
+    out.add(decoder.decodeTimedByKernel(wrap(h.bytes()), 0, null));
+  }
+
+  private InspectorEvent resolve(byte[] bytes, RecordDecoder.KernelSpan span) {
+    if (span.operations() == 1 && span.durationNanos() > 0) {
+      timed.incrementAndGet();
+      return decoder.decodeTimedByKernel(wrap(bytes), 0, span);
+    }
+    shared.incrementAndGet();
+    return decoder.decodeTimedByKernel(wrap(bytes), 0, null);
+  }
+
+  private static ByteBuffer wrap(byte[] bytes) {
+    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  }
+}
