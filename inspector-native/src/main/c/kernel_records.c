@@ -195,15 +195,17 @@ static int start_locked(const cupti_api* api) {
   if (state == KERNEL_RECORDS_ACTIVE) return state;
   g_api = *api;
   for (int i = 0; i < KR_BUFFERS; i++) {
-    if (g_buffers[i] == NULL) g_buffers[i] = aligned_alloc(8, KR_BUFFER_BYTES);
+    if (g_buffers[i] != NULL) continue;
+    g_buffers[i] = aligned_alloc(8, KR_BUFFER_BYTES);
     if (g_buffers[i] == NULL) {
       snprintf(g_reason, sizeof(g_reason), "no memory for CUPTI's buffers");
       atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
       return KERNEL_RECORDS_UNAVAILABLE;
     }
+    /* Release: a new buffer joins the pool only once allocated (a buffer of an earlier start stays
+     * with CUPTI until it hands it back, whatever this start does). */
+    atomic_fetch_or_explicit(&g_free, 1u << i, memory_order_release);
   }
-  /* Relaxed: no buffer is with CUPTI before the callbacks are registered below. */
-  atomic_store_explicit(&g_free, KR_BUFFERS == 32 ? ~0u : (1u << KR_BUFFERS) - 1, memory_order_relaxed);
   memset(g_external, 0, sizeof(g_external));
   memset(g_kernels, 0, sizeof(g_kernels));
   cupti_result r = g_api.register_callbacks(buffer_requested, buffer_completed);
