@@ -48,6 +48,8 @@ class JsonLinesWriterGoldenTest {
    * the same way: its JSON name); sampling all of them would change every later random draw. */
   private static final KernelChannelTrace.Desync[] GOLDEN_DESYNC =
       java.util.Arrays.copyOf(KernelChannelTrace.Desync.values(), 4);
+  /** The timing sources it was made with (KERNEL_CUPTI, added since, is written by its JSON name too). */
+  private static final TimingSource[] GOLDEN_SOURCES = java.util.Arrays.copyOf(TimingSource.values(), 5);
   private static final String GOLDEN = "/json-lines/writer-golden.log.gz";
   private static final long WALL = 1_795_942_870_000_000_000L;
 
@@ -170,7 +172,7 @@ class JsonLinesWriterGoldenTest {
           .messageBytes(bytes).count(rnd.nextInt(5) == 0 ? bytes : bytes / 4).datatype(pick(rnd, DATATYPES))
           .channels(rnd.nextInt(65), rnd.nextInt(65)).desyncedChannels(rnd.nextInt(4) == 0 ? rnd.nextInt(4) : 0)
           .executionNanos(rnd.nextBoolean() ? EXEC_NANOS[rnd.nextInt(EXEC_NANOS.length)] : rnd.nextInt(1 << 30))
-          .timingSource(pick(rnd, TimingSource.values()))
+          .timingSource(pick(rnd, GOLDEN_SOURCES))
           .quarantine(rnd.nextInt(3) == 0 ? pick(rnd, Quarantine.values()) : Quarantine.NONE)
           .algorithmBandwidthGbs(bandwidth(rnd)).busBandwidthGbs(bandwidth(rnd))
           .startWallNanos(WALL + rnd.nextInt(1 << 30)).stopWallNanos(WALL + rnd.nextInt(1 << 30))
