@@ -310,6 +310,14 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
         if (call_ns) call_ns[i] = now_ns() - t0;
         handles[e->handle] = h;
         calls++;
+        if (e->type == ncclProfileKernelLaunch && h != NULL) {
+          /* NCCL stops a launch right after cuLaunchKernelEx, with nothing between on its thread;
+           * a trace recorded by a plugin that gave launches no handle has no stop for them. The
+           * recorded stop, if any, is then skipped. */
+          table->stopEvent(h);
+          handles[e->handle] = NULL;
+          calls++;
+        }
         break;
       }
       case DRIVER_OP_STOP: {

@@ -4,7 +4,9 @@
  * ncclProfiler_v5), and makes the calls of a recorded trace with descriptors built on its own
  * stack, as NCCL builds them. Like NCCL it only emits the event types the plugin's activation mask
  * asks for (and the API/group events those imply), and does not send a child event whose parent
- * handle the plugin left NULL, nor stop or state events for handles the plugin left NULL.
+ * handle the plugin left NULL, nor stop or state events for handles the plugin left NULL. Like NCCL
+ * it stops a KernelLaunch the plugin gave a handle right after starting it (the recorded stop, if
+ * any, is skipped).
  *
  * Events come in as a packed array of driver_event (below), produced from the trace by Java. */
 #ifndef NCCL_INSPECTOR_TABLE_DRIVER_H

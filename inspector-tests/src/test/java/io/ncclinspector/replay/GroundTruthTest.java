@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,12 +45,12 @@ class GroundTruthTest {
 
   @TempDir Path out;
 
-  private record Kernel(String name, long durationNanos) {}
+  private record Kernel(String name, long startNanos, long durationNanos) {}
 
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
       List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
-      long lateReadChannels, int recovered, long recoveredChannels) {
+      long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed) {
     /** Collectives whose time is right: within the window, or a marked lower bound within it. */
     int right() {
       return timed - wrong.size() - boundsShort.size();
@@ -145,10 +146,41 @@ class GroundTruthTest {
     }
   }
 
+  /**
+   * With CUPTI kernel records (opt-in, kernel_records.h): the recordings' own CUPTI kernel lists
+   * play CUPTI (the test kit's stand-in, which hands launch i's kernel to the i-th launch NCCL
+   * reports). The times are CUPTI's by construction, so what this checks is the path, not the
+   * clock: every launch named and unnamed once, each kernel joined to its launch and to the
+   * operation records of that launch only, a kernel that ran several operations timing none, every
+   * collective NCCL's channels left untimed or short that ran alone in its kernel timed by it, and
+   * none that the channels timed right changed.
+   */
+  @Test
+  void kernelRecordsTimeWhatNcclNeverDelivered() throws IOException {
+    for (String[] run : new String[][] {{"s28_moe", "19478"}, {"j28_moe", "608"}, {"n2_moe", "586"},
+        {"s30_moe", "6089"}}) {
+      Judged without = judge(run[0], run[1], "cupti-rank0.ndjson");
+      Judged with = judge(run[0], run[1], "cupti-rank0.ndjson", true);
+      assertEquals(List.of(), with.wrong(), run[0]);
+      assertEquals(List.of(), with.anotherWorksTime(), run[0]);
+      assertEquals(0, ProfilerTableDriver.cuptiStandInUnbalancedPops(), run[0]);
+      assertTrue(ProfilerTableDriver.cuptiStandInPushes() > 0, run[0]);
+      assertEquals(ProfilerTableDriver.cuptiStandInPushes(), ProfilerTableDriver.cuptiStandInPops(), run[0]);
+      assertEquals(without.timed() + without.untimed(), with.timed() + with.untimed(), run[0] + ": every call judged");
+      assertEquals(with.timed() + with.untimed(), with.right(), run[0] + ": every collective right");
+      assertTrue(with.kernelTimed() >= without.untimed() + without.boundsShort().size(), run[0] + " kernel-timed "
+          + with.kernelTimed() + ", before untimed " + without.untimed() + " and short " + without.boundsShort().size());
+    }
+  }
+
   private Judged judge(String name, String pid, String cuptiFile) throws IOException {
+    return judge(name, pid, cuptiFile, false);
+  }
+
+  private Judged judge(String name, String pid, String cuptiFile, boolean kernelRecords) throws IOException {
     Path scenario = TestData.traces().resolve(name);
     Path trace = scenario.resolve("trace/trace-pid" + pid + ".jsonl.gz");
-    Path run = out.resolve(name);
+    Path run = out.resolve(kernelRecords ? name + "-kernel-records" : name);
 
     /* The trace's kernel launches in order, with the operations each launched. */
     List<Long> launchWalls = new ArrayList<>();
@@ -176,12 +208,26 @@ class GroundTruthTest {
     List<Kernel> kernels = new ArrayList<>();
     for (String line : Files.readAllLines(scenario.resolve(cuptiFile))) {
       JsonNode k = JSON.readTree(line);
-      kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("dur_us").asDouble() * 1000)));
+      kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("start_us").asDouble() * 1000),
+          Math.round(k.get("dur_us").asDouble() * 1000)));
     }
     int shift = alignment(launchOps, kernels);
 
-    ReplayResult result = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(run)
-        .verbose(true).minMessageBytes(0).requireKernelTiming(false).build(), "vm");
+    InspectorConfig.Builder config = InspectorConfig.builder().dumpDirectory(run)
+        .verbose(true).minMessageBytes(0).requireKernelTiming(false);
+    if (kernelRecords) {
+      /* Launch i (in the trace's order, which is the replay's) ran CUPTI's kernel i - shift. */
+      long[] starts = new long[launchWalls.size()];
+      long[] ends = new long[launchWalls.size()];
+      for (int i = 0; i < starts.length; i++) {
+        int k = i - shift;
+        starts[i] = k >= 0 && k < kernels.size() ? kernels.get(k).startNanos() : -1;
+        ends[i] = k >= 0 && k < kernels.size() ? kernels.get(k).startNanos() + kernels.get(k).durationNanos() : -1;
+      }
+      ProfilerTableDriver.cuptiStandInReset(starts, ends, starts.length, 0);
+      config.kernelRecords(true).cuptiLibrary(Path.of(ProfilerTableDriver.libraryPath()));
+    }
+    ReplayResult result = TraceReplayer.replay(trace, config.build(), "vm");
     List<JsonNode> ours = new ArrayList<>(ReferenceConformanceTest.readLines(result.outputFile().orElseThrow()));
     Path quarantine = run.resolve("vm-pid" + pid + ".quarantine.log");
     if (Files.exists(quarantine)) {
@@ -193,6 +239,7 @@ class GroundTruthTest {
     int partialCollectives = 0;
     int p2pTimed = 0;
     int recovered = 0;
+    int kernelTimed = 0;
     List<String> wrong = new ArrayList<>();
     List<String> boundsShort = new ArrayList<>();
     List<String> anotherWorksTime = new ArrayList<>();
@@ -215,6 +262,16 @@ class GroundTruthTest {
           /* Every record says how its time was (not) obtained. */
           assertEquals("withheld", p.path("coll_time_recovery").asText(), p.toString());
           assertFalse(p.path("coll_withheld_reason").asText().isEmpty(), p.toString());
+          continue;
+        }
+        if (source.equals("kernel_cupti")) {
+          /* Its kernel's CUPTI record, joined to it alone: the time is the kernel's. */
+          assertTrue(kernelRecords, p.toString());
+          assertEquals(kernel.durationNanos(), exec, p.toString());
+          assertEquals("kernel_record", p.path("coll_time_recovery").asText(), p.toString());
+          assertFalse(p.path("coll_bw_is_upper_bound").asBoolean(), p.toString());
+          timedCollectives++;
+          kernelTimed++;
           continue;
         }
         assertEquals("kernel_gpu", source, p.toString());
@@ -286,8 +343,14 @@ class GroundTruthTest {
     if (System.getProperty("groundtruth.list") != null) {
       boundsShort.forEach(b -> System.out.println("  short: " + b));
     }
+    if (kernelRecords) {
+      System.out.printf("%s with CUPTI kernel records (the recording's own, through the stand-in): %d collectives"
+          + " timed by their kernel; %d launches named, %d kernel records joined%n", name, kernelTimed,
+          ProfilerTableDriver.cuptiStandInPushes(), result.counters().get("kernel_records_joined"));
+    }
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
-        boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels);
+        boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels,
+        kernelTimed);
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */

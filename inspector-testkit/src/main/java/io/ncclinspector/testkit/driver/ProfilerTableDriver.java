@@ -14,13 +14,43 @@ import org.bytedeco.javacpp.annotation.Platform;
  * of its packed events is exported by name ({@code layout*}) and read by {@code DriverEventLayout}.
  */
 @Platform(
-    include = "driver/profiler_table_driver.h",
+    include = {"driver/profiler_table_driver.h", "driver/cupti_stand_in.h"},
     link = {"nccl_inspector_driver", "dl"},
     library = "nccl-inspector-driver")
 public final class ProfilerTableDriver {
+  private static final String LIBRARY_PATH;
+
   static {
-    Loader.load();
+    LIBRARY_PATH = Loader.load();
   }
+
+  /**
+   * The path of this driver's shared object, which also exports the CUPTI stand-in
+   * ({@code driver/cupti_stand_in.h}): give it to {@code InspectorConfig.Builder.cuptiLibrary}.
+   */
+  public static String libraryPath() {
+    return LIBRARY_PATH;
+  }
+
+  /**
+   * Resets the CUPTI stand-in: the i-th launch (in push order) ran its kernel from starts[i] to
+   * ends[i] (ns; a negative start: no kernel); enabling fails with enableError unless 0.
+   */
+  @Name("cupti_stand_in_reset")
+  public static native void cuptiStandInReset(@Cast("const long long*") long[] starts,
+      @Cast("const long long*") long[] ends, int n, int enableError);
+
+  @Name("cupti_stand_in_pushes")
+  public static native long cuptiStandInPushes();
+
+  @Name("cupti_stand_in_pops")
+  public static native long cuptiStandInPops();
+
+  @Name("cupti_stand_in_unbalanced_pops")
+  public static native long cuptiStandInUnbalancedPops();
+
+  @Name("cupti_stand_in_kernels_delivered")
+  public static native long cuptiStandInKernelsDelivered();
 
   private ProfilerTableDriver() {}
 
