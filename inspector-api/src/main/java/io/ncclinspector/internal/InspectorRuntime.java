@@ -61,11 +61,13 @@ public final class InspectorRuntime {
   private final HangWatchdog watchdog;
   private final TraceRecording recording;
   private final NcclReleaseMonitor nccl;
+  /** Why CUPTI kernel records were asked for and not had, or null. */
+  private final String kernelRecordsProblem;
 
   private InspectorRuntime(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
       JsonFileSink jsonSink, AsyncSink jsonWriter, StatisticsStore statistics, AsyncSink analysis,
       ListenerDispatcher listeners, ExporterSet exporters, DumpThread dumpThread, HangWatchdog watchdog,
-      TraceRecording recording, NcclReleaseMonitor nccl) {
+      TraceRecording recording, NcclReleaseMonitor nccl, String kernelRecordsProblem) {
     this.config = config;
     this.core = core;
     this.communicators = communicators;
@@ -79,6 +81,7 @@ public final class InspectorRuntime {
     this.watchdog = watchdog;
     this.recording = recording;
     this.nccl = nccl;
+    this.kernelRecordsProblem = kernelRecordsProblem;
   }
 
   /**
@@ -137,7 +140,9 @@ public final class InspectorRuntime {
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
         : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
     return new InspectorRuntime(config, core, communicators, json, jsonWriter, statistics, analysis, listeners,
-        exporters, thread, watchdog, recording, nccl);
+        exporters, thread, watchdog, recording, nccl,
+        config.kernelRecords() && joiner == null
+            ? "CUPTI kernel records were asked for but are not available: " + core.kernelRecordsReason() : null);
   }
 
   /* Kernel records: a held record waits at most this long for its kernel's CUPTI record (CUPTI's
@@ -284,6 +289,9 @@ public final class InspectorRuntime {
       problems.add(abandoned + " listener(s) did not finish in time and were abandoned");
     }
     problems.addAll(nccl.problems());
+    if (kernelRecordsProblem != null) {
+      problems.add(kernelRecordsProblem);
+    }
     InspectorStatus.Records records = new InspectorStatus.Records(dumpThread.recordsDelivered(),
         jsonSink == null ? 0 : jsonSink.linesWritten(), jsonSink == null ? 0 : jsonSink.linesQuarantined(), notWritten);
     Optional<InspectorStatus.Output> output = jsonSink == null ? Optional.empty()
