@@ -9,6 +9,8 @@
 #   e.g. examples/desync-reproducer.sh 2 on /tmp/desync
 #        examples/desync-reproducer.sh 2 reference /tmp/desync --mode moe
 # Rank 0 prints the per-operation table; every rank writes OUT_DIR/calls-<mode>-<MODE>-rank<R>.jsonl.
+# CUPTI=0 leaves CUPTI to the inspector (NCCL_INSPECTOR_KERNEL_RECORDS=1: one CUPTI client per
+# process); the CUDA events then are the independent clock.
 set -euo pipefail
 ranks=${1:?usage: desync-reproducer.sh RANKS MODE OUT_DIR [options]}
 mode=${2:?mode: on, off or reference}
@@ -17,4 +19,4 @@ shift 3
 # The reference's verbose output carries the start times that match its point-to-point records to calls.
 export REFERENCE_VERBOSE=${REFERENCE_VERBOSE:-1}
 MAIN_CLASS=io.ncclinspector.examples.nccl.DesyncReproducer exec "$(dirname "${BASH_SOURCE[0]}")/nccl-benchmark.sh" \
-  "$ranks" "$mode" "$out" --cupti "$@"
+  "$ranks" "$mode" "$out" $([[ ${CUPTI:-1} == 1 ]] && echo --cupti) "$@"

@@ -119,6 +119,9 @@ if [[ $part == 1 ]]; then
   step moe-off 100 $repro "$ranks" off "$work/moe" --mode moe "${dry[@]}"
 elif [[ $part == 3 ]]; then
   step moe-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe" $repro "$ranks" on "$work/moe" --mode moe "${dry[@]}"
+  # CUPTI kernel records (issue 20): the inspector holds CUPTI, the CUDA events are the clock; recorded.
+  step moe-kernel-records 150 env CUPTI=0 NCCL_INSPECTOR_KERNEL_RECORDS=1 NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-kr" \
+    $repro "$ranks" on "$work/moe-kr" --mode moe "${dry[@]}"
   step detector-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/detector" \
     MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/detector" --mode detector --cupti "${dry[@]}"
   graph=(--mode graph --bytes 1M --graph-ops 4 --replays 200 --cupti)

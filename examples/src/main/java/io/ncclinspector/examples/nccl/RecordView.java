@@ -55,9 +55,9 @@ record RecordView(String operation, long sequence, int peer, long messageBytes, 
     return timed() && !quarantined();
   }
 
-  /** Reported and measured by GPU timestamps. */
+  /** Reported and measured by GPU timestamps: its channels', or its kernel's CUPTI record. */
   boolean gpuTimed() {
-    return reported() && "KERNEL_GPU".equals(timingSource);
+    return reported() && ("KERNEL_GPU".equals(timingSource) || "KERNEL_CUPTI".equals(timingSource));
   }
 
   boolean hasFlag(String name) {
