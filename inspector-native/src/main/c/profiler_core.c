@@ -459,6 +459,12 @@ void* core_event_start(void* context, const core_event* ev) {
 
 void core_stop(void* handle) {
   if (handle == NULL) return;
+  /* A launch named for CUPTI is unnamed whatever the core's state: CUPTI's stack of external ids
+   * is the launching thread's, and one left on it would name that thread's later kernels. */
+  if (handle == KERNEL_LAUNCH_HANDLE) {
+    kernel_records_launch_stop();
+    return;
+  }
   if (!core_has_tables()) return;
   switch (handle_tag(handle)) {
     case HANDLE_TAG_OP: op_stop(handle); break;
@@ -471,11 +477,7 @@ void core_stop(void* handle) {
       break;
     case HANDLE_TAG_API: break;    /* a thread tag: nothing to stop */
     case HANDLE_TAG_LEDGER: /* a collective call: its operation event links it */
-      if (handle == KERNEL_LAUNCH_HANDLE) {
-        kernel_records_launch_stop();
-      } else if (!api_ledger_handle_in_range(&g_core.ledger, handle)) {
-        counter_add(CTR_INVALID_HANDLE, 1);
-      }
+      if (!api_ledger_handle_in_range(&g_core.ledger, handle)) counter_add(CTR_INVALID_HANDLE, 1);
       break;
     default: counter_add(CTR_INVALID_HANDLE, 1); break;
   }

@@ -288,6 +288,23 @@ static void stop_names_no_more_launches(void) {
   test_shutdown();
 }
 
+/* A launch named before the inspector closed and released its tables is still unnamed at its stop. */
+static void a_launch_outliving_the_core_is_unnamed(void) {
+  start_active();
+  void* ctx = test_comm(0x1006, 0, 2);
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = NULL;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  CHECK(h != NULL);
+  ncclProfiler_v5.finalize(ctx);
+  test_shutdown();
+  CHECK_EQ(nccl_inspector_state(), 0); /* off: the tables are freed (its only communicator finalized) */
+  ncclProfiler_v5.stopEvent(h);
+  CHECK_EQ(id_depth, 0);
+}
+
 /* CUPTI refuses: unavailable with the reason, launches not named. */
 static void an_unavailable_cupti_is_said_and_left_alone(void) {
   test_enable(test_defaults());
@@ -337,6 +354,8 @@ static void the_real_cupti_starts_or_says_why(void) {
 }
 
 int main(void) {
+  /* First: no communicator of another test keeps the tables alive. */
+  RUN(a_launch_outliving_the_core_is_unnamed);
   RUN(a_lone_collective_gets_its_kernel);
   RUN(launches_count_their_operations);
   RUN(an_operation_without_a_launch_has_no_launch_id);
