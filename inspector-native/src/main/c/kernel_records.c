@@ -12,13 +12,18 @@
 #include "record_format.h"
 #include "record_ring.h"
 
-/* A launch whose operations are being counted. The launching thread writes it (id, then ops);
- * the parsing thread reads ops when the kernel's record arrives, milliseconds later. */
+/* A launch whose operations are being counted. The launching thread writes it: the id, then one
+ * more operation at each operation start, then LAUNCH_FINAL at the first stop of one of them (NCCL
+ * starts every operation of a plan before it stops any: hostStreamPlanTask). The parsing thread
+ * uses the count only once it is final. */
 typedef struct launch_slot {
   _Atomic uint64_t id;
-  _Atomic uint32_t ops;
+  _Atomic uint32_t ops; /* count, | LAUNCH_FINAL */
   uint32_t pad;
 } launch_slot;
+#define LAUNCH_FINAL 0x80000000u
+
+
 
 /* One half of a join, waiting for the other (guarded by parse_lock). correlation 0: empty. */
 typedef struct external_entry {
@@ -32,6 +37,15 @@ typedef struct kernel_entry {
   uint64_t start_ns;
   uint64_t end_ns;
 } kernel_entry;
+
+/* A joined kernel whose launch's operation count is not final yet (its operations have not all
+ * started): it waits here, retried at each parse and flush. */
+typedef struct waiting_kernel {
+  uint64_t launch_id;
+  kernel_entry kernel;
+} waiting_kernel;
+static waiting_kernel g_waiting[KR_WAITING];
+static uint32_t g_waiting_count;
 
 static _Atomic int g_state = KERNEL_RECORDS_OFF;
 static cupti_api g_api;
@@ -91,16 +105,22 @@ static void give_back(const uint8_t* buffer) {
   }
 }
 
-/* Writes the joined kernel into the ring, if the core still has one. */
-static void emit(uint64_t launch_id, const kernel_entry* k) {
-  if (!core_has_tables()) return;
+/* The final operation count of a launch: 0 if the slot went to a launch 16384 later (unknown: the
+ * record will not be used), -1 while the launch's operations may still start. */
+static int64_t final_ops(uint64_t launch_id) {
   launch_slot* slot = &g_launches[launch_id % KR_LAUNCH_SLOTS];
-  /* Relaxed: the kernel ran and CUPTI flushed its record long after the operations of its launch
-   * started on the launching thread (they start right after cuLaunchKernelEx returns); a slot
-   * already reused by a launch 16384 later gives 0, "unknown", and the record is not used. */
-  uint32_t ops = atomic_load_explicit(&slot->id, memory_order_relaxed) == launch_id
-                     ? atomic_load_explicit(&slot->ops, memory_order_relaxed)
-                     : 0;
+  /* Acquire: pairs with the release that made the count final (kernel_records_op_stopped), so the
+   * count read is every start's. */
+  uint32_t ops = atomic_load_explicit(&slot->ops, memory_order_acquire);
+  /* Relaxed: the id is written before the count is reset and counted (one thread); a mismatch only
+   * means the slot was reused. */
+  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != launch_id) return 0;
+  return (ops & LAUNCH_FINAL) ? (int64_t)(ops & ~LAUNCH_FINAL) : -1;
+}
+
+/* Writes the joined kernel into the ring, if the core still has one. */
+static void write_kernel(uint64_t launch_id, const kernel_entry* k, uint32_t ops) {
+  if (!core_has_tables()) return;
   kernel_record r;
   memset(&r, 0, sizeof(r));
   r.kind = RECORD_KIND_KERNEL;
@@ -120,6 +140,37 @@ static void emit(uint64_t launch_id, const kernel_entry* k) {
   ring_write(&g_core.ring, pos, 0, &r, 1);
   ring_publish(&g_core.ring, pos);
   counter_add(CTR_KERNEL_RECORDS_JOINED, 1);
+}
+
+/* Under g_lock. A kernel joined to its launch goes into the ring once its launch's operation
+ * count is final; until then it waits (the oldest waiting is given up when the list is full:
+ * a launch whose operations never stop, or ran on another thread, times nothing anyway). */
+static void emit(uint64_t launch_id, const kernel_entry* k) {
+  int64_t ops = final_ops(launch_id);
+  if (ops >= 0) {
+    write_kernel(launch_id, k, (uint32_t)ops);
+    return;
+  }
+  if (g_waiting_count == KR_WAITING) {
+    memmove(&g_waiting[0], &g_waiting[1], sizeof(g_waiting[0]) * (KR_WAITING - 1));
+    g_waiting_count--;
+    counter_add(CTR_KERNEL_RECORDS_OTHER, 1);
+  }
+  g_waiting[g_waiting_count++] = (waiting_kernel){launch_id, *k};
+}
+
+/* Under g_lock: the waiting kernels whose launch is final now go into the ring, in order. */
+static void retry_waiting_locked(void) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < g_waiting_count; i++) {
+    int64_t ops = final_ops(g_waiting[i].launch_id);
+    if (ops >= 0) {
+      write_kernel(g_waiting[i].launch_id, &g_waiting[i].kernel, (uint32_t)ops);
+    } else {
+      g_waiting[kept++] = g_waiting[i];
+    }
+  }
+  g_waiting_count = kept;
 }
 
 static uint64_t read_u64(const uint8_t* p, size_t at) {
@@ -186,6 +237,7 @@ static void buffer_completed(void* context, uint32_t stream_id, uint8_t* buffer,
   while (valid > 0 && g_api.get_next_record(buffer, valid, &record) == CUPTI_OK) {
     accept_locked(record);
   }
+  retry_waiting_locked();
   pthread_mutex_unlock(&g_lock);
   give_back(buffer);
 }
@@ -208,6 +260,7 @@ static int start_locked(const cupti_api* api) {
   }
   memset(g_external, 0, sizeof(g_external));
   memset(g_kernels, 0, sizeof(g_kernels));
+  g_waiting_count = 0;
   cupti_result r = g_api.register_callbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_OK) {
     set_reason("registering activity buffers failed (another CUPTI client, such as a profiler, may hold CUPTI)", r);
@@ -290,6 +343,9 @@ void kernel_records_flush(void) {
   /* Acquire: pairs with the release in start_locked (the function table). */
   if (atomic_load_explicit(&g_state, memory_order_acquire) != KERNEL_RECORDS_ACTIVE) return;
   g_api.flush_all(0);
+  pthread_mutex_lock(&g_lock);
+  retry_waiting_locked(); /* launches that became final since the last buffer */
+  pthread_mutex_unlock(&g_lock);
 }
 
 void kernel_records_stop(void) {
@@ -304,6 +360,11 @@ void kernel_records_stop(void) {
   g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
   /* Outside the lock: the flush hands the last buffers to buffer_completed on this thread. */
   g_api.flush_all(1); /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: also buffers not yet full */
+  pthread_mutex_lock(&g_lock);
+  retry_waiting_locked();
+  if (g_waiting_count > 0) counter_add(CTR_KERNEL_RECORDS_OTHER, g_waiting_count);
+  g_waiting_count = 0;
+  pthread_mutex_unlock(&g_lock);
 }
 
 int kernel_records_state(void) { return atomic_load_explicit(&g_state, memory_order_relaxed); }
@@ -315,17 +376,17 @@ int kernel_records_launch_start(void) {
   if (atomic_load_explicit(&g_state, memory_order_acquire) != KERNEL_RECORDS_ACTIVE) return 0;
   /* Relaxed: only uniqueness matters. */
   uint64_t id = atomic_fetch_add_explicit(&g_next_launch, 1, memory_order_relaxed);
+  launch_slot* slot = &g_launches[id % KR_LAUNCH_SLOTS];
+  /* Named before CUPTI hears of the launch: CUPTI's record of it reaches the parsing thread through
+   * CUPTI's own hand-over, after these stores. Relaxed: the count is reset before the id names the
+   * slot, and it counts only once final (release in kernel_records_op_stopped). */
+  atomic_store_explicit(&slot->ops, 0, memory_order_relaxed);
+  atomic_store_explicit(&slot->id, id, memory_order_relaxed);
   if (g_api.push_external_id(CUPTI_EXTERNAL_KIND_CUSTOM2, id) != CUPTI_OK) {
     counter_add(CTR_KERNEL_LAUNCH_ID_REFUSED, 1);
     tls_launch_id = 0;
     return 0;
   }
-  launch_slot* slot = &g_launches[id % KR_LAUNCH_SLOTS];
-  /* Relaxed: the parsing thread reads the slot only after CUPTI flushed this kernel's record,
-   * long after; a torn pairing of id and count there reads a mismatched id as "unknown". The
-   * count is reset before the id names the slot. */
-  atomic_store_explicit(&slot->ops, 0, memory_order_relaxed);
-  atomic_store_explicit(&slot->id, id, memory_order_relaxed);
   tls_launch_id = id;
   tls_session = atomic_load_explicit(&g_session, memory_order_relaxed);
   return 1;
@@ -346,7 +407,21 @@ uint64_t kernel_records_op_launch(void) {
   }
   launch_slot* slot = &g_launches[id % KR_LAUNCH_SLOTS];
   if (atomic_load_explicit(&slot->id, memory_order_relaxed) != id) return 0;
-  /* Relaxed: one writer (this thread); the reader is told a count, nothing else depends on it. */
-  atomic_fetch_add_explicit(&slot->ops, 1, memory_order_relaxed);
+  /* Relaxed: the count is published by the release that makes it final (op_stopped). A launch
+   * already final (an operation of it stopped) takes no more: this one is not of its plan. */
+  uint32_t ops = atomic_load_explicit(&slot->ops, memory_order_relaxed);
+  do {
+    if (ops & LAUNCH_FINAL) return 0;
+  } while (!atomic_compare_exchange_weak_explicit(&slot->ops, &ops, ops + 1, memory_order_relaxed,
+                                                  memory_order_relaxed));
   return id;
+}
+
+void kernel_records_op_stopped(uint64_t launch_id) {
+  if (launch_id == 0) return;
+  launch_slot* slot = &g_launches[launch_id % KR_LAUNCH_SLOTS];
+  /* Relaxed id check: a reused slot is left alone. Release: the parsing thread that sees FINAL
+   * (acquire in final_ops) sees every count added before. */
+  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != launch_id) return;
+  atomic_fetch_or_explicit(&slot->ops, LAUNCH_FINAL, memory_order_release);
 }

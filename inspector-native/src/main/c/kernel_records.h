@@ -8,7 +8,9 @@
  * the stop, so CUPTI reports {launch id, correlation id} for that launch and the kernel record of
  * the same correlation id carries the kernel's start and end: no matching by name or order. The
  * operations of that launch start next on the same thread, and take the launch id (as
- * launch_clock.h takes the launch time); the kernel record says how many did.
+ * launch_clock.h takes the launch time); the kernel record says how many did, written only once
+ * that count is final (the first of them stopped: NCCL starts all operations of a plan before it
+ * stops any), so a kernel that ran two operations is never taken for one's.
  *
  * Threads: launch start/stop and operation starts run on NCCL's threads (a push or pop into CUPTI
  * and atomics on one slot; no allocation, no lock). CUPTI hands buffers back on its own thread or
@@ -38,6 +40,8 @@ enum {
 #define KR_LAUNCH_SLOTS 16384
 /* Correlation ids waiting for their other half (direct-mapped by correlation id). */
 #define KR_CORRELATION_SLOTS 16384
+/* Joined kernels waiting for their launch's operation count to be final. */
+#define KR_WAITING 1024
 
 /* Loads CUPTI (`library`, or libcupti.so / .so.13 / .so.12 when NULL or empty) and starts kernel
  * records. Returns the state. Called by Java when the setting is on, after core_enable. */
@@ -58,6 +62,10 @@ void kernel_records_launch_stop(void);
 /* An operation starts: this thread's last launch id (counted as one more operation of it), 0 if
  * kernel records are off or this thread launched nothing since they started. */
 uint64_t kernel_records_op_launch(void);
+
+/* The first stop of an operation of launch `launch_id`: every operation of its plan has started
+ * (NCCL starts them all before it stops any), so the launch's count is final. */
+void kernel_records_op_stopped(uint64_t launch_id);
 
 /* One activity record, as CUPTI's buffer walk gives it (tests feed records directly). */
 void kernel_records_accept(const void* record);

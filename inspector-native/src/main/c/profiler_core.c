@@ -413,6 +413,7 @@ static void op_stop(void* handle) {
     s->stop_ns = (verbose() || s->expected_channels == 0) ? clock_mono_ns() : 0;
     s->stop_sn = next_sn(s);
     add = OP_FLAG_STOPPED;
+    if (s->launch_id != 0) kernel_records_op_stopped(s->launch_id);
   }
   if (op_leave(s, add, 0)) finish_op(s, 0);
 }

@@ -219,6 +219,32 @@ static void launches_count_their_operations(void) {
   test_shutdown();
 }
 
+/* A kernel whose record comes while its launch's operations are still starting waits until one of
+ * them stops (NCCL starts them all first): it then says two, never one. */
+static void a_kernel_waits_until_its_launch_is_final(void) {
+  start_active();
+  void* ctx = test_comm(0x1007, 0, 2);
+  uint32_t correlation = nccl_launch(ctx);
+  void* a = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 0);
+  put_kernel(correlation, 100, 200);
+  kernel_records_flush();
+  CHECK_EQ(drain_all().kernels, 0);
+  void* b = test_coll(ctx, "AllReduce", 2, 1 << 20, "ncclFloat32", 0);
+  test_stop(a);
+  test_stop(b);
+  kernel_records_flush();
+  seen s = drain_all();
+  CHECK_EQ(s.kernels, 1);
+  CHECK_EQ(s.kernel[0].ops, 2);
+  /* An operation started after one of its launch stopped is not of that launch. */
+  void* late = test_coll(ctx, "AllReduce", 3, 1 << 20, "ncclFloat32", 0);
+  test_stop(late);
+  seen t = drain_all();
+  CHECK_EQ(t.ops, 1);
+  CHECK_EQ(t.op[0].launch_id, 0);
+  test_shutdown();
+}
+
 static void* op_on_other_thread(void* ctx) {
   void* op = test_coll(ctx, "AllGather", 9, 1 << 20, "ncclFloat32", 0);
   return op;
@@ -358,6 +384,7 @@ int main(void) {
   RUN(a_launch_outliving_the_core_is_unnamed);
   RUN(a_lone_collective_gets_its_kernel);
   RUN(launches_count_their_operations);
+  RUN(a_kernel_waits_until_its_launch_is_final);
   RUN(an_operation_without_a_launch_has_no_launch_id);
   RUN(the_buffer_pool_is_bounded);
   RUN(stop_names_no_more_launches);

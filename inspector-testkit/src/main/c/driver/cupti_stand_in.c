@@ -51,7 +51,8 @@ long long cupti_stand_in_pops(void) { return __atomic_load_n(&pops, __ATOMIC_REL
 long long cupti_stand_in_unbalanced_pops(void) { return __atomic_load_n(&unbalanced, __ATOMIC_RELAXED); }
 long long cupti_stand_in_kernels_delivered(void) { return __atomic_load_n(&delivered, __ATOMIC_RELAXED); }
 
-/* Under lock: room for n bytes in the buffer being filled, or NULL (CUPTI drops the record). */
+/* Under lock: room for n bytes in the buffer being filled (a full one was handed back before), or
+ * NULL when no buffer was given (CUPTI drops the record). */
 static uint8_t* room(size_t n) {
   if (buffer != NULL && buffer_used + n > buffer_size) return NULL; /* a flush comes first */
   if (buffer == NULL) {
@@ -126,6 +127,10 @@ STAND_IN_EXPORT cupti_result cuptiActivityGetNextRecord(uint8_t* b, size_t valid
  * record if the list says it ran. */
 STAND_IN_EXPORT cupti_result cuptiActivityPushExternalCorrelationId(uint32_t kind, uint64_t id) {
   pthread_mutex_lock(&lock);
+  if (buffer != NULL && buffer_used + EXTERNAL_BYTES + KERNEL_BYTES > buffer_size) {
+    hand_back_locked_then_unlock(); /* a full buffer goes back, as CUPTI hands it to its thread */
+    pthread_mutex_lock(&lock);
+  }
   long long launch = pushes++;
   depth++;
   uint32_t correlation = next_correlation++;
