@@ -59,6 +59,11 @@ public final class DumpThread {
     this.thread.setDaemon(true);
   }
 
+  /** The CUPTI kernel-records joiner, or null when they are off. */
+  public KernelTimeJoiner kernelTimeJoiner() {
+    return joiner;
+  }
+
   public void start() {
     thread.start();
   }
@@ -144,6 +149,12 @@ public final class DumpThread {
       KernelTimeJoiner.Counts c = joiner.counts();
       log.info("NCCL Inspector: CUPTI kernel records timed {} operations; {} ran in a kernel shared with others,"
           + " {} got no kernel record in time", c.timed(), c.shared(), c.missing());
+      KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
+      if (x.compared() > 0) {
+        log.info("NCCL Inspector: kernel records against channel times of {} collectives timed by both: kernel"
+            + " minus channels {} / {} / {} ns (min / mean / max), {} beyond {} ns", x.compared(), x.minNanos(),
+            Math.round(x.meanNanos()), x.maxNanos(), x.disagreeing(), KernelTimeJoiner.DISAGREE_NANOS);
+      }
     }
     flushSinks(false);
     if (recording != null) {

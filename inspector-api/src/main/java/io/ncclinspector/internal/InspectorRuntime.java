@@ -302,7 +302,22 @@ public final class InspectorRuntime {
             recording.eventsDroppedAtLimit(), traceLost, recording.outputError()));
     return new InspectorStatus(state, Optional.of(core.libraryPath()),
         !closed && core.state() == NativeCore.STATE_PAUSED, seen, records, output, rec, abandoned, nccl.status(),
-        problems);
+        problems, kernelRecordsStatus());
+  }
+
+  private Optional<InspectorStatus.KernelRecords> kernelRecordsStatus() {
+    if (!config.kernelRecords()) {
+      return Optional.empty();
+    }
+    KernelTimeJoiner joiner = dumpThread.kernelTimeJoiner();
+    if (joiner == null) {
+      return Optional.of(new InspectorStatus.KernelRecords(false, core.kernelRecordsReason(), 0, 0, 0, 0, 0, 0, 0, 0));
+    }
+    KernelTimeJoiner.Counts c = joiner.counts();
+    KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
+    return Optional.of(new InspectorStatus.KernelRecords(core.kernelRecordsState() == NativeCore.KERNEL_RECORDS_ACTIVE,
+        core.kernelRecordsReason(), c.timed(), c.shared(), c.missing(), x.compared(), x.minNanos(), x.maxNanos(),
+        x.meanNanos(), x.disagreeing()));
   }
 
   // ---- closing ----

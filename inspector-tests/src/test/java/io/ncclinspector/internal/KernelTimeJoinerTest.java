@@ -140,6 +140,21 @@ class KernelTimeJoinerTest {
   }
 
   @Test
+  void collectivesTimedBothWaysAreComparedWhicheverComesFirst() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    assertFalse(offer(j, opRecord(3, 42_000), 0, out));
+    j.kernel(new RecordDecoder.KernelSpan(3, 1, 0, 45_000, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(4, 1, 100, 20_100, 0), out);
+    assertFalse(offer(j, opRecord(4, 50_000), 0, out));
+    j.kernel(new RecordDecoder.KernelSpan(5, 2, 0, 90_000, 0), out); /* shared: not this collective's */
+    assertFalse(offer(j, opRecord(5, 50_000), 0, out));
+    assertEquals(3, out.size(), "every record went on at once, as it was");
+    assertEquals(TimingSource.KERNEL_GPU, ((OperationRecord) out.get(0)).timing().source());
+    assertEquals(new KernelTimeJoiner.CrossCheck(2, -30_000, 3_000, -27_000, 1), j.crossCheck());
+  }
+
+  @Test
   void heldRecordsAreBoundedInTimeAndNumberAndAllComeOut() {
     KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 3, 2);
     List<InspectorEvent> out = new ArrayList<>();

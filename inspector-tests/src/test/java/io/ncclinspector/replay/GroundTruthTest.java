@@ -50,7 +50,8 @@ class GroundTruthTest {
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
       List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
-      long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed) {
+      long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed,
+      java.util.Optional<io.ncclinspector.InspectorStatus.KernelRecords> kernelRecords) {
     /** Collectives whose time is right: within the window, or a marked lower bound within it. */
     int right() {
       return timed - wrong.size() - boundsShort.size();
@@ -170,6 +171,17 @@ class GroundTruthTest {
       assertEquals(with.timed() + with.untimed(), with.right(), run[0] + ": every collective right");
       assertTrue(with.kernelTimed() >= without.untimed() + without.boundsShort().size(), run[0] + " kernel-timed "
           + with.kernelTimed() + ", before untimed " + without.untimed() + " and short " + without.boundsShort().size());
+      /* The status's check of CUPTI's kernels against the channel times of the collectives both
+       * timed: every channel time right (as judged above), so every kernel agrees. */
+      io.ncclinspector.InspectorStatus.KernelRecords k = with.kernelRecords().orElseThrow();
+      assertEquals(with.kernelTimed(), k.timed(), run[0]);
+      assertEquals(with.timed() - with.kernelTimed(), k.compared(), run[0] + ": every channel-timed collective compared");
+      assertEquals(0, k.disagreeing(), run[0] + ": " + k);
+      /* Within launch overhead, and 10 ppm of drift: one 954 ms kernel on s30_moe reads 4.6 us
+       * longer by its channels than by CUPTI. */
+      assertTrue(k.meanKernelMinusChannelsNanos() > 0 && k.meanKernelMinusChannelsNanos() < SHORTER_AT_MOST_NS,
+          run[0] + ": " + k);
+      assertTrue(k.maxKernelMinusChannelsNanos() <= SHORTER_AT_MOST_NS + 100, run[0] + ": " + k);
     }
   }
 
@@ -344,13 +356,17 @@ class GroundTruthTest {
       boundsShort.forEach(b -> System.out.println("  short: " + b));
     }
     if (kernelRecords) {
+      io.ncclinspector.InspectorStatus.KernelRecords k = result.status().kernelRecords().orElseThrow();
       System.out.printf("%s with CUPTI kernel records (the recording's own, through the stand-in): %d collectives"
-          + " timed by their kernel; %d launches named, %d kernel records joined%n", name, kernelTimed,
-          ProfilerTableDriver.cuptiStandInPushes(), result.counters().get("kernel_records_joined"));
+          + " timed by their kernel; %d launches named, %d kernel records joined; %d collectives timed both ways,"
+          + " kernel minus channels %d / %.0f / %d ns (min / mean / max), %d beyond 10 us%n", name, kernelTimed,
+          ProfilerTableDriver.cuptiStandInPushes(), result.counters().get("kernel_records_joined"), k.compared(),
+          k.minKernelMinusChannelsNanos(), k.meanKernelMinusChannelsNanos(), k.maxKernelMinusChannelsNanos(),
+          k.disagreeing());
     }
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
         boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels,
-        kernelTimed);
+        kernelTimed, result.status().kernelRecords());
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
