@@ -23,9 +23,7 @@ typedef struct launch_slot {
 } launch_slot;
 #define LAUNCH_FINAL 0x80000000u
 
-
-
-/* One half of a join, waiting for the other (guarded by parse_lock). correlation 0: empty. */
+/* One half of a join, waiting for the other (guarded by g_lock). correlation 0: empty. */
 typedef struct external_entry {
   uint32_t correlation;
   uint64_t launch_id;
@@ -112,8 +110,8 @@ static int64_t final_ops(uint64_t launch_id) {
   /* Acquire: pairs with the release that made the count final (kernel_records_op_stopped), so the
    * count read is every start's. */
   uint32_t ops = atomic_load_explicit(&slot->ops, memory_order_acquire);
-  /* Relaxed: the id is written before the count is reset and counted (one thread); a mismatch only
-   * means the slot was reused. */
+  /* Relaxed: the launching thread resets the count before the id names the slot; a mismatch only
+   * means the slot went to a later launch (read as unknown). */
   if (atomic_load_explicit(&slot->id, memory_order_relaxed) != launch_id) return 0;
   return (ops & LAUNCH_FINAL) ? (int64_t)(ops & ~LAUNCH_FINAL) : -1;
 }
@@ -219,10 +217,16 @@ static void accept_locked(const void* record) {
   }
 }
 
+/* Under g_lock: whether buffers are parsed into the ring (active, or stopping: the last flush). */
+static int parsing_locked(void) {
+  int state = atomic_load_explicit(&g_state, memory_order_relaxed);
+  return state == KERNEL_RECORDS_ACTIVE || state == KERNEL_RECORDS_STOPPING;
+}
+
 void kernel_records_accept(const void* record) {
   if (record == NULL) return;
   pthread_mutex_lock(&g_lock);
-  accept_locked(record);
+  if (parsing_locked()) accept_locked(record);
   pthread_mutex_unlock(&g_lock);
 }
 
@@ -233,11 +237,15 @@ static void buffer_completed(void* context, uint32_t stream_id, uint8_t* buffer,
   (void)size;
   if (buffer == NULL) return;
   pthread_mutex_lock(&g_lock);
-  void* record = NULL;
-  while (valid > 0 && g_api.get_next_record(buffer, valid, &record) == CUPTI_OK) {
-    accept_locked(record);
+  /* Only while the records run or stop: once stopped (under this lock, so no parse is under way),
+   * the core may free its ring, and a buffer CUPTI hands back late is only given back. */
+  if (parsing_locked()) {
+    void* record = NULL;
+    while (valid > 0 && g_api.get_next_record(buffer, valid, &record) == CUPTI_OK) {
+      accept_locked(record);
+    }
+    retry_waiting_locked();
   }
-  retry_waiting_locked();
   pthread_mutex_unlock(&g_lock);
   give_back(buffer);
 }
@@ -344,16 +352,16 @@ void kernel_records_flush(void) {
   if (atomic_load_explicit(&g_state, memory_order_acquire) != KERNEL_RECORDS_ACTIVE) return;
   g_api.flush_all(0);
   pthread_mutex_lock(&g_lock);
-  retry_waiting_locked(); /* launches that became final since the last buffer */
+  if (parsing_locked()) retry_waiting_locked(); /* launches that became final since the last buffer */
   pthread_mutex_unlock(&g_lock);
 }
 
 void kernel_records_stop(void) {
   pthread_mutex_lock(&g_lock);
   int active = atomic_load_explicit(&g_state, memory_order_relaxed) == KERNEL_RECORDS_ACTIVE;
-  /* Relaxed: a launch that still sees ACTIVE pushes an id whose kernel is simply not joined. */
-  atomic_store_explicit(&g_state, KERNEL_RECORDS_OFF, memory_order_relaxed);
-  if (active) snprintf(g_reason, sizeof(g_reason), "stopped");
+  /* Relaxed: no launch is named from now on; one that still saw ACTIVE pushes an id whose kernel
+   * is joined by the last flush below or not at all. Buffers are still parsed while stopping. */
+  if (active) atomic_store_explicit(&g_state, KERNEL_RECORDS_STOPPING, memory_order_relaxed);
   pthread_mutex_unlock(&g_lock);
   if (!active) return;
   g_api.disable(CUPTI_KIND_CONCURRENT_KERNEL);
@@ -364,6 +372,10 @@ void kernel_records_stop(void) {
   retry_waiting_locked();
   if (g_waiting_count > 0) counter_add(CTR_KERNEL_RECORDS_OTHER, g_waiting_count);
   g_waiting_count = 0;
+  /* Under the lock: no parse is under way, and none writes into the ring after this (the core
+   * closes and may free it once this returns). */
+  atomic_store_explicit(&g_state, KERNEL_RECORDS_OFF, memory_order_relaxed);
+  snprintf(g_reason, sizeof(g_reason), "stopped");
   pthread_mutex_unlock(&g_lock);
 }
 

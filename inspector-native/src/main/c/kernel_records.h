@@ -30,7 +30,8 @@
 enum {
   KERNEL_RECORDS_OFF = 0,        /* never asked for, or stopped */
   KERNEL_RECORDS_ACTIVE = 1,     /* CUPTI delivers kernel records */
-  KERNEL_RECORDS_UNAVAILABLE = 2 /* asked for, could not be had: kernel_records_reason() says why */
+  KERNEL_RECORDS_UNAVAILABLE = 2, /* asked for, could not be had: kernel_records_reason() says why */
+  KERNEL_RECORDS_STOPPING = 3     /* stop under way: no launch named, the last buffers parsed */
 };
 
 /* Buffers handed to CUPTI (allocated at start, reused): KR_BUFFERS of KR_BUFFER_BYTES. */

@@ -307,6 +307,12 @@ static void stop_names_no_more_launches(void) {
   void* after = NULL;
   ncclProfiler_v5.startEvent(ctx, &after, &d);
   CHECK(after == NULL);
+  /* A buffer CUPTI hands back after the stop is given back unread: the core may have freed its ring. */
+  long long joined = test_counter("kernel_records_joined");
+  put_external(next_correlation, 77);
+  put_kernel(next_correlation++, 1, 2);
+  hand_back();
+  CHECK_EQ(test_counter("kernel_records_joined"), joined);
   void* op = test_coll(ctx, "AllReduce", 2, 1 << 20, "ncclFloat32", 0);
   test_stop(op);
   CHECK_EQ(drain_all().op[0].launch_id, 0);
