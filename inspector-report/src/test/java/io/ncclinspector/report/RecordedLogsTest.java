@@ -60,6 +60,37 @@ class RecordedLogsTest {
     assertTrue(r.data().communicators().stream().allMatch(c -> c.commId().length() == 16));
   }
 
+  /**
+   * A collective timed by its kernel's CUPTI record ({@code kernel_cupti}) is a GPU time: the report
+   * keeps it in its figures, as it does {@code kernel_gpu}, and leaves CPU times out.
+   */
+  @Test
+  void kernelTimesFromCuptiCountAsGpuTimes(@TempDir Path tmp) throws Exception {
+    Path logs = Path.of("src/test/resources/replayed/h3_mix");
+    for (String source : List.of("kernel_cupti", "collective_cpu")) {
+      Path dir = Files.createDirectories(tmp.resolve(source));
+      try (Stream<Path> files = Files.list(logs)) {
+        for (Path f : files.toList()) {
+          try (BufferedReader in = new BufferedReader(new InputStreamReader(
+              new GZIPInputStream(Files.newInputStream(f)), StandardCharsets.UTF_8))) {
+            List<String> lines = in.lines()
+                .map(l -> l.replace("\"coll_timing_source\":\"kernel_gpu\"", "\"coll_timing_source\":\"" + source + "\""))
+                .toList();
+            Files.write(dir.resolve(f.getFileName().toString().replace(".gz", "")), lines);
+          }
+        }
+      }
+      ReportResult r = TestSupport.report(tmp.resolve("out-" + source), dir.toString());
+      assertEquals(3 * 262, r.data().overview().records());
+      long cpu = r.data().overview().excluded().getOrDefault("cpu_timing", 0L);
+      if (source.equals("kernel_cupti")) {
+        assertEquals(78, cpu, "only the CPU-timed send/receive-to-self parts are left out");
+      } else {
+        assertTrue(cpu > 78 + 3 * 100, "every collective CPU-timed is left out: " + cpu);
+      }
+    }
+  }
+
   @Test
   void threeRanksTakingTurnsOnOneGpuAreNotAStraggler(@TempDir Path tmp) throws Exception {
     Path logs = Path.of("src/test/resources/replayed/h3_mix");

@@ -88,7 +88,7 @@ public final class RecordSchema {
       computed("exec_us", "DOUBLE", "coalesce(CAST(r_exec_time_ns AS DOUBLE) / 1000,"
           + " CAST(r_exec_time_us AS DOUBLE))", "execution time in microseconds used by the report: "
           + "`exec_time_ns / 1000` when present, else `exec_time_us`"),
-      field("timing_source", "VARCHAR", PerfField.TIMING_SOURCE, "`kernel_gpu`, `kernel_cpu`, "
+      field("timing_source", "VARCHAR", PerfField.TIMING_SOURCE, "`kernel_gpu`, `kernel_cupti`, `kernel_cpu`, "
           + "`collective_cpu`, `ce_cpu`"),
       field("algobw_gbs", "DOUBLE", PerfField.ALGORITHM_BANDWIDTH, "algorithm bandwidth as written (GB/s)"),
       field("busbw_gbs", "DOUBLE", PerfField.BUS_BANDWIDTH, "bus bandwidth as written (GB/s)"),

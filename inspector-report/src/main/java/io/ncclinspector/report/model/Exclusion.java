@@ -45,7 +45,7 @@ public enum Exclusion {
   /**
    * Not timed from GPU timestamps ({@code kernel_cpu}, {@code collective_cpu}, {@code ce_cpu}):
    * CPU spans measure enqueueing or host callbacks, not the transfer. Included with
-   * {@code --all-timing}.
+   * {@code --all-timing}. ({@code kernel_cupti}, a kernel's CUPTI record, is a GPU time.)
    */
   CPU_TIMING("cpu_timing");
 
