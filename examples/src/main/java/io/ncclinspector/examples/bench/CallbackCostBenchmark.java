@@ -137,6 +137,22 @@ public final class CallbackCostBenchmark {
     System.out.printf("  %-10s %11.1f ns %7d ns%n", "this", oMean, o90);
     System.out.printf("  %-10s %11.1f ns %7d ns%n", "NVIDIA's", rMean, r90);
     System.out.printf("  ratio this / NVIDIA's: trimmed mean %.2f, p90 %.2f%n", oMean / rMean, (double) o90 / r90);
+    /* By kind: where the difference is (calls per pass, excess trimmed mean of each plugin). */
+    java.util.Map<String, boolean[]> byKind = new java.util.TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      if (common[i]) {
+        byKind.computeIfAbsent(kinds[i], k -> new boolean[n])[i] = true;
+      }
+    }
+    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", "NVIDIA's");
+    byKind.forEach((kind, sel) -> {
+      int count = 0;
+      for (boolean b : sel) {
+        count += b ? 1 : 0;
+      }
+      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nMean,
+          trimmedMean(calls(reference, sel)) - nMean);
+    });
     long[] extra = calls(ours, oursOnly);
     System.out.printf("calls only this plugin gets (CollApi, KernelLaunch and their stops): %d per pass,"
         + " excess trimmed mean %.1f ns (against the do-nothing plugin's calls above)%n", oursOnlyCalls,
@@ -174,7 +190,8 @@ public final class CallbackCostBenchmark {
   /** Per-callback kind, all timed calls (0 = the event was not sent, as NCCL would not send it). */
   private static Map<String, long[]> collect(String[] kinds, long[][] runs) {
     Map<String, List<Long>> byKind = new LinkedHashMap<>();
-    for (String k : List.of("start Coll", "start P2p", "start KernelCh", "start ProxyStep", "start (other types)",
+    for (String k : List.of("start Coll", "start P2p", "start KernelCh", "start ProxyStep", "start Group",
+        "start GroupApi", "start CollApi", "start KernelLaunch", "start ProxyOp", "start (other types)",
         "state ProxyStep", "stop ProxyStep", "stop Coll", "stop P2p", "stop KernelCh", "stop (other types)",
         "recordEventState KernelCh", "recordEventState (other)", "init", "finalize")) {
       byKind.put(k, new ArrayList<>());
@@ -215,7 +232,9 @@ public final class CallbackCostBenchmark {
       kinds[i] = switch (op) {
         case 0 -> "init";
         case 1 -> type == 2 ? "start Coll" : type == 4 ? "start P2p" : type == 64 ? "start KernelCh"
-            : type == PROXY_STEP ? "start ProxyStep" : "start (other types)";
+            : type == PROXY_STEP ? "start ProxyStep" : type == 1 ? "start Group" : type == 256 ? "start GroupApi"
+            : type == 512 ? "start CollApi" : type == 2048 ? "start KernelLaunch" : type == 8 ? "start ProxyOp"
+            : "start (other types)";
         case 2 -> step ? "stop ProxyStep" : of == 2 ? "stop Coll" : of == 4 ? "stop P2p" : of == 64 ? "stop KernelCh"
             : "stop (other types)";
         case 3 -> step ? "state ProxyStep" : of == 64 ? "recordEventState KernelCh" : "recordEventState (other)";
