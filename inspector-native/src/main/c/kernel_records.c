@@ -42,8 +42,9 @@ typedef struct waiting_kernel {
   uint64_t launch_id;
   kernel_entry kernel;
 } waiting_kernel;
-static waiting_kernel g_waiting[KR_WAITING];
-static uint32_t g_waiting_count;
+static waiting_kernel g_waiting[KR_WAITING]; /* a ring: g_waiting_count entries from g_wait_head */
+static uint32_t g_wait_head, g_waiting_count;
+#define WAITING_AT(i) g_waiting[(g_wait_head + (i)) % KR_WAITING]
 
 static _Atomic int g_state = KERNEL_RECORDS_OFF;
 static cupti_api g_api;
@@ -149,23 +150,26 @@ static void emit(uint64_t launch_id, const kernel_entry* k) {
     write_kernel(launch_id, k, (uint32_t)ops);
     return;
   }
-  if (g_waiting_count == KR_WAITING) {
-    memmove(&g_waiting[0], &g_waiting[1], sizeof(g_waiting[0]) * (KR_WAITING - 1));
+  if (g_waiting_count == KR_WAITING) { /* the oldest is given up */
+    g_wait_head = (g_wait_head + 1) % KR_WAITING;
     g_waiting_count--;
     counter_add(CTR_KERNEL_RECORDS_OTHER, 1);
   }
-  g_waiting[g_waiting_count++] = (waiting_kernel){launch_id, *k};
+  WAITING_AT(g_waiting_count) = (waiting_kernel){launch_id, *k};
+  g_waiting_count++;
 }
 
 /* Under g_lock: the waiting kernels whose launch is final now go into the ring, in order. */
 static void retry_waiting_locked(void) {
   uint32_t kept = 0;
   for (uint32_t i = 0; i < g_waiting_count; i++) {
-    int64_t ops = final_ops(g_waiting[i].launch_id);
+    waiting_kernel w = WAITING_AT(i);
+    int64_t ops = final_ops(w.launch_id);
     if (ops >= 0) {
-      write_kernel(g_waiting[i].launch_id, &g_waiting[i].kernel, (uint32_t)ops);
+      write_kernel(w.launch_id, &w.kernel, (uint32_t)ops);
     } else {
-      g_waiting[kept++] = g_waiting[i];
+      WAITING_AT(kept) = w; /* kept <= i: compacted in place, order kept */
+      kept++;
     }
   }
   g_waiting_count = kept;
@@ -268,7 +272,7 @@ static int start_locked(const cupti_api* api) {
   }
   memset(g_external, 0, sizeof(g_external));
   memset(g_kernels, 0, sizeof(g_kernels));
-  g_waiting_count = 0;
+  g_wait_head = g_waiting_count = 0;
   cupti_result r = g_api.register_callbacks(buffer_requested, buffer_completed);
   if (r != CUPTI_OK) {
     set_reason("registering activity buffers failed (another CUPTI client, such as a profiler, may hold CUPTI)", r);

@@ -245,6 +245,33 @@ static void a_kernel_waits_until_its_launch_is_final(void) {
   test_shutdown();
 }
 
+/* Kernels of launches whose operations never stop wait in a bounded list: the oldest are given up
+ * (counted), the newest still come out once their launch is final. */
+static void kernels_waiting_are_bounded(void) {
+  enum { N = KR_WAITING + 6 };
+  static void* ops[N];
+  start_active();
+  void* ctx = test_comm(0x1008, 0, 2);
+  long long other = test_counter("kernel_records_other");
+  for (int i = 0; i < N; i++) {
+    uint32_t correlation = nccl_launch(ctx);
+    ops[i] = test_coll(ctx, "AllReduce", (uint64_t)i, 1 << 20, "ncclFloat32", 0);
+    put_kernel(correlation, 1000 * (uint64_t)i, 1000 * (uint64_t)i + 500);
+  }
+  kernel_records_flush();
+  CHECK_EQ(drain_all().kernels, 0);
+  CHECK_EQ(test_counter("kernel_records_other") - other, N - KR_WAITING);
+  test_stop(ops[0]);     /* given up: its kernel no longer waits */
+  test_stop(ops[N - 1]); /* the newest: still waiting */
+  kernel_records_flush();
+  seen s = drain_all();
+  CHECK_EQ(s.kernels, 1);
+  CHECK_EQ(s.kernel[0].start_ns, 1000 * (uint64_t)(N - 1));
+  CHECK_EQ(s.kernel[0].ops, 1);
+  for (int i = 1; i < N - 1; i++) test_stop(ops[i]);
+  test_shutdown();
+}
+
 static void* op_on_other_thread(void* ctx) {
   void* op = test_coll(ctx, "AllGather", 9, 1 << 20, "ncclFloat32", 0);
   return op;
@@ -391,6 +418,7 @@ int main(void) {
   RUN(a_lone_collective_gets_its_kernel);
   RUN(launches_count_their_operations);
   RUN(a_kernel_waits_until_its_launch_is_final);
+  RUN(kernels_waiting_are_bounded);
   RUN(an_operation_without_a_launch_has_no_launch_id);
   RUN(the_buffer_pool_is_bounded);
   RUN(stop_names_no_more_launches);
