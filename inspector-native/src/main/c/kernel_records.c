@@ -9,8 +9,8 @@
 
 #include "core_state.h"
 #include "event_counters.h"
+#include "record_emit.h"
 #include "record_format.h"
-#include "record_ring.h"
 
 /* A launch whose operations are being counted. The launching thread writes it: the id, then one
  * more operation at each operation start, then LAUNCH_FINAL at the first stop of one of them (NCCL
@@ -131,14 +131,7 @@ static void write_kernel(uint64_t launch_id, const kernel_entry* k, uint32_t ops
   r.device = k->device;
   r.stream = k->stream;
   r.correlation_id = k->correlation;
-  uint64_t pos;
-  if (!ring_reserve(&g_core.ring, 1, 0, &pos)) {
-    counter_add(CTR_KERNEL_RECORD_LOST, 1);
-    return;
-  }
-  ring_write(&g_core.ring, pos, 0, &r, 1);
-  ring_publish(&g_core.ring, pos);
-  counter_add(CTR_KERNEL_RECORDS_JOINED, 1);
+  if (record_put_in_ring(&r, 1, 0, CTR_KERNEL_RECORD_LOST)) counter_add(CTR_KERNEL_RECORDS_JOINED, 1);
 }
 
 /* Under g_lock. A kernel joined to its launch goes into the ring once its launch's operation

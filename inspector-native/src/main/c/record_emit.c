@@ -15,16 +15,15 @@
 #include "proxy_breakdown.h"
 #include "record_format.h"
 
-/* Writes a record of `cells` cells into the ring (`control`: may use the reserve kept for control
- * records) or, when it is full, counts it under `lost`. */
-static void put_in_ring(const void* record, uint32_t cells, int control, counter_id lost) {
+bool record_put_in_ring(const void* record, uint32_t cells, int control, counter_id lost) {
   uint64_t pos;
   if (!ring_reserve(&g_core.ring, cells, control, &pos)) {
     counter_add(lost, 1);
-    return;
+    return false;
   }
   ring_write(&g_core.ring, pos, 0, record, cells);
   ring_publish(&g_core.ring, pos);
+  return true;
 }
 
 static void fill_channels(const op_slot* s, uint32_t seen, const op_timing* timing, channel_record* out) {
@@ -171,7 +170,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   r->withheld_reason = timing.channels_desynced ? timing.withheld_reason : WITHHELD_NONE;
   r->recovery_off_reason = s->recov_off_reason;
 
-  put_in_ring(&rec, r->cells, 0, CTR_RING_FULL);
+  (void)record_put_in_ring(&rec, r->cells, 0, CTR_RING_FULL);
 }
 
 void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_gen, uint64_t comm_serial,
@@ -218,7 +217,7 @@ void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_g
                          ? UNTIMED_NCCL_BROADCAST_ALLGATHERV
                          : UNTIMED_NCCL_NO_OPERATION_EVENT;
   r.api_sn = api_sn;
-  put_in_ring(&r, r.cells, 0, CTR_RING_FULL);
+  (void)record_put_in_ring(&r, r.cells, 0, CTR_RING_FULL);
 }
 
 void finish_op(op_slot* s, uint32_t close_flags) {
@@ -244,5 +243,5 @@ void emit_comm_record(const comm_slot* c, uint16_t kind) {
   size_t len = strnlen(c->name, INSPECTOR_COMM_NAME_MAX - 1);
   memcpy(r.name, c->name, len);
   r.name_length = (uint32_t)len;
-  put_in_ring(&r, COMM_RECORD_CELLS, 1, CTR_CONTROL_RECORD_LOST);
+  (void)record_put_in_ring(&r, COMM_RECORD_CELLS, 1, CTR_CONTROL_RECORD_LOST);
 }

@@ -2,13 +2,19 @@
 #ifndef NCCL_INSPECTOR_RECORD_EMIT_H
 #define NCCL_INSPECTOR_RECORD_EMIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "comm_table.h"
+#include "event_counters.h"
 #include "op_table.h"
 
 /* Builds the record of an owned (CLOSING) slot and pushes it, or counts why not. `close_flags`
  * are RECORD_FLAG_* describing an early close (0 for a normal completion). Does not release. */
+/* Writes a record of `cells` cells into the ring (`control`: may use the reserve kept for control
+ * records); returns false, having counted it under `lost`, when the ring is full. */
+bool record_put_in_ring(const void* record, uint32_t cells, int control, counter_id lost);
+
 void emit_op_record(op_slot* s, uint32_t close_flags);
 
 /* Pushes a communicator created / destroyed record into the ring's held-back cells. */

@@ -129,6 +129,16 @@ static uint32_t nccl_launch(void* ctx) {
   return correlation;
 }
 
+/* A KernelLaunch started and not stopped yet (as between NCCL's start and cuLaunchKernelEx). */
+static void* launch_started(void* ctx) {
+  ncclProfilerEventDescr_v5_t d;
+  memset(&d, 0, sizeof(d));
+  d.type = ncclProfileKernelLaunch;
+  void* h = (void*)1;
+  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  return h;
+}
+
 /* ---- reading the ring ---- */
 typedef struct seen {
   int kernels, ops;
@@ -318,11 +328,7 @@ static void the_buffer_pool_is_bounded(void) {
 static void stop_names_no_more_launches(void) {
   start_active();
   void* ctx = test_comm(0x1004, 0, 2);
-  ncclProfilerEventDescr_v5_t d;
-  memset(&d, 0, sizeof(d));
-  d.type = ncclProfileKernelLaunch;
-  void* h = NULL;
-  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  void* h = launch_started(ctx);
   CHECK(h != NULL);
   CHECK_EQ(id_depth, 1);
   int pops_before = pops;
@@ -331,9 +337,7 @@ static void stop_names_no_more_launches(void) {
   ncclProfiler_v5.stopEvent(h);
   CHECK_EQ(pops, pops_before + 1);
   CHECK_EQ(id_depth, 0);
-  void* after = NULL;
-  ncclProfiler_v5.startEvent(ctx, &after, &d);
-  CHECK(after == NULL);
+  CHECK(launch_started(ctx) == NULL);
   /* A buffer CUPTI hands back after the stop is given back unread: the core may have freed its ring. */
   long long joined = test_counter("kernel_records_joined");
   put_external(next_correlation, 77);
@@ -351,11 +355,7 @@ static void stop_names_no_more_launches(void) {
 static void a_launch_outliving_the_core_is_unnamed(void) {
   start_active();
   void* ctx = test_comm(0x1006, 0, 2);
-  ncclProfilerEventDescr_v5_t d;
-  memset(&d, 0, sizeof(d));
-  d.type = ncclProfileKernelLaunch;
-  void* h = NULL;
-  ncclProfiler_v5.startEvent(ctx, &h, &d);
+  void* h = launch_started(ctx);
   CHECK(h != NULL);
   ncclProfiler_v5.finalize(ctx);
   test_shutdown();
@@ -371,12 +371,7 @@ static void an_unavailable_cupti_is_said_and_left_alone(void) {
   CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_UNAVAILABLE);
   CHECK(strstr(kernel_records_reason(), "CUPTI error 999 (CUPTI_ERROR_UNKNOWN)") != NULL);
   void* ctx = test_comm(0x1005, 0, 2);
-  ncclProfilerEventDescr_v5_t d;
-  memset(&d, 0, sizeof(d));
-  d.type = ncclProfileKernelLaunch;
-  void* h = (void*)1;
-  ncclProfiler_v5.startEvent(ctx, &h, &d);
-  CHECK(h == NULL);
+  CHECK(launch_started(ctx) == NULL);
   CHECK_EQ(id_depth, 0);
   cupti_api missing = fake;
   missing.pop_external_id = NULL;
