@@ -8,7 +8,9 @@ import java.util.Objects;
  * @param executionNanos execution time: the longest single kernel channel (see {@code source})
  * @param source which clock the execution time comes from
  * @param quarantine why the GPU timing is not trusted ({@link Quarantine#NONE} normally)
- * @param gpuStartNanos earliest GPU start among the channels (global-timer ns), 0 without GPU timing
+ * @param gpuStartNanos earliest GPU start among the channels (global-timer ns), 0 without GPU timing;
+ *     with {@link TimingSource#KERNEL_CUPTI} the kernel's start on CUPTI's clock (the host's wall
+ *     clock in ns unless another tool changed it)
  * @param gpuSpanNanos latest GPU stop minus earliest GPU start over the channels, 0 without GPU timing
  * @param gpuSkewNanos latest channel GPU start minus the earliest: how far apart the channels began
  * @param startWallNanos wall-clock nanoseconds of the operation's start event (NCCL begins enqueueing it)
