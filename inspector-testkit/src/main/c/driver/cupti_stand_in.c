@@ -20,7 +20,7 @@ static long long* kernel_start;
 static long long* kernel_end;
 static int kernels;
 static int enable_error;
-static long long pushes, pops, unbalanced, delivered, pending_kernels;
+static long long pushes, pops, unbalanced;
 static _Thread_local int depth;
 static uint32_t next_correlation = 1;
 static uint8_t* buffer;
@@ -42,14 +42,13 @@ void cupti_stand_in_reset(const long long* starts, const long long* ends, int n,
     }
   }
   enable_error = error;
-  pushes = pops = unbalanced = delivered = pending_kernels = 0;
+  pushes = pops = unbalanced = 0;
   pthread_mutex_unlock(&lock);
 }
 
 long long cupti_stand_in_pushes(void) { return __atomic_load_n(&pushes, __ATOMIC_RELAXED); }
 long long cupti_stand_in_pops(void) { return __atomic_load_n(&pops, __ATOMIC_RELAXED); }
 long long cupti_stand_in_unbalanced_pops(void) { return __atomic_load_n(&unbalanced, __ATOMIC_RELAXED); }
-long long cupti_stand_in_kernels_delivered(void) { return __atomic_load_n(&delivered, __ATOMIC_RELAXED); }
 
 /* Under lock: room for n bytes in the buffer being filled (a full one was handed back before), or
  * NULL when no buffer was given (CUPTI drops the record). */
@@ -75,11 +74,8 @@ static uint8_t* room(size_t n) {
 static void hand_back_locked_then_unlock(void) {
   uint8_t* b = buffer;
   size_t size = buffer_size, used = buffer_used;
-  long long kernels_in = pending_kernels;
   buffer = NULL;
   buffer_used = 0;
-  pending_kernels = 0;
-  delivered += kernels_in;
   cupti_buffer_completed_fn done = completed;
   pthread_mutex_unlock(&lock);
   if (b != NULL && done != NULL) done(NULL, 0, b, size, used);
@@ -150,7 +146,6 @@ STAND_IN_EXPORT cupti_result cuptiActivityPushExternalCorrelationId(uint32_t kin
       memcpy(k + CUPTI_KERNEL_DEVICE, &device, 4);
       memcpy(k + CUPTI_KERNEL_STREAM, &stream, 4);
       memcpy(k + CUPTI_KERNEL_CORRELATION, &correlation, 4);
-      pending_kernels++;
     }
   }
   pthread_mutex_unlock(&lock);

@@ -17,11 +17,10 @@ extern "C" {
  * (ns); a launch whose start is negative, or past n, ran no kernel CUPTI saw. Enabling fails with
  * `enable_error` when it is not 0 (as CUPTI does without a GPU: 999). */
 void cupti_stand_in_reset(const long long* starts, const long long* ends, int n, int enable_error);
-/* What happened since the reset: pushes, pops, pops without a push, kernel records handed over. */
+/* What happened since the reset: pushes, pops, pops without a push. */
 long long cupti_stand_in_pushes(void);
 long long cupti_stand_in_pops(void);
 long long cupti_stand_in_unbalanced_pops(void);
-long long cupti_stand_in_kernels_delivered(void);
 
 #ifdef __cplusplus
 }

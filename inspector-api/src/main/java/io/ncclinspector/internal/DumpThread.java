@@ -183,8 +183,7 @@ public final class DumpThread {
         joiner.kernel(decoder.decodeKernel(buffer, offset), batch);
       } else {
         InspectorEvent event = decoder.decode(buffer, offset);
-        if (event != null && !(joiner != null && event instanceof io.ncclinspector.OperationRecord
-            && joiner.offer(event, buffer, offset, size, decoder.launchId(buffer, offset), now, batch))) {
+        if (event != null && !(joiner != null && joiner.offer(event, buffer, offset, size, now, batch))) {
           batch.add(event);
         }
       }

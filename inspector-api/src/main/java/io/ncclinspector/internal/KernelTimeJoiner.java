@@ -1,5 +1,6 @@
 package io.ncclinspector.internal;
 
+import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.TimingSource;
@@ -94,13 +95,17 @@ public final class KernelTimeJoiner {
   }
 
   /**
-   * The operation record at {@code offset} of {@code buf}, decoded as {@code event}: returns true
-   * if it is held (its kernel time may come), false if it goes on now as it is.
+   * The record at {@code offset} of {@code buf}, decoded as {@code event}: returns true if it is
+   * held (an operation whose kernel time may come), false if it goes on now as it is.
    */
-  public boolean offer(InspectorEvent event, ByteBuffer buf, int offset, int bytes, long launchId,
-      long nowNanos, List<InspectorEvent> out) {
+  public boolean offer(InspectorEvent event, ByteBuffer buf, int offset, int bytes, long nowNanos,
+      List<InspectorEvent> out) {
+    if (!(event instanceof OperationRecord)) {
+      return false;
+    }
+    long launchId = decoder.launchId(buf, offset);
     if (!wantsKernelTime(event, launchId)) {
-      if (launchId != 0 && event instanceof io.ncclinspector.CollectiveRecord c) {
+      if (launchId != 0 && event instanceof CollectiveRecord c) {
         crossCheck(launchId, c.timing().executionNanos());
       }
       return false;

@@ -179,7 +179,7 @@ public final class RecordDecoder {
   }
 
   /** A CUPTI kernel record of an NCCL launch (record_format.h {@code kernel_record}). */
-  public record KernelSpan(long launchId, int operations, long startNanos, long endNanos, int device) {
+  public record KernelSpan(long launchId, int operations, long startNanos, long endNanos) {
     /** The kernel's run time, 0 if CUPTI gave an end before its start. */
     public long durationNanos() {
       return Math.max(endNanos - startNanos, 0);
@@ -195,7 +195,7 @@ public final class RecordDecoder {
   public KernelSpan decodeKernel(ByteBuffer b, int o) {
     b.order(ByteOrder.LITTLE_ENDIAN);
     return new KernelSpan(b.getLong(o + l.krLaunchId), b.getInt(o + l.krOps), b.getLong(o + l.krStartNs),
-        b.getLong(o + l.krEndNs), b.getInt(o + l.krDevice));
+        b.getLong(o + l.krEndNs));
   }
 
   /** The launch id of the operation record at {@code offset} (0: none). */

@@ -19,7 +19,7 @@ public final class RecordLayout {
       timeRecovery, channelsRecovered, maxChannelLag, withheldReason, recoveryOffReason,
       netCells, launchId;
   /* CUPTI kernel records: kernel.* (one cell) */
-  final int krOps, krLaunchId, krStartNs, krEndNs, krDevice, krStream, krCorrelationId;
+  final int krOps, krLaunchId, krStartNs, krEndNs;
   /* Their network cells: the summary (net.*), then verbose proxy details (proxy.*) */
   final int netBytesSent, netBytesReceived, netFirstPostWallNs, netLastDoneWallNs, netSendGpuWaitNs,
       netRecvWaitNs, netLastArrivalWallNs, netSlowestPeer, netSlowestChannel, netProxyOps,
@@ -93,9 +93,6 @@ public final class RecordLayout {
     krLaunchId = field("kernel.launch_id", 8);
     krStartNs = field("kernel.start_ns", 8);
     krEndNs = field("kernel.end_ns", 8);
-    krDevice = field("kernel.device", 4);
-    krStream = field("kernel.stream", 4);
-    krCorrelationId = field("kernel.correlation_id", 4);
     netBytesSent = field("net.bytes_sent", 8);
     netBytesReceived = field("net.bytes_received", 8);
     netFirstPostWallNs = field("net.first_post_wall_ns", 8);

@@ -72,7 +72,7 @@ class KernelTimeJoinerTest {
   /** Offers a record as the dump thread does; returns whether it was held. */
   private boolean offer(KernelTimeJoiner j, ByteBuffer rec, long now, List<InspectorEvent> out) {
     InspectorEvent e = decoder.decode(rec, 0);
-    boolean held = j.offer(e, rec, 0, rec.capacity(), decoder.launchId(rec, 0), now, out);
+    boolean held = j.offer(e, rec, 0, rec.capacity(), now, out);
     if (!held) {
       out.add(e);
     }
@@ -90,9 +90,9 @@ class KernelTimeJoinerTest {
     List<InspectorEvent> out = new ArrayList<>();
     assertTrue(offer(j, opRecord(41, 0), 0, out));
     assertEquals(List.of(), out, "held until its kernel's record comes");
-    j.kernel(new RecordDecoder.KernelSpan(40, 1, 1_000, 9_000, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(40, 1, 1_000, 9_000), out);
     assertEquals(List.of(), out, "another launch's kernel");
-    j.kernel(new RecordDecoder.KernelSpan(41, 1, 1_796_000_000_000_000_000L, 1_796_000_000_000_123_456L, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(41, 1, 1_796_000_000_000_000_000L, 1_796_000_000_000_123_456L), out);
     OperationRecord r = only(out);
     assertEquals(TimingSource.KERNEL_CUPTI, r.timing().source());
     assertEquals(123_456, r.timing().executionNanos());
@@ -111,7 +111,7 @@ class KernelTimeJoinerTest {
   void aKernelRecordBeforeItsOperationStillTimesIt() {
     KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
     List<InspectorEvent> out = new ArrayList<>();
-    j.kernel(new RecordDecoder.KernelSpan(5, 1, 100, 600, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(5, 1, 100, 600), out);
     assertTrue(offer(j, opRecord(5, 0), 0, out));
     assertEquals(500, only(out).timing().executionNanos());
   }
@@ -121,7 +121,7 @@ class KernelTimeJoinerTest {
     KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
     List<InspectorEvent> out = new ArrayList<>();
     offer(j, opRecord(9, 0), 0, out);
-    j.kernel(new RecordDecoder.KernelSpan(9, 2, 100, 600, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(9, 2, 100, 600), out);
     OperationRecord r = only(out);
     assertEquals(TimingSource.NONE, r.timing().source());
     assertEquals(Quarantine.KERNEL_CHANNEL_DESYNC, r.timing().quarantine());
@@ -144,10 +144,10 @@ class KernelTimeJoinerTest {
     KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
     List<InspectorEvent> out = new ArrayList<>();
     assertFalse(offer(j, opRecord(3, 42_000), 0, out));
-    j.kernel(new RecordDecoder.KernelSpan(3, 1, 0, 45_000, 0), out);
-    j.kernel(new RecordDecoder.KernelSpan(4, 1, 100, 20_100, 0), out);
+    j.kernel(new RecordDecoder.KernelSpan(3, 1, 0, 45_000), out);
+    j.kernel(new RecordDecoder.KernelSpan(4, 1, 100, 20_100), out);
     assertFalse(offer(j, opRecord(4, 50_000), 0, out));
-    j.kernel(new RecordDecoder.KernelSpan(5, 2, 0, 90_000, 0), out); /* shared: not this collective's */
+    j.kernel(new RecordDecoder.KernelSpan(5, 2, 0, 90_000), out); /* shared: not this collective's */
     assertFalse(offer(j, opRecord(5, 50_000), 0, out));
     assertEquals(3, out.size(), "every record went on at once, as it was");
     assertEquals(TimingSource.KERNEL_GPU, ((OperationRecord) out.get(0)).timing().source());
@@ -175,7 +175,7 @@ class KernelTimeJoinerTest {
       assertEquals(TimingSource.NONE, ((OperationRecord) e).timing().source(), "went on as they were");
     }
     for (int i = 0; i < 5; i++) {
-      j.kernel(new RecordDecoder.KernelSpan(200 + i, 1, 0, 10, 0), out);
+      j.kernel(new RecordDecoder.KernelSpan(200 + i, 1, 0, 10), out);
     }
     List<InspectorEvent> late = new ArrayList<>();
     offer(j, opRecord(200, 0), 10, late);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.InspectorStatus;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +53,7 @@ class GroundTruthTest {
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
       List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
       long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed,
-      java.util.Optional<io.ncclinspector.InspectorStatus.KernelRecords> kernelRecords) {
+      Optional<InspectorStatus.KernelRecords> kernelRecords) {
     /** Collectives whose time is right: within the window, or a marked lower bound within it. */
     int right() {
       return timed - wrong.size() - boundsShort.size();
@@ -173,7 +175,7 @@ class GroundTruthTest {
           + with.kernelTimed() + ", before untimed " + without.untimed() + " and short " + without.boundsShort().size());
       /* The status's check of CUPTI's kernels against the channel times of the collectives both
        * timed: every channel time right (as judged above), so every kernel agrees. */
-      io.ncclinspector.InspectorStatus.KernelRecords k = with.kernelRecords().orElseThrow();
+      InspectorStatus.KernelRecords k = with.kernelRecords().orElseThrow();
       assertEquals(with.kernelTimed(), k.timed(), run[0]);
       assertEquals(with.timed() - with.kernelTimed(), k.compared(), run[0] + ": every channel-timed collective compared");
       assertEquals(0, k.disagreeing(), run[0] + ": " + k);
@@ -356,7 +358,7 @@ class GroundTruthTest {
       boundsShort.forEach(b -> System.out.println("  short: " + b));
     }
     if (kernelRecords) {
-      io.ncclinspector.InspectorStatus.KernelRecords k = result.status().kernelRecords().orElseThrow();
+      InspectorStatus.KernelRecords k = result.status().kernelRecords().orElseThrow();
       System.out.printf("%s with CUPTI kernel records (the recording's own, through the stand-in): %d collectives"
           + " timed by their kernel; %d launches named, %d kernel records joined; %d collectives timed both ways,"
           + " kernel minus channels %d / %.0f / %d ns (min / mean / max), %d beyond 10 us%n", name, kernelTimed,

@@ -49,9 +49,6 @@ public final class ProfilerTableDriver {
   @Name("cupti_stand_in_unbalanced_pops")
   public static native long cuptiStandInUnbalancedPops();
 
-  @Name("cupti_stand_in_kernels_delivered")
-  public static native long cuptiStandInKernelsDelivered();
-
   private ProfilerTableDriver() {}
 
   @Name("profiler_driver_open")
