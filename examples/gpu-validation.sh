@@ -19,6 +19,10 @@
 #             NCCL reports a kernel channel's stop without its start), and the overhead sweep with more
 #             rounds and calls (ROUNDS, default 6; 30 timed calls per size); and PyTorch's CUDA graph of
 #             3 AllReduces without a plugin and under NVIDIA's (stacks of a hung process)
+#     PART 4  CUPTI kernel records (issue 20), on one GPU with RANKS=2 over sockets: the MoE loop with kernel
+#             records (CUDA events the clock) and with CUPTI as the program's clock (records off), the
+#             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop again on
+#             NCCL 2.30.7 (built from .gpu/nccl-src when there), small AllReduces off / on / with records
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
 #   limit too), ROUNDS (3, sweep rounds), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
@@ -29,13 +33,13 @@
 # 15 MiB pieces (.tgz.00, .01, ...; join with cat).
 set -uo pipefail
 out=${1:?usage: gpu-validation.sh OUT PART [RANKS]}
-part=${2:?PART is 1 or 2}
+part=${2:?PART is 1, 2, 3 or 4}
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=examples/gpu-env.sh
 source examples/gpu-env.sh
 ranks=${3:-$(gpu_count)}
-[[ $part == 1 || $part == 2 || $part == 3 ]] || { echo "PART is 1, 2 or 3" >&2; exit 2; }
+[[ $part =~ ^[1-4]$ ]] || { echo "PART is 1, 2, 3 or 4" >&2; exit 2; }
 if [[ ${DRY_RUN:-0} == 1 ]]; then
   dry=(--dry-run)
   [[ $ranks -ge 1 ]] || ranks=2
@@ -117,6 +121,53 @@ if [[ $part == 1 ]]; then
   # 7. Baselines without any profiler, if time is left: the CUPTI and CUDA-event figures alone.
   step reproducer-off 100 $repro "$ranks" off "$work/reproducer" "${dry[@]}"
   step moe-off 100 $repro "$ranks" off "$work/moe" --mode moe "${dry[@]}"
+elif [[ $part == 4 ]]; then
+  # CUPTI kernel records (issue 20) on one GPU: two ranks over loopback sockets (each its own NCCL host
+  # identity). NCCL 2.28.9 (the machine's); 2.30.7 built in the background from .gpu/nccl-src when there.
+  alt=2.30.7
+  if [[ -f .gpu/nccl-src/nccl-$alt.tar.xz && ${DRY_RUN:-0} != 1 ]]; then
+    nice -n 10 examples/build-nccl.sh ".gpu/nccl-src/nccl-$alt.tar.xz" "$work/nccl-$alt" > "$work/logs/build-nccl-$alt.txt" 2>&1 &
+    build=$!
+  fi
+  kr=(env CUPTI=0 NCCL_INSPECTOR_KERNEL_RECORDS=1)
+  # The MoE loop with kernel records (the inspector holds CUPTI; CUDA events are the clock), then the same
+  # loop with CUPTI as the program's clock and kernel records off (channel times only, judged by CUPTI).
+  step moe-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-kr" $repro "$ranks" on "$work/moe-kr" \
+    --mode moe --run moe-kr "${dry[@]}"
+  step moe-cupti 120 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-cupti" $repro "$ranks" on "$work/moe-cupti" \
+    --mode moe --run moe-cupti "${dry[@]}"
+  # AllReduce 8 KiB .. 64 MiB, one AlltoAll, again: every size before and after the lag, kernel records on.
+  step reproducer-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/reproducer-kr" $repro "$ranks" on \
+    "$work/reproducer-kr" --cycles 5 --run reproducer-kr "${dry[@]}"
+  # Two CUPTI clients in one process: the program's (started first) and the inspector's.
+  step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
+    --steps 30 --run moe-kr-both "${dry[@]}"
+  # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
+  step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
+    --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"
+  if [[ -n ${build:-} ]]; then
+    wait "$build" && lib=$(tail -n 1 "$work/logs/build-nccl-$alt.txt") || lib=
+    if [[ -f $lib ]]; then
+      step "moe-kr-$alt" 120 "${kr[@]}" NCCL_LIB="$(dirname "$lib")" NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-kr-$alt" \
+        $repro "$ranks" on "$work/moe-kr-$alt" --mode moe --run "moe-kr-$alt"
+      step "moe-cupti-$alt" 120 env NCCL_LIB="$(dirname "$lib")" $repro "$ranks" on "$work/moe-cupti-$alt" \
+        --mode moe --run "moe-cupti-$alt"
+    else
+      echo "NCCL $alt: build failed"; tail -n 20 "$work/logs/build-nccl-$alt.txt"
+    fi
+  fi
+  # CUPTI's cost: small AllReduces flat out (sync every 100), off / on / on with kernel records, rotated.
+  stress=(--mode stress --bytes 8K --calls "${STRESS_CALLS:-30000}" --sync-every 100 --samples 5 --max-seconds 15)
+  for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
+    for m in off on kr; do
+      case $m in
+        off) step "stress-r$r-off" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" off "$work/stress-r$r-off" "${stress[@]}" "${dry[@]}" ;;
+        on) step "stress-r$r-on" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/stress-r$r-on" "${stress[@]}" "${dry[@]}" ;;
+        kr) step "stress-r$r-kr" 45 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on \
+          "$work/stress-r$r-kr" "${stress[@]}" "${dry[@]}" ;;
+      esac
+    done
+  done
 elif [[ $part == 3 ]]; then
   step moe-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe" $repro "$ranks" on "$work/moe" --mode moe "${dry[@]}"
   # CUPTI kernel records (issue 20): the inspector holds CUPTI, the CUDA events are the clock; recorded.

@@ -210,6 +210,8 @@ public final class DesyncReproducer {
         result.put("recordsReceived", session.recordsReceived());
         result.put("recordsComplete", complete);
         result.put("counters", session.inspector.counters());
+        result.put("problems", session.inspector.status().problems());
+        session.inspector.status().kernelRecords().ifPresent(k -> result.put("kernelRecords", k));
         result.put("outputFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::file).map(Path::toString).orElse(""));
         result.put("quarantineFile", session.inspector.status().output().map(io.ncclinspector.InspectorStatus.Output::quarantineFile).map(Path::toString).orElse(""));
         result.put("traceFile", session.inspector.status().recording().map(rec -> rec.file()).map(Path::toString).orElse(""));
@@ -226,6 +228,14 @@ public final class DesyncReproducer {
                 session.recordsReceived(), expected, session.inspector.counters().totalDrops()) : "",
             kernels != null ? String.format("; CUPTI kernels outside windows %d, dropped %d", kernels.unattributed(),
                 session.cupti.dropped()) : "");
+        if (session.inspector != null) {
+          session.inspector.status().kernelRecords().ifPresent(k -> out.printf(
+              "kernel records: %s%s; timed %d, in shared kernels %d, missing %d; compared with channels %d: "
+                  + "kernel - channels min %.1f / mean %.1f / max %.1f us, disagreeing %d%n",
+              k.active() ? "active" : "inactive", k.reason().isEmpty() ? "" : " (" + k.reason() + ")", k.timed(),
+              k.shared(), k.missing(), k.compared(), k.minKernelMinusChannelsNanos() / 1e3,
+              k.meanKernelMinusChannelsNanos() / 1e3, k.maxKernelMinusChannelsNanos() / 1e3, k.disagreeing()));
+        }
         out.println(CallReport.perCall(rows));
         out.println(CallReport.table(rows));
         out.println(CallReport.summary(rows));

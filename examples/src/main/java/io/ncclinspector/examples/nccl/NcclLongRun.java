@@ -247,6 +247,8 @@ public final class NcclLongRun {
             "listenerHeard", acc.heard.sum(), "listenerDropped", reg.dropped()));
         result.put("recordsByKind", acc.kinds());
         result.put("counters", counters);
+        result.put("problems", session.inspector.status().problems());
+        session.inspector.status().kernelRecords().ifPresent(k -> result.put("kernelRecords", k));
         if (o.latency()) {
           result.put("callbackToListenerLatency", acc.latencyPercentiles());
         }
@@ -346,6 +348,8 @@ public final class NcclLongRun {
         result.put("recordsComplete", complete);
         result.put("graphLaunchedRecords", all.stream().filter(r -> r.hasFlag("GRAPH_LAUNCHED")).count());
         result.put("counters", session.inspector.counters());
+        result.put("problems", session.inspector.status().problems());
+        session.inspector.status().kernelRecords().ifPresent(k -> result.put("kernelRecords", k));
       }
       if (session.mode.equals("reference")) {
         result.put("referenceRecords", reference.records().size());
