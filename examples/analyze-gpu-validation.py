@@ -400,6 +400,32 @@ def detector_tables(dets, dirs, out):
             out.append("")
 
 
+def kernel_records_tables(dirs, out):
+    """CUPTI kernel records (NCCL_INSPECTOR_KERNEL_RECORDS=1): what each run's status said, per rank."""
+    rows = []
+    for d in dirs:
+        for pattern in ("result-*-rank*.json", "longrun-*-rank*.json"):
+            for path in sorted(glob.glob(os.path.join(d, "**", pattern), recursive=True)):
+                res = read_json(path)
+                k = res.get("kernelRecords")
+                if k:
+                    rows.append((os.path.basename(os.path.dirname(path)), res.get("rank"), k, res.get("problems", [])))
+    if not rows:
+        return
+    out.append("## CUPTI kernel records\n")
+    out.append("| run | rank | active | timed | in shared kernels | missing | compared with channels | "
+               "kernel − channels min / mean / max µs | disagreeing | problems |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for name, rank, k, problems in rows:
+        spread_us = (f"{k.get('minKernelMinusChannelsNanos', 0) / 1e3:.1f} / "
+                     f"{k.get('meanKernelMinusChannelsNanos', 0) / 1e3:.1f} / "
+                     f"{k.get('maxKernelMinusChannelsNanos', 0) / 1e3:.1f}") if k.get("compared") else "–"
+        out.append(f"| {name} | {rank} | {'yes' if k.get('active') else 'no: ' + k.get('reason', '')} | "
+                   f"{k.get('timed', 0):,} | {k.get('shared', 0):,} | {k.get('missing', 0):,} | {k.get('compared', 0):,} | "
+                   f"{spread_us} | {k.get('disagreeing', 0):,} | {'; '.join(problems) or '–'} |")
+    out.append("")
+
+
 def load_steps(dirs):
     steps = []
     for d in dirs:
@@ -427,6 +453,7 @@ def analyze(dirs, all_ranks=False):
     stress_tables(load_longruns(dirs, "stress"), out)
     graph_tables(load_longruns(dirs, "graph"), steps, out)
     detector_tables(load_longruns(dirs, "detector"), dirs, out)
+    kernel_records_tables(dirs, out)
     return "\n".join(out) + "\n"
 
 

@@ -145,6 +145,19 @@ elif [[ $part == 4 ]]; then
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
   step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
     --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"
+  # CUPTI's cost: small AllReduces flat out (sync every 100), off / on / on with kernel records, rotated.
+  stress=(--mode stress --bytes 8K --calls "${STRESS_CALLS:-30000}" --sync-every 100 --samples 5 --max-seconds 15)
+  for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
+    order=(off on kr); ((r % 2 == 0)) && order=(kr on off)
+    for m in "${order[@]}"; do
+      case $m in
+        off) step "stress-r$r-off" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" off "$work/stress-r$r-off" "${stress[@]}" "${dry[@]}" ;;
+        on) step "stress-r$r-on" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/stress-r$r-on" "${stress[@]}" "${dry[@]}" ;;
+        kr) step "stress-r$r-kr" 45 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on \
+          "$work/stress-r$r-kr" "${stress[@]}" "${dry[@]}" ;;
+      esac
+    done
+  done
   if [[ -n ${build:-} ]]; then
     wait "$build" && lib=$(tail -n 1 "$work/logs/build-nccl-$alt.txt") || lib=
     if [[ -f $lib ]]; then
@@ -156,18 +169,6 @@ elif [[ $part == 4 ]]; then
       echo "NCCL $alt: build failed"; tail -n 20 "$work/logs/build-nccl-$alt.txt"
     fi
   fi
-  # CUPTI's cost: small AllReduces flat out (sync every 100), off / on / on with kernel records, rotated.
-  stress=(--mode stress --bytes 8K --calls "${STRESS_CALLS:-30000}" --sync-every 100 --samples 5 --max-seconds 15)
-  for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
-    for m in off on kr; do
-      case $m in
-        off) step "stress-r$r-off" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" off "$work/stress-r$r-off" "${stress[@]}" "${dry[@]}" ;;
-        on) step "stress-r$r-on" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/stress-r$r-on" "${stress[@]}" "${dry[@]}" ;;
-        kr) step "stress-r$r-kr" 45 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on \
-          "$work/stress-r$r-kr" "${stress[@]}" "${dry[@]}" ;;
-      esac
-    done
-  done
 elif [[ $part == 3 ]]; then
   step moe-on 150 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe" $repro "$ranks" on "$work/moe" --mode moe "${dry[@]}"
   # CUPTI kernel records (issue 20): the inspector holds CUPTI, the CUDA events are the clock; recorded.
