@@ -142,6 +142,10 @@ elif [[ $part == 4 ]]; then
   # Two CUPTI clients in one process: the program's (started first) and the inspector's.
   step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
     --steps 30 --run moe-kr-both "${dry[@]}"
+  # A profiling tool's CUPTI (subscribed, as Nsight Systems and PyTorch's profiler are): the inspector
+  # must leave CUPTI to it and say so.
+  step moe-kr-tool 90 env CUPTI_SUBSCRIBE=1 NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-tool" \
+    --mode moe --steps 30 --run moe-kr-tool "${dry[@]}"
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
   step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
     --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"

@@ -24,6 +24,7 @@ typedef int cupti_result; /* CUptiResult: 0 is CUPTI_SUCCESS */
 enum {
   CUPTI_OK = 0,
   CUPTI_MAX_LIMIT_REACHED = 12,
+  CUPTI_MULTIPLE_SUBSCRIBERS = 39, /* CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED */
   CUPTI_KIND_CONCURRENT_KERNEL = 10,
   CUPTI_KIND_EXTERNAL_CORRELATION = 39,
   CUPTI_EXTERNAL_KIND_CUSTOM2 = 5 /* PyTorch's profiler uses CUSTOM0/1; this tool takes CUSTOM2 */
@@ -62,6 +63,11 @@ typedef struct cupti_api {
   cupti_result (*push_external_id)(uint32_t kind, uint64_t id);
   cupti_result (*pop_external_id)(uint32_t kind, uint64_t* last_id);
   cupti_result (*result_string)(cupti_result result, const char** text);
+  /* cuptiSubscribe / cuptiUnsubscribe (callback API), optional: the probe for another CUPTI tool.
+   * CUPTI takes one subscriber per process, and the tools that read activity records (Nsight
+   * Systems' injection, PyTorch's Kineto) subscribe. */
+  cupti_result (*subscribe)(void** subscriber, void* callback, void* user_data);
+  cupti_result (*unsubscribe)(void* subscriber);
 } cupti_api;
 
 #endif

@@ -251,6 +251,21 @@ static int start_locked(const cupti_api* api) {
   int state = atomic_load_explicit(&g_state, memory_order_relaxed);
   if (state == KERNEL_RECORDS_ACTIVE) return state;
   g_api = *api;
+  if (g_api.subscribe != NULL && g_api.unsubscribe != NULL) {
+    /* Another CUPTI tool (Nsight Systems, PyTorch's profiler) holds the one subscriber slot and
+     * reads activity records: registering ours would take its buffers. The probe gives the slot
+     * back at once, so a tool that comes later still gets it. */
+    void* probe = NULL;
+    cupti_result r = g_api.subscribe(&probe, NULL, NULL);
+    if (r == CUPTI_MULTIPLE_SUBSCRIBERS) {
+      set_reason("another CUPTI tool is subscribed (a profiler such as Nsight Systems or PyTorch's): its "
+                 "activity records are left to it", r);
+      atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+      return KERNEL_RECORDS_UNAVAILABLE;
+    }
+    if (r == CUPTI_OK) g_api.unsubscribe(probe);
+    /* Any other answer: registering below says whether CUPTI can be had. */
+  }
   for (int i = 0; i < KR_BUFFERS; i++) {
     if (g_buffers[i] != NULL) continue;
     g_buffers[i] = aligned_alloc(8, KR_BUFFER_BYTES);
@@ -341,6 +356,8 @@ int kernel_records_start(const char* library) {
   *(void**)&api.push_external_id = dlsym(lib, "cuptiActivityPushExternalCorrelationId");
   *(void**)&api.pop_external_id = dlsym(lib, "cuptiActivityPopExternalCorrelationId");
   *(void**)&api.result_string = dlsym(lib, "cuptiGetResultString");
+  *(void**)&api.subscribe = dlsym(lib, "cuptiSubscribe");
+  *(void**)&api.unsubscribe = dlsym(lib, "cuptiUnsubscribe");
   return kernel_records_start_with(&api);
 }
 

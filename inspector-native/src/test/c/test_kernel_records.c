@@ -79,7 +79,24 @@ static cupti_result fake_string(cupti_result r, const char** text) {
   return CUPTI_OK;
 }
 static const cupti_api fake = {fake_register, fake_enable, fake_disable, fake_flush,
-                               fake_next, fake_push, fake_pop, fake_string};
+                               fake_next, fake_push, fake_pop, fake_string, NULL, NULL};
+
+/* CUPTI's one subscriber slot: `subscribers` other tools hold it (0 or 1). */
+static int subscribers, unsubscribes;
+static cupti_result fake_subscribe(void** subscriber, void* callback, void* user_data) {
+  (void)callback;
+  (void)user_data;
+  if (subscribers > 0) return CUPTI_MULTIPLE_SUBSCRIBERS;
+  subscribers++;
+  *subscriber = &subscribers;
+  return CUPTI_OK;
+}
+static cupti_result fake_unsubscribe(void* subscriber) {
+  CHECK(subscriber == &subscribers);
+  subscribers--;
+  unsubscribes++;
+  return CUPTI_OK;
+}
 
 static uint8_t* room(size_t n) {
   if (buffer == NULL) {
@@ -381,6 +398,41 @@ static void an_unavailable_cupti_is_said_and_left_alone(void) {
   test_shutdown();
 }
 
+/* Another CUPTI tool subscribed first (Nsight Systems, PyTorch's profiler): its activity records
+ * stay its own (nothing registered or enabled, launches not named). Alone, the probe gives the slot
+ * back at once and the records start. */
+static void another_cupti_tool_keeps_its_records(void) {
+  cupti_api probing = fake;
+  probing.subscribe = fake_subscribe;
+  probing.unsubscribe = fake_unsubscribe;
+  test_enable(test_defaults());
+  enable_result = CUPTI_OK;
+  enabled_kinds = 0;
+  requested = NULL;
+  subscribers = 1;
+  unsubscribes = 0;
+  CHECK_EQ(kernel_records_start_with(&probing), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "another CUPTI tool is subscribed") != NULL);
+  CHECK(strstr(kernel_records_reason(), "CUPTI error 39") != NULL);
+  CHECK(requested == NULL);
+  CHECK_EQ(enabled_kinds, 0);
+  CHECK_EQ(subscribers, 1);
+  void* ctx = test_comm(0x1006, 0, 2);
+  CHECK(launch_started(ctx) == NULL);
+  CHECK_EQ(id_depth, 0);
+  test_shutdown();
+
+  test_enable(test_defaults());
+  subscribers = 0;
+  CHECK_EQ(kernel_records_start_with(&probing), KERNEL_RECORDS_ACTIVE);
+  CHECK_EQ(subscribers, 0);
+  CHECK_EQ(unsubscribes, 1);
+  CHECK(requested != NULL);
+  CHECK_EQ(enabled_kinds, 2);
+  test_shutdown();
+  CHECK(kernel_records_state() != KERNEL_RECORDS_ACTIVE);
+}
+
 /* The real CUPTI where the CUDA toolkit is installed: on a machine without a GPU it must refuse
  * and say why; with one it must start and stop. */
 static void the_real_cupti_starts_or_says_why(void) {
@@ -418,6 +470,7 @@ int main(void) {
   RUN(the_buffer_pool_is_bounded);
   RUN(stop_names_no_more_launches);
   RUN(an_unavailable_cupti_is_said_and_left_alone);
+  RUN(another_cupti_tool_keeps_its_records);
   RUN(the_real_cupti_starts_or_says_why);
   return test_failures == 0 ? 0 : 1;
 }

@@ -90,7 +90,7 @@ static void every_launch_and_kernel_once_under_concurrency(void) {
   const cupti_api stand_in = {cuptiActivityRegisterCallbacks, cuptiActivityEnable, cuptiActivityDisable,
                               cuptiActivityFlushAll, cuptiActivityGetNextRecord,
                               cuptiActivityPushExternalCorrelationId, cuptiActivityPopExternalCorrelationId,
-                              cuptiGetResultString};
+                              cuptiGetResultString, NULL, NULL};
   CHECK_EQ(kernel_records_start_with(&stand_in), KERNEL_RECORDS_ACTIVE);
   for (int t = 0; t < THREADS; t++) contexts[t] = test_comm(0x2000 + (uint64_t)t, 0, 2);
   tally tl = {0, 0, 0, 0, calloc(THREADS * LAUNCHES + 1, 1), calloc(THREADS * LAUNCHES + 1, 1)};

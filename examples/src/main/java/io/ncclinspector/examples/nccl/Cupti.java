@@ -14,6 +14,8 @@ import static org.bytedeco.cuda.global.cupti.cuptiActivityRegisterCallbacks;
 import static org.bytedeco.cuda.global.cupti.cuptiGetResultString;
 import static org.bytedeco.cuda.global.cupti.cuptiGetTimestamp;
 import static org.bytedeco.cuda.global.cupti.cuptiGetVersion;
+import static org.bytedeco.cuda.global.cupti.cuptiSubscribe;
+import static org.bytedeco.cuda.global.cupti.cuptiUnsubscribe;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import org.bytedeco.cuda.cupti.CUpti_Activity;
 import org.bytedeco.cuda.cupti.CUpti_ActivityKernel12;
 import org.bytedeco.cuda.cupti.CUpti_BuffersCallbackCompleteFunc;
 import org.bytedeco.cuda.cupti.CUpti_BuffersCallbackRequestFunc;
+import org.bytedeco.cuda.cupti.CUpti_Subscriber_st;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.Loader;
 import org.bytedeco.javacpp.Pointer;
@@ -72,6 +75,8 @@ final class Cupti implements AutoCloseable {
   private final Complete complete = new Complete();
   private final int version;
   private boolean closed;
+  /* Held with CUPTI_SUBSCRIBE=1 (a profiling tool's subscription), else null. */
+  private CUpti_Subscriber_st subscriber;
 
   private Cupti(int version) {
     this.version = version;
@@ -92,6 +97,13 @@ final class Cupti implements AutoCloseable {
         return null;
       }
       Cupti c = new Cupti(v[0]);
+      if ("1".equals(System.getenv("CUPTI_SUBSCRIBE"))) {
+        /* Behave as a profiling tool does (Nsight Systems, PyTorch's Kineto): hold CUPTI's one
+         * subscriber slot as well, for the whole run. */
+        c.subscriber = new CUpti_Subscriber_st();
+        check(cuptiSubscribe(c.subscriber, null, null), "cuptiSubscribe");
+        log.println("CUPTI: subscribed (CUPTI_SUBSCRIBE=1), as a profiling tool would");
+      }
       check(cuptiActivityRegisterCallbacks(c.request, c.complete), "cuptiActivityRegisterCallbacks");
       check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
       log.println("CUPTI: API version " + v[0] + ", collecting kernel activity");
@@ -178,6 +190,9 @@ final class Cupti implements AutoCloseable {
     closed = true;
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (subscriber != null) {
+      cuptiUnsubscribe(subscriber);
+    }
   }
 
   static void check(int rc, String what) {
