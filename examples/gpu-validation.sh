@@ -130,25 +130,25 @@ elif [[ $part == 4 ]]; then
     build=$!
   fi
   kr=(env CUPTI=0 NCCL_INSPECTOR_KERNEL_RECORDS=1)
-  # The MoE loop with kernel records (the inspector holds CUPTI; CUDA events are the clock), then the same
-  # loop with CUPTI as the program's clock and kernel records off (channel times only, judged by CUPTI).
+  # The MoE loop with kernel records (the inspector holds CUPTI; CUDA events are the clock).
   step moe-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-kr" $repro "$ranks" on "$work/moe-kr" \
     --mode moe --run moe-kr "${dry[@]}"
-  step moe-cupti 120 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-cupti" $repro "$ranks" on "$work/moe-cupti" \
-    --mode moe --run moe-cupti "${dry[@]}"
-  # AllReduce 8 KiB .. 64 MiB, one AlltoAll, again: every size before and after the lag, kernel records on.
-  step reproducer-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/reproducer-kr" $repro "$ranks" on \
-    "$work/reproducer-kr" --cycles 5 --run reproducer-kr "${dry[@]}"
-  # Two CUPTI clients in one process: the program's (started first) and the inspector's.
-  step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
-    --steps 30 --run moe-kr-both "${dry[@]}"
   # A profiling tool's CUPTI (subscribed, as Nsight Systems and PyTorch's profiler are): the inspector
   # must leave CUPTI to it and say so.
   step moe-kr-tool 90 env CUPTI_SUBSCRIBE=1 NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-tool" \
     --mode moe --steps 30 --run moe-kr-tool "${dry[@]}"
+  # The same loop with CUPTI as the program's clock and kernel records off (channel times only).
+  step moe-cupti 120 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-cupti" $repro "$ranks" on "$work/moe-cupti" \
+    --mode moe --run moe-cupti "${dry[@]}"
+  # Two CUPTI clients in one process: the program's (started first) and the inspector's.
+  step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
+    --steps 30 --run moe-kr-both "${dry[@]}"
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
   step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
     --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"
+  # AllReduce 8 KiB .. 64 MiB, one AlltoAll, again: every size before and after the lag, kernel records on.
+  step reproducer-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/reproducer-kr" $repro "$ranks" on \
+    "$work/reproducer-kr" --cycles 5 --run reproducer-kr "${dry[@]}"
   # CUPTI's cost: small AllReduces flat out (sync every 100), off / on / on with kernel records, rotated.
   stress=(--mode stress --bytes 8K --calls "${STRESS_CALLS:-30000}" --sync-every 100 --samples 5 --max-seconds 15)
   for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
