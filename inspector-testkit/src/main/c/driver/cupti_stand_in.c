@@ -21,6 +21,8 @@ static long long* kernel_end;
 static int kernels;
 static int enable_error;
 static long long pushes, pops, unbalanced;
+/* CUPTI's one subscriber slot: held by another tool, or by a subscriber of the stand-in's own. */
+static int other_tool, subscribers;
 static _Thread_local int depth;
 static uint32_t next_correlation = 1;
 static uint8_t* buffer;
@@ -43,7 +45,21 @@ void cupti_stand_in_reset(const long long* starts, const long long* ends, int n,
   }
   enable_error = error;
   pushes = pops = unbalanced = 0;
+  other_tool = subscribers = 0;
   pthread_mutex_unlock(&lock);
+}
+
+void cupti_stand_in_other_tool(int subscribed) {
+  pthread_mutex_lock(&lock);
+  other_tool = subscribed != 0;
+  pthread_mutex_unlock(&lock);
+}
+
+int cupti_stand_in_subscribers(void) {
+  pthread_mutex_lock(&lock);
+  int n = subscribers;
+  pthread_mutex_unlock(&lock);
+  return n;
 }
 
 long long cupti_stand_in_pushes(void) { return __atomic_load_n(&pushes, __ATOMIC_RELAXED); }
@@ -168,5 +184,26 @@ STAND_IN_EXPORT cupti_result cuptiActivityPopExternalCorrelationId(uint32_t kind
 
 STAND_IN_EXPORT cupti_result cuptiGetResultString(cupti_result r, const char** text) {
   *text = r == 999 ? "CUPTI_ERROR_UNKNOWN (stand-in)" : "stand-in error";
+  return CUPTI_OK;
+}
+
+STAND_IN_EXPORT cupti_result cuptiSubscribe(void** subscriber, void* callback, void* user_data) {
+  (void)callback;
+  (void)user_data;
+  pthread_mutex_lock(&lock);
+  cupti_result r = CUPTI_MULTIPLE_SUBSCRIBERS;
+  if (!other_tool && subscribers == 0) {
+    subscribers = 1;
+    *subscriber = &subscribers;
+    r = CUPTI_OK;
+  }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+STAND_IN_EXPORT cupti_result cuptiUnsubscribe(void* subscriber) {
+  pthread_mutex_lock(&lock);
+  if (subscriber == &subscribers && subscribers > 0) subscribers = 0;
+  pthread_mutex_unlock(&lock);
   return CUPTI_OK;
 }

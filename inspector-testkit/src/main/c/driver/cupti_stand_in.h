@@ -17,6 +17,10 @@ extern "C" {
  * (ns); a launch whose start is negative, or past n, ran no kernel CUPTI saw. Enabling fails with
  * `enable_error` when it is not 0 (as CUPTI does without a GPU: 999). */
 void cupti_stand_in_reset(const long long* starts, const long long* ends, int n, int enable_error);
+/* Another CUPTI tool holds (1) or leaves (0) CUPTI's one subscriber slot; a reset frees it. */
+void cupti_stand_in_other_tool(int subscribed);
+/* Subscribers of the stand-in's own holding the slot now (0 or 1): a probe must give it back. */
+int cupti_stand_in_subscribers(void);
 /* What happened since the reset: pushes, pops, pops without a push. */
 long long cupti_stand_in_pushes(void);
 long long cupti_stand_in_pops(void);

@@ -49,5 +49,19 @@ class KernelRecordsSettingTest {
   void aCuptiThatStartsIsNoProblem() {
     ProfilerTableDriver.cuptiStandInReset(new long[0], new long[0], 0, 0);
     assertEquals(List.of(), problemsWith(Path.of(ProfilerTableDriver.libraryPath())));
+    assertEquals(0, ProfilerTableDriver.cuptiStandInSubscribers(), "the probe gave CUPTI's subscriber slot back");
+  }
+
+  @Test
+  void aProfilingToolKeepsCupti() {
+    ProfilerTableDriver.cuptiStandInReset(new long[0], new long[0], 0, 0);
+    ProfilerTableDriver.cuptiStandInOtherTool(true);
+    try {
+      List<String> problems = problemsWith(Path.of(ProfilerTableDriver.libraryPath()));
+      assertEquals(1, problems.size(), problems.toString());
+      assertTrue(problems.get(0).contains("another CUPTI tool is subscribed"), problems.get(0));
+    } finally {
+      ProfilerTableDriver.cuptiStandInOtherTool(false);
+    }
   }
 }

@@ -40,6 +40,14 @@ public final class ProfilerTableDriver {
   public static native void cuptiStandInReset(@Cast("const long long*") long[] starts,
       @Cast("const long long*") long[] ends, int n, int enableError);
 
+  /** Another CUPTI tool holds (true) or leaves CUPTI's one subscriber slot; a reset frees it. */
+  @Name("cupti_stand_in_other_tool")
+  public static native void cuptiStandInOtherTool(boolean subscribed);
+
+  /** Subscribers holding the stand-in's slot now, other tools aside (0 or 1). */
+  @Name("cupti_stand_in_subscribers")
+  public static native int cuptiStandInSubscribers();
+
   @Name("cupti_stand_in_pushes")
   public static native long cuptiStandInPushes();
 
