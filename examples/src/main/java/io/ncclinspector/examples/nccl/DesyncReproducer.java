@@ -232,7 +232,7 @@ public final class DesyncReproducer {
           session.inspector.status().kernelRecords().ifPresent(k -> out.printf(
               "kernel records: %s%s; timed %d, in shared kernels %d, missing %d; compared with channels %d: "
                   + "kernel - channels min %.1f / mean %.1f / max %.1f us, disagreeing %d%n",
-              k.active() ? "active" : "inactive", k.reason().isEmpty() ? "" : " (" + k.reason() + ")", k.timed(),
+              k.active() ? "active" : "inactive", k.active() || k.reason().isEmpty() ? "" : " (" + k.reason() + ")", k.timed(),
               k.shared(), k.missing(), k.compared(), k.minKernelMinusChannelsNanos() / 1e3,
               k.meanKernelMinusChannelsNanos() / 1e3, k.maxKernelMinusChannelsNanos() / 1e3, k.disagreeing()));
         }
