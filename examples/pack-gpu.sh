@@ -9,7 +9,8 @@
 # usage (from any directory of the checkout that will run, e.g. /work/main):
 #   examples/pack-gpu.sh            build what is missing (the JRE is reused), rebuild the jars
 #   examples/pack-gpu.sh --fresh    also rebuild the JRE and the reference plugin
-# then: device run, carry [".gpu"], command "examples/gpu-validation.sh $OUT/gpu 1" (or 2)
+# then: device run, carry [".gpu"], command "examples/gpu-validation.sh $OUT/gpu 1" (or 2); where .gpu and
+# the working tree exceed the limit, .gpu goes compressed into .gpu-pack (carry that; the script says how)
 # environment: MVN_ARGS (default "-o -q -B"), LIMIT_MIB (60), NCCL_GIT / NCCL_TAG (build-reference-plugin.sh)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,6 +74,21 @@ tree_mib=$(( $(git ls-files -z --cached --others --exclude-standard | du -c -b -
 total=$((gpu_mib + tree_mib))
 echo ".gpu is ${gpu_mib} MiB, the working tree ${tree_mib} MiB: ${total} MiB travel (limit ${limit} MiB of 64)"
 if ((total > limit)); then
-  echo "too large for the trip" >&2
-  exit 1
+  # Too large as it is: .gpu travels compressed in .gpu-pack (with NCCL sources to build, if at hand).
+  git check-ignore -q .gpu-pack/ 2>/dev/null || echo '/.gpu-pack/' >> "$exclude"
+  rm -rf .gpu-pack && mkdir -p .gpu-pack
+  echo "compressing .gpu into .gpu-pack/gpu.tar.xz"
+  parts=(jre lib)
+  [[ -d .gpu/ref ]] && parts+=(ref)
+  (cd .gpu && tar -cf - "${parts[@]}" | xz -6 -T0 > ../.gpu-pack/gpu.tar.xz)
+  nccl_src=${NCCL_SRC:-$root/../shared/nccl/nccl-2.30.7.tar.xz}
+  if [[ -f $nccl_src ]]; then mkdir -p .gpu-pack/nccl-src && cp "$nccl_src" .gpu-pack/nccl-src/; fi
+  pack_mib=$(du -sm .gpu-pack | cut -f1)
+  total=$((pack_mib + tree_mib))
+  echo ".gpu-pack is ${pack_mib} MiB: ${total} MiB travel. Carry [\".gpu-pack\"] and begin the command with"
+  echo "  mkdir -p .gpu && tar -xJf .gpu-pack/gpu.tar.xz -C .gpu && { cp -r .gpu-pack/nccl-src .gpu/ 2>/dev/null; true; } &&"
+  if ((total > limit)); then
+    echo "too large for the trip, even compressed" >&2
+    exit 1
+  fi
 fi
