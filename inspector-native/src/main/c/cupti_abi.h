@@ -13,7 +13,17 @@
  * - records are 8-byte aligned; cuptiActivityGetNextRecord walks a buffer and answers
  *   CUPTI_ERROR_MAX_LIMIT_REACHED (12) at its end;
  * - activity timestamps are nanoseconds on CUPTI's clock (cuptiGetTimestamp), by default the host
- *   wall clock (CLOCK_REALTIME on Linux, measured: 1.79e18 ns in December 2026). */
+ *   wall clock (CLOCK_REALTIME on Linux, measured: 1.79e18 ns in December 2026);
+ * - an external correlation record is written only with an API activity record: "when a CUPTI
+ *   activity API record is created while within an external API region and
+ *   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION is enabled, the activity API record will be preceded
+ *   by a CUpti_ActivityExternalCorrelation record" (cuptiActivityPushExternalCorrelationId). With
+ *   API records off, kernels are recorded but nothing names their launch (seen on an H100,
+ *   2026-12-05: 0 of 466 NCCL kernels joined). cuptiActivityEnableDriverApi(cbid, 1) turns API
+ *   records on for single driver functions (CUPTI_ACTIVITY_KIND_DRIVER = 4 for all of them);
+ *   NCCL launches with cuLaunchKernelEx, or cuLaunchKernel where the driver lacks it (enqueue.cc),
+ *   callback ids in cupti_driver_cbid.h: cuLaunchKernel 307, cuLaunchKernel_ptsz 442,
+ *   cuLaunchKernelEx 652, cuLaunchKernelEx_ptsz 653. */
 #ifndef NCCL_INSPECTOR_CUPTI_ABI_H
 #define NCCL_INSPECTOR_CUPTI_ABI_H
 
@@ -25,10 +35,14 @@ enum {
   CUPTI_OK = 0,
   CUPTI_MAX_LIMIT_REACHED = 12,
   CUPTI_MULTIPLE_SUBSCRIBERS = 39, /* CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED */
+  CUPTI_KIND_DRIVER = 4, /* API records of every driver function */
   CUPTI_KIND_CONCURRENT_KERNEL = 10,
   CUPTI_KIND_EXTERNAL_CORRELATION = 39,
   CUPTI_EXTERNAL_KIND_CUSTOM2 = 5 /* PyTorch's profiler uses CUSTOM0/1; this tool takes CUSTOM2 */
 };
+
+/* The driver functions NCCL launches its kernels with (callback ids of cupti_driver_cbid.h). */
+#define CUPTI_LAUNCH_CBIDS {307u, 442u, 652u, 653u}
 
 /* Offsets of the fields read from a kernel record (any version 4..10). */
 enum {
@@ -68,6 +82,9 @@ typedef struct cupti_api {
    * Systems' injection, PyTorch's Kineto) subscribe. */
   cupti_result (*subscribe)(void** subscriber, void* callback, void* user_data);
   cupti_result (*unsubscribe)(void* subscriber);
+  /* cuptiActivityEnableDriverApi (CUPTI of CUDA 12.x and later), optional: API records for the launch
+   * functions only. Without it, API records of every driver function (CUPTI_KIND_DRIVER). */
+  cupti_result (*enable_driver_api)(uint32_t cbid, uint8_t enable);
 } cupti_api;
 
 #endif

@@ -247,6 +247,24 @@ static void buffer_completed(void* context, uint32_t stream_id, uint8_t* buffer,
   give_back(buffer);
 }
 
+/* API records for the functions NCCL launches its kernels with: CUPTI writes an external
+ * correlation record (the launch id) only with one (cupti_abi.h). Just those functions where this
+ * CUPTI can select them, else every driver function's. Undoes what it did when it fails. */
+static cupti_result launch_api_records(int on) {
+  static const uint32_t cbids[] = CUPTI_LAUNCH_CBIDS;
+  if (g_api.enable_driver_api == NULL) {
+    return on ? g_api.enable(CUPTI_KIND_DRIVER) : g_api.disable(CUPTI_KIND_DRIVER);
+  }
+  for (size_t i = 0; i < sizeof(cbids) / sizeof(cbids[0]); i++) {
+    cupti_result r = g_api.enable_driver_api(cbids[i], (uint8_t)(on != 0));
+    if (r != CUPTI_OK && on) {
+      while (i-- > 0) g_api.enable_driver_api(cbids[i], 0);
+      return r;
+    }
+  }
+  return CUPTI_OK;
+}
+
 static int start_locked(const cupti_api* api) {
   int state = atomic_load_explicit(&g_state, memory_order_relaxed);
   if (state == KERNEL_RECORDS_ACTIVE) return state;
@@ -289,11 +307,18 @@ static int start_locked(const cupti_api* api) {
   }
   r = g_api.enable(CUPTI_KIND_EXTERNAL_CORRELATION);
   if (r == CUPTI_OK) {
-    r = g_api.enable(CUPTI_KIND_CONCURRENT_KERNEL);
-    if (r != CUPTI_OK) {
-      g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
-      set_reason("enabling kernel activity records failed (no GPU or driver, or CUPTI held by another tool)", r);
+    r = launch_api_records(1);
+    if (r == CUPTI_OK) {
+      r = g_api.enable(CUPTI_KIND_CONCURRENT_KERNEL);
+      if (r != CUPTI_OK) {
+        launch_api_records(0);
+        set_reason("enabling kernel activity records failed (no GPU or driver, or CUPTI held by another tool)", r);
+      }
+    } else {
+      set_reason("enabling API records of the kernel launches failed (no GPU or driver, or CUPTI held by another tool)",
+                 r);
     }
+    if (r != CUPTI_OK) g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
   } else {
     set_reason("enabling external correlation records failed (no GPU or driver, or CUPTI held by another tool)", r);
   }
@@ -301,7 +326,10 @@ static int start_locked(const cupti_api* api) {
     atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
     return KERNEL_RECORDS_UNAVAILABLE;
   }
-  snprintf(g_reason, sizeof(g_reason), "active");
+  snprintf(g_reason, sizeof(g_reason), "%s",
+           g_api.enable_driver_api != NULL ? "active"
+                                           : "active (API records of every driver function: this CUPTI cannot "
+                                             "select the launch functions)");
   /* Relaxed: a thread whose launch id is of an older session reads it as none; the session only
    * needs to differ. */
   atomic_fetch_add_explicit(&g_session, 1, memory_order_relaxed);
@@ -358,6 +386,7 @@ int kernel_records_start(const char* library) {
   *(void**)&api.result_string = dlsym(lib, "cuptiGetResultString");
   *(void**)&api.subscribe = dlsym(lib, "cuptiSubscribe");
   *(void**)&api.unsubscribe = dlsym(lib, "cuptiUnsubscribe");
+  *(void**)&api.enable_driver_api = dlsym(lib, "cuptiActivityEnableDriverApi");
   return kernel_records_start_with(&api);
 }
 
@@ -379,6 +408,7 @@ void kernel_records_stop(void) {
   pthread_mutex_unlock(&g_lock);
   if (!active) return;
   g_api.disable(CUPTI_KIND_CONCURRENT_KERNEL);
+  launch_api_records(0);
   g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
   /* Outside the lock: the flush hands the last buffers to buffer_completed on this thread. */
   g_api.flush_all(1); /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: also buffers not yet full */

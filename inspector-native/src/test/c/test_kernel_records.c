@@ -11,11 +11,15 @@
 #include "kernel_records.h"
 
 /* ---- the stand-in CUPTI ---- */
-enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24 };
+enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24, API_BYTES = 40 };
 static cupti_buffer_requested_fn requested;
 static cupti_buffer_completed_fn completed;
 static cupti_result enable_result;
 static int enabled_kinds, pops, flushes;
+/* API records: of every driver function (the DRIVER kind), or of the launch functions turned on one
+ * by one (cuLaunchKernelEx is NCCL's); enable_api_result answers the one-by-one switch. */
+static int driver_kind_on, launch_ex_on, launch_cbids_on;
+static cupti_result enable_api_result;
 static _Thread_local uint64_t id_stack[8];
 static _Thread_local int id_depth;
 static uint32_t next_correlation = 100;
@@ -29,12 +33,21 @@ static cupti_result fake_register(cupti_buffer_requested_fn r, cupti_buffer_comp
   return CUPTI_OK;
 }
 static cupti_result fake_enable(uint32_t kind) {
-  if (enable_result == CUPTI_OK) enabled_kinds++;
+  if (enable_result == CUPTI_OK) {
+    enabled_kinds++;
+    if (kind == CUPTI_KIND_DRIVER) driver_kind_on = 1;
+  }
   return enable_result;
 }
 static cupti_result fake_disable(uint32_t kind) {
-  (void)kind;
+  if (kind == CUPTI_KIND_DRIVER) driver_kind_on = 0;
   enabled_kinds--;
+  return CUPTI_OK;
+}
+static cupti_result fake_enable_driver_api(uint32_t cbid, uint8_t on) {
+  if (on && enable_api_result != CUPTI_OK) return enable_api_result;
+  launch_cbids_on += on ? 1 : -1;
+  if (cbid == 652) launch_ex_on = on;
   return CUPTI_OK;
 }
 static void hand_back(void) {
@@ -56,7 +69,7 @@ static cupti_result fake_next(uint8_t* b, size_t valid, void** record) {
   if (*record != NULL) {
     uint32_t kind;
     memcpy(&kind, at, 4);
-    at += kind == CUPTI_KIND_EXTERNAL_CORRELATION ? EXTERNAL_BYTES : KERNEL_BYTES;
+    at += kind == CUPTI_KIND_EXTERNAL_CORRELATION ? EXTERNAL_BYTES : kind == CUPTI_KIND_DRIVER ? API_BYTES : KERNEL_BYTES;
   }
   if (at >= b + valid) return CUPTI_MAX_LIMIT_REACHED;
   *record = at;
@@ -78,8 +91,8 @@ static cupti_result fake_string(cupti_result r, const char** text) {
   *text = r == 999 ? "CUPTI_ERROR_UNKNOWN" : "other";
   return CUPTI_OK;
 }
-static const cupti_api fake = {fake_register, fake_enable, fake_disable, fake_flush,
-                               fake_next, fake_push, fake_pop, fake_string, NULL, NULL};
+static const cupti_api fake = {fake_register, fake_enable, fake_disable, fake_flush,      fake_next,
+                               fake_push,     fake_pop,    fake_string,  NULL, NULL, fake_enable_driver_api};
 
 /* CUPTI's one subscriber slot: `subscribers` other tools hold it (0 or 1). */
 static int subscribers, unsubscribes;
@@ -126,11 +139,19 @@ static void put_kernel(uint32_t correlation, uint64_t start, uint64_t end) {
   memcpy(k + 92, &correlation, 4);
 }
 
-/* cuLaunchKernelEx under CUPTI: a new correlation id, and the external id on top of this thread's
- * stack recorded for it (written at once, as CUPTI does at the API call). */
+/* cuLaunchKernelEx under CUPTI: a new correlation id; where API records of the function are on,
+ * its API record, preceded by the external id on top of this thread's stack (written at once, as
+ * CUPTI does at the API call). Without API records CUPTI writes no external correlation record. */
 static uint32_t launch_kernel(void) {
   uint32_t correlation = next_correlation++;
-  if (id_depth > 0) put_external(correlation, id_stack[id_depth - 1]);
+  if (launch_ex_on || driver_kind_on) {
+    if (id_depth > 0) put_external(correlation, id_stack[id_depth - 1]);
+    uint8_t* a = room(API_BYTES);
+    uint32_t kind = CUPTI_KIND_DRIVER, cbid = 652;
+    memcpy(a + 0, &kind, 4);
+    memcpy(a + 4, &cbid, 4);
+    memcpy(a + 36, &correlation, 4); /* where CUpti_ActivityAPI keeps it; the core reads none */
+  }
   return correlation;
 }
 
@@ -180,9 +201,12 @@ static seen drain_all(void) {
 static void start_active(void) {
   test_enable(test_defaults());
   enable_result = CUPTI_OK;
+  enable_api_result = CUPTI_OK;
   enabled_kinds = 0;
   CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_ACTIVE);
   CHECK_EQ(enabled_kinds, 2);
+  CHECK_EQ(launch_cbids_on, 4); /* cuLaunchKernel(Ex), each with its per-thread-stream twin */
+  CHECK_EQ(driver_kind_on, 0);
   CHECK(strcmp(kernel_records_reason(), "active") == 0);
 }
 
@@ -381,6 +405,60 @@ static void a_launch_outliving_the_core_is_unnamed(void) {
   CHECK_EQ(id_depth, 0);
 }
 
+/* CUPTI writes an external correlation record only with an API record (cupti_abi.h): the records
+ * turn API records on for NCCL's launch functions, or for every driver function where CUPTI cannot
+ * select them, and off again at stop; where that fails they start nothing. Checked on an H100: with
+ * kernel activity alone no NCCL kernel was joined. */
+static void launches_get_api_records(void) {
+  start_active();
+  void* ctx = test_comm(0x1007, 0, 2);
+  nccl_launch(ctx);
+  void* op = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 1);
+  test_stop(op);
+  test_stop(test_channel(op, 0, 0));
+  kernel_records_flush();
+  put_kernel(next_correlation - 1, 1000, 5000);
+  kernel_records_flush();
+  seen s = drain_all();
+  CHECK_EQ(s.kernels, 1);
+  test_shutdown();
+  CHECK_EQ(launch_cbids_on, 0);
+  CHECK_EQ(enabled_kinds, 0);
+
+  cupti_api old_cupti = fake; /* no cuptiActivityEnableDriverApi */
+  old_cupti.enable_driver_api = NULL;
+  test_enable(test_defaults());
+  enabled_kinds = 0;
+  CHECK_EQ(kernel_records_start_with(&old_cupti), KERNEL_RECORDS_ACTIVE);
+  CHECK_EQ(driver_kind_on, 1);
+  CHECK_EQ(enabled_kinds, 3);
+  CHECK(strstr(kernel_records_reason(), "every driver function") != NULL);
+  ctx = test_comm(0x1008, 0, 2);
+  nccl_launch(ctx);
+  op = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 1);
+  test_stop(op);
+  test_stop(test_channel(op, 0, 0));
+  put_kernel(next_correlation - 1, 1000, 5000);
+  kernel_records_flush();
+  s = drain_all();
+  CHECK_EQ(s.kernels, 1);
+  test_shutdown();
+  CHECK_EQ(driver_kind_on, 0);
+  CHECK_EQ(enabled_kinds, 0);
+
+  test_enable(test_defaults());
+  enabled_kinds = 0;
+  enable_api_result = 999;
+  CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "API records of the kernel launches") != NULL);
+  CHECK_EQ(enabled_kinds, 0);
+  CHECK_EQ(launch_cbids_on, 0);
+  ctx = test_comm(0x1009, 0, 2);
+  CHECK(launch_started(ctx) == NULL);
+  enable_api_result = CUPTI_OK;
+  test_shutdown();
+}
+
 /* CUPTI refuses: unavailable with the reason, launches not named. */
 static void an_unavailable_cupti_is_said_and_left_alone(void) {
   test_enable(test_defaults());
@@ -469,6 +547,7 @@ int main(void) {
   RUN(an_operation_without_a_launch_has_no_launch_id);
   RUN(the_buffer_pool_is_bounded);
   RUN(stop_names_no_more_launches);
+  RUN(launches_get_api_records);
   RUN(an_unavailable_cupti_is_said_and_left_alone);
   RUN(another_cupti_tool_keeps_its_records);
   RUN(the_real_cupti_starts_or_says_why);

@@ -24,6 +24,7 @@ cupti_result cuptiActivityGetNextRecord(uint8_t*, size_t, void**);
 cupti_result cuptiActivityPushExternalCorrelationId(uint32_t, uint64_t);
 cupti_result cuptiActivityPopExternalCorrelationId(uint32_t, uint64_t*);
 cupti_result cuptiGetResultString(cupti_result, const char**);
+cupti_result cuptiActivityEnableDriverApi(uint32_t, uint8_t);
 
 static void* contexts[THREADS];
 static _Atomic int launchers_done;
@@ -90,7 +91,7 @@ static void every_launch_and_kernel_once_under_concurrency(void) {
   const cupti_api stand_in = {cuptiActivityRegisterCallbacks, cuptiActivityEnable, cuptiActivityDisable,
                               cuptiActivityFlushAll, cuptiActivityGetNextRecord,
                               cuptiActivityPushExternalCorrelationId, cuptiActivityPopExternalCorrelationId,
-                              cuptiGetResultString, NULL, NULL};
+                              cuptiGetResultString, NULL, NULL, cuptiActivityEnableDriverApi};
   CHECK_EQ(kernel_records_start_with(&stand_in), KERNEL_RECORDS_ACTIVE);
   for (int t = 0; t < THREADS; t++) contexts[t] = test_comm(0x2000 + (uint64_t)t, 0, 2);
   tally tl = {0, 0, 0, 0, calloc(THREADS * LAUNCHES + 1, 1), calloc(THREADS * LAUNCHES + 1, 1)};

@@ -9,7 +9,7 @@
 
 #define STAND_IN_EXPORT __attribute__((visibility("default")))
 
-enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24, MAX_KERNELS = 1 << 20 };
+enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24, API_BYTES = 40, MAX_KERNELS = 1 << 20 };
 
 /* One lock for everything: launches come from NCCL's (the driver's) thread, flushes from the
  * dump thread; a stand-in has no hot path to spare. */
@@ -20,6 +20,10 @@ static long long* kernel_start;
 static long long* kernel_end;
 static int kernels;
 static int enable_error;
+/* API records of the launch function (cuLaunchKernelEx, callback id 652), turned on by itself or
+ * with every driver function (kind DRIVER): CUPTI writes an external correlation record only with
+ * an API record, so without them no kernel is named by its launch. */
+static int launch_api_records, driver_api_records;
 static long long pushes, pops, unbalanced;
 /* CUPTI's one subscriber slot: held by another tool, or by a subscriber of the stand-in's own. */
 static int other_tool, subscribers;
@@ -46,6 +50,7 @@ void cupti_stand_in_reset(const long long* starts, const long long* ends, int n,
   enable_error = error;
   pushes = pops = unbalanced = 0;
   other_tool = subscribers = 0;
+  launch_api_records = driver_api_records = 0;
   pthread_mutex_unlock(&lock);
 }
 
@@ -106,13 +111,26 @@ STAND_IN_EXPORT cupti_result cuptiActivityRegisterCallbacks(cupti_buffer_request
 }
 
 STAND_IN_EXPORT cupti_result cuptiActivityEnable(uint32_t kind) {
-  (void)kind;
-  return enable_error;
+  pthread_mutex_lock(&lock);
+  if (enable_error == 0 && kind == CUPTI_KIND_DRIVER) driver_api_records = 1;
+  cupti_result r = enable_error;
+  pthread_mutex_unlock(&lock);
+  return r;
 }
 
 STAND_IN_EXPORT cupti_result cuptiActivityDisable(uint32_t kind) {
-  (void)kind;
+  pthread_mutex_lock(&lock);
+  if (kind == CUPTI_KIND_DRIVER) driver_api_records = 0;
+  pthread_mutex_unlock(&lock);
   return CUPTI_OK;
+}
+
+STAND_IN_EXPORT cupti_result cuptiActivityEnableDriverApi(uint32_t cbid, uint8_t enable) {
+  pthread_mutex_lock(&lock);
+  cupti_result r = enable_error;
+  if (r == 0 && cbid == 652) launch_api_records = enable != 0;
+  pthread_mutex_unlock(&lock);
+  return r;
 }
 
 STAND_IN_EXPORT cupti_result cuptiActivityFlushAll(uint32_t flag) {
@@ -128,28 +146,37 @@ STAND_IN_EXPORT cupti_result cuptiActivityGetNextRecord(uint8_t* b, size_t valid
     uint32_t kind;
     at = *record;
     memcpy(&kind, at, sizeof(kind));
-    at += kind == CUPTI_KIND_EXTERNAL_CORRELATION ? EXTERNAL_BYTES : KERNEL_BYTES;
+    at += kind == CUPTI_KIND_EXTERNAL_CORRELATION ? EXTERNAL_BYTES : kind == CUPTI_KIND_DRIVER ? API_BYTES : KERNEL_BYTES;
   }
   if (at >= b + valid) return CUPTI_MAX_LIMIT_REACHED;
   *record = at;
   return CUPTI_OK;
 }
 
-/* A push is the launch of the next kernel: its external correlation record, and its kernel's
- * record if the list says it ran. */
+/* A push is the launch of the next kernel: where API records of the launch are on, its external
+ * correlation record and its API record; its kernel's record if the list says it ran. */
 STAND_IN_EXPORT cupti_result cuptiActivityPushExternalCorrelationId(uint32_t kind, uint64_t id) {
   pthread_mutex_lock(&lock);
-  if (buffer != NULL && buffer_used + EXTERNAL_BYTES + KERNEL_BYTES > buffer_size) {
+  if (buffer != NULL && buffer_used + EXTERNAL_BYTES + API_BYTES + KERNEL_BYTES > buffer_size) {
     hand_back_locked_then_unlock(); /* a full buffer goes back, as CUPTI hands it to its thread */
     pthread_mutex_lock(&lock);
   }
   long long launch = pushes++;
   depth++;
   uint32_t correlation = next_correlation++;
-  uint8_t* x = room(EXTERNAL_BYTES);
-  if (x != NULL) {
-    cupti_external_correlation r = {CUPTI_KIND_EXTERNAL_CORRELATION, kind, id, correlation, 0};
-    memcpy(x, &r, sizeof(r));
+  if (launch_api_records || driver_api_records) {
+    uint8_t* x = room(EXTERNAL_BYTES);
+    if (x != NULL) {
+      cupti_external_correlation r = {CUPTI_KIND_EXTERNAL_CORRELATION, kind, id, correlation, 0};
+      memcpy(x, &r, sizeof(r));
+    }
+    uint8_t* a = room(API_BYTES);
+    if (a != NULL) {
+      uint32_t a_kind = CUPTI_KIND_DRIVER, cbid = 652;
+      memcpy(a, &a_kind, 4);
+      memcpy(a + 4, &cbid, 4);
+      memcpy(a + 36, &correlation, 4);
+    }
   }
   if (launch < kernels && kernel_start[launch] >= 0) {
     uint8_t* k = room(KERNEL_BYTES);

@@ -4,7 +4,8 @@
  * pointed at this library with NCCL_INSPECTOR_CUPTI_LIBRARY), and plays a CUPTI that saw NCCL's
  * kernels run: each external id pushed (one per kernel launch NCCL reports) is the launch of the
  * next kernel of a list given beforehand, whose record, with that kernel's start and end, comes
- * with the launch's external correlation record at the next flush. It checks what a real CUPTI
+ * with the launch's external correlation record at the next flush (written, as by CUPTI, only
+ * where API records of the launch function are on). It checks what a real CUPTI
  * would refuse: a pop without a push, records asked for before a buffer was given. */
 #ifndef NCCL_INSPECTOR_CUPTI_STAND_IN_H
 #define NCCL_INSPECTOR_CUPTI_STAND_IN_H

@@ -284,8 +284,9 @@ public final class JsonLayout {
       case INT, BIGINT, HUGE -> "TRY_CAST(" + t + " AS " + type.duckDb() + ")";
       case DOUBLE -> "TRY_CAST(" + t + " AS DOUBLE)";
       case BOOLEAN -> "CASE " + t + " WHEN 'true' THEN true WHEN 'false' THEN false END";
+      // The lambda in DuckDB's keyword syntax: DuckDB 2.0 refuses the arrow form (x -> ...).
       case TEXT_LIST -> "CASE WHEN starts_with(" + t + ", '[') AND len(list_filter(json_type(" + t
-          + ", '$[*]'), x -> x <> 'VARCHAR')) = 0 THEN CAST(CAST(" + t + " AS JSON) AS VARCHAR[])"
+          + ", '$[*]'), lambda x: x <> 'VARCHAR')) = 0 THEN CAST(CAST(" + t + " AS JSON) AS VARCHAR[])"
           + " END";
       case JSON -> "CASE WHEN starts_with(" + t + ", '{') THEN " + t + " END";
     };
