@@ -25,7 +25,8 @@
 #             NCCL 2.30.7 (built from .gpu/nccl-src when there), small AllReduces off / on / with records
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
-#   limit too), ROUNDS (3, sweep rounds), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
+#   limit too), ROUNDS (3, sweep rounds; part 4: 2 stress rounds, 0 for none), SKIP_STEPS (step names
+#   left out, space-separated), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
 #   options and prints its plan: a rehearsal on a machine without GPUs), WORK_DIR (/tmp/gpu-validation-partN).
 # Output under OUT (at most 8 files, as the device tool returns them): summary-partN.md (the tables, from
 # examples/analyze-gpu-validation.py), partN-results.tgz (every program's JSON, per-call JSON Lines, logs),
@@ -68,6 +69,11 @@ step() {
   local name=$1 limit=$2
   shift 2
   local left=$((budget - (SECONDS - start)))
+  if [[ " ${SKIP_STEPS:-} " == *" $name "* ]]; then
+    echo "=== $name: SKIPPED (SKIP_STEPS)"
+    printf '%s\tskipped\t0\t%s\n' "$name" "$limit" >> "$steps"
+    return 0
+  fi
   if ((left < 20)); then
     echo "=== $name: SKIPPED, the part's budget is spent"
     printf '%s\tskipped\t0\t%s\n' "$name" "$limit" >> "$steps"
