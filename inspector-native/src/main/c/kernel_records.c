@@ -1,6 +1,8 @@
 #include "kernel_records.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -48,7 +50,7 @@ static uint32_t g_wait_head, g_waiting_count;
 
 static _Atomic int g_state = KERNEL_RECORDS_OFF;
 static cupti_api g_api;
-static char g_reason[192] = "off";
+static char g_reason[320] = "off";
 /* Serialises start, stop and the parse of buffers (CUPTI's thread and the flushing thread). */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -354,8 +356,48 @@ int kernel_records_start_with(const cupti_api* api) {
   return state;
 }
 
-int kernel_records_start(const char* library) {
+/* The CUPTI library this one loaded (its resolved path), once it has. Under g_lock. */
+static char g_own_cupti[PATH_MAX];
+
+/* Under g_lock: the path of a libcupti mapped into the process that is not the one this library
+ * loaded, copied into `found`; 0 if none (or the mappings cannot be read: nothing to go by). Read
+ * once per start, never on NCCL's threads. */
+static int cupti_mapped_elsewhere(const char* maps, char* found, size_t size) {
+  FILE* f = fopen(maps, "r");
+  if (f == NULL) return 0;
+  char line[1024];
+  int hit = 0;
+  while (!hit && fgets(line, sizeof(line), f) != NULL) {
+    char* path = strchr(line, '/');
+    if (path == NULL) continue;
+    path[strcspn(path, "\n")] = '\0';
+    const char* base = strrchr(path, '/') + 1;
+    if (strncmp(base, "libcupti", 8) != 0 || strcmp(path, g_own_cupti) == 0) continue;
+    snprintf(found, size, "%s", path);
+    hit = 1;
+  }
+  fclose(f);
+  return hit;
+}
+
+int kernel_records_start(const char* library) { return kernel_records_start_in(library, "/proc/self/maps"); }
+
+int kernel_records_start_in(const char* library, const char* maps) {
   static const char* const names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
+  char elsewhere[256];
+  pthread_mutex_lock(&g_lock);
+  int taken = cupti_mapped_elsewhere(maps, elsewhere, sizeof(elsewhere));
+  if (taken) {
+    /* Measured on an H100 (2026-12-05): a program's own CUPTI client got 0 of its 400 kernels once
+     * the inspector had registered its buffers. */
+    snprintf(g_reason, sizeof(g_reason),
+             "CUPTI is already loaded in the process (%.96s): another part of the program may collect its "
+             "activity records, which the inspector's would take over",
+             elsewhere);
+    atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&g_lock);
+  if (taken) return KERNEL_RECORDS_UNAVAILABLE;
   void* lib = NULL;
   const char* tried = library;
   if (library != NULL && library[0] != '\0') {
@@ -375,6 +417,15 @@ int kernel_records_start(const char* library) {
     return KERNEL_RECORDS_UNAVAILABLE;
   }
   /* Kept loaded for the process: CUPTI may call back into this library until it is unloaded. */
+  struct link_map* map = NULL;
+  char resolved[PATH_MAX];
+  /* The mappings name files by their resolved path (libcupti.so is usually a link). */
+  if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL &&
+      realpath(map->l_name, resolved) != NULL) {
+    pthread_mutex_lock(&g_lock);
+    snprintf(g_own_cupti, sizeof(g_own_cupti), "%s", resolved);
+    pthread_mutex_unlock(&g_lock);
+  }
   cupti_api api;
   *(void**)&api.register_callbacks = dlsym(lib, "cuptiActivityRegisterCallbacks");
   *(void**)&api.enable = dlsym(lib, "cuptiActivityEnable");

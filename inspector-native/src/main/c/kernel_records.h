@@ -47,6 +47,12 @@ enum {
 /* Loads CUPTI (`library`, or libcupti.so / .so.13 / .so.12 when NULL or empty) and starts kernel
  * records. Returns the state. Called by Java when the setting is on, after core_enable. */
 int kernel_records_start(const char* library);
+/* The same, reading the process's mappings from `maps` (/proc/self/maps; tests give their own):
+ * where a libcupti that this library did not load is mapped, another part of the program may be
+ * collecting CUPTI's activity records, which registering the inspector's would take over (CUPTI
+ * keeps one set of activity callbacks per process); the records are then left off, with the
+ * reason. */
+int kernel_records_start_in(const char* library, const char* maps);
 /* The same with a given table of CUPTI functions (tests). */
 int kernel_records_start_with(const cupti_api* api);
 /* Flushes CUPTI's buffers, stops the records and gives the buffers back. Called at close. */

@@ -4,6 +4,8 @@
  * CUPTI keeps (a per-thread stack of external ids, correlation ids per launch) and writes records
  * at the offsets of CUPTI 13's CUpti_ActivityKernel10 and CUpti_ActivityExternalCorrelation; the
  * real library, where one is installed, is tried for the unavailable case. */
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -511,6 +513,40 @@ static void another_cupti_tool_keeps_its_records(void) {
   CHECK(kernel_records_state() != KERNEL_RECORDS_ACTIVE);
 }
 
+/* A libcupti mapped into the process that the inspector did not load (the program's, PyTorch's, a
+ * profiler's): the records are left off with the reason and that CUPTI is not touched (measured on
+ * an H100: registering the inspector's buffers took all records from the program's own client). */
+static void a_cupti_the_program_loaded_is_left_to_it(void) {
+  char maps[] = "/tmp/kr-maps-XXXXXX";
+  int fd = mkstemp(maps);
+  CHECK(fd >= 0);
+  const char* lines = "7f0000000000-7f0000001000 r-xp 00000000 08:01 11 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+                      "7f0000002000-7f0000003000 r-xp 00000000 08:01 12 /opt/app/lib/libcupti.so.13\n";
+  CHECK_EQ(write(fd, lines, strlen(lines)), (long)strlen(lines));
+  close(fd);
+  test_enable(test_defaults());
+  CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", maps), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI is already loaded in the process (/opt/app/lib/libcupti.so.13)") != NULL);
+  void* ctx = test_comm(0x100a, 0, 2);
+  CHECK(launch_started(ctx) == NULL);
+  test_shutdown();
+
+  /* Only libc mapped, or mappings that cannot be read: nothing stops the start (here CUPTI is not
+   * found). */
+  fd = open(maps, O_WRONLY | O_TRUNC);
+  CHECK(fd >= 0);
+  long libc_line = (long)(strchr(lines, '\n') - lines + 1);
+  CHECK_EQ(write(fd, lines, (size_t)libc_line), libc_line);
+  close(fd);
+  test_enable(test_defaults());
+  CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", maps), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI not found") != NULL);
+  CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", "/nonexistent/maps"), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI not found") != NULL);
+  test_shutdown();
+  unlink(maps);
+}
+
 /* The real CUPTI where the CUDA toolkit is installed: on a machine without a GPU it must refuse
  * and say why; with one it must start and stop. */
 static void the_real_cupti_starts_or_says_why(void) {
@@ -534,6 +570,11 @@ static void the_real_cupti_starts_or_says_why(void) {
     CHECK(state == KERNEL_RECORDS_ACTIVE || state == KERNEL_RECORDS_UNAVAILABLE);
   }
   test_shutdown();
+  /* Mapped now, but by the inspector itself: a second start is not refused for it. */
+  test_enable(test_defaults());
+  state = kernel_records_start(path);
+  CHECK(strstr(kernel_records_reason(), "already loaded") == NULL);
+  test_shutdown();
   CHECK(kernel_records_state() != KERNEL_RECORDS_ACTIVE);
 }
 
@@ -550,6 +591,7 @@ int main(void) {
   RUN(launches_get_api_records);
   RUN(an_unavailable_cupti_is_said_and_left_alone);
   RUN(another_cupti_tool_keeps_its_records);
+  RUN(a_cupti_the_program_loaded_is_left_to_it);
   RUN(the_real_cupti_starts_or_says_why);
   return test_failures == 0 ? 0 : 1;
 }
