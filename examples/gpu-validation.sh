@@ -146,7 +146,7 @@ elif [[ $part == 4 ]]; then
   # The same loop with CUPTI as the program's clock and kernel records off (channel times only).
   step moe-cupti 120 env NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-cupti" $repro "$ranks" on "$work/moe-cupti" \
     --mode moe --run moe-cupti "${dry[@]}"
-  # Two CUPTI clients in one process: the program's (started first) and the inspector's.
+  # Two CUPTI clients in one process: the program's (started first: the inspector must leave it alone).
   step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
     --steps 30 --run moe-kr-both "${dry[@]}"
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
