@@ -133,14 +133,15 @@ class GroundTruthTest {
    * Held out: MoE loops recorded on 2.28.9 and 2.30.7 after the channel-recovery rule
    * (docs/research/channel-recovery.md) was derived from the recordings above, to check the
    * inspector on runs none of its rules was fitted to; j28_moe is a live Java run (NcclInspector.enable(),
-   * the DesyncReproducer's MoE loop on 2.28.9) with each call's kernel time from CUPTI.
+   * the DesyncReproducer's MoE loop on 2.28.9) with each call's kernel time from CUPTI, and h28_moe
+   * the same on an H100 (2026-12-05; live: 102 right, 0 wrong, 98 withheld, as replayed here).
    */
   @Test
   void heldOutMoeLoopsOverSockets() throws IOException {
     /* name, pid, right at least (before recovery: 1, 161, 1; phase 1 on 2026-12-02: 98, 200, 101;
      * with the causal resolution: 139, 200, 103) */
     for (String[] run : new String[][] {{"s28_moe2", "471", "150"}, {"s30_moe2", "10673", "200"},
-        {"j28_moe", "608", "103"}}) {
+        {"j28_moe", "608", "103"}, {"h28_moe", "8037", "102"}}) {
       Judged j = judge(run[0], run[1], "cupti-rank0.ndjson");
       assertEquals(List.of(), j.anotherWorksTime(), run[0]);
       assertEquals(List.of(), j.wrong(), run[0]);
@@ -161,7 +162,7 @@ class GroundTruthTest {
   @Test
   void kernelRecordsTimeWhatNcclNeverDelivered() throws IOException {
     for (String[] run : new String[][] {{"s28_moe", "19478"}, {"j28_moe", "608"}, {"n2_moe", "586"},
-        {"s30_moe", "6089"}}) {
+        {"s30_moe", "6089"}, {"h28_moe", "8037"}}) {
       Judged without = judge(run[0], run[1], "cupti-rank0.ndjson");
       Judged with = judge(run[0], run[1], "cupti-rank0.ndjson", true);
       assertEquals(List.of(), with.wrong(), run[0]);
