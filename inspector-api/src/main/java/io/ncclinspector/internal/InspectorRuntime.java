@@ -292,6 +292,11 @@ public final class InspectorRuntime {
     if (kernelRecordsProblem != null) {
       problems.add(kernelRecordsProblem);
     }
+    KernelTimeJoiner joiner = dumpThread.kernelTimeJoiner();
+    String silence = joiner == null ? null : joiner.silence();
+    if (silence != null) {
+      problems.add(silence);
+    }
     InspectorStatus.Records records = new InspectorStatus.Records(dumpThread.recordsDelivered(),
         jsonSink == null ? 0 : jsonSink.linesWritten(), jsonSink == null ? 0 : jsonSink.linesQuarantined(), notWritten);
     Optional<InspectorStatus.Output> output = jsonSink == null ? Optional.empty()

@@ -36,6 +36,13 @@ public final class KernelTimeJoiner {
   public record Counts(long timed, long shared, long missing, long held) {}
 
   /**
+   * Records that waited in vain before the status says that CUPTI hands over no kernel at all (a
+   * client that registered its buffers after the inspector's takes them; a CUPTI that names no
+   * launch).
+   */
+  public static final long SILENT_AFTER_MISSING = 32;
+
+  /**
    * Collectives timed both ways, by their in-step channels and by their kernel alone: the kernel's
    * time minus the channels' (in step on H200, 2.8-3.6 µs: launch and teardown). A difference
    * beyond {@link #DISAGREE_NANOS} either way means one of the two clocks is not this kernel's.
@@ -66,6 +73,7 @@ public final class KernelTimeJoiner {
   private final AtomicLong timed = new AtomicLong();
   private final AtomicLong shared = new AtomicLong();
   private final AtomicLong missing = new AtomicLong();
+  private final AtomicLong kernelsReceived = new AtomicLong();
   private volatile int heldNow;
   /* Channel times of collectives timed directly, waiting for their kernel (the cross-check). */
   private final LinkedHashMap<Long, Long> direct = new LinkedHashMap<>();
@@ -128,6 +136,7 @@ public final class KernelTimeJoiner {
 
   /** A kernel record came: the records of its launch go on, timed where it ran one operation. */
   public void kernel(RecordDecoder.KernelSpan span, List<InspectorEvent> out) {
+    kernelsReceived.incrementAndGet();
     List<Held> waiting = heldByLaunch.remove(span.launchId());
     if (waiting != null) {
       for (Held h : waiting) {
@@ -163,6 +172,20 @@ public final class KernelTimeJoiner {
       release(first(), out);
     }
     heldNow = 0;
+  }
+
+  /**
+   * Why no kernel time can be expected, or null: no kernel record has come at all while at least
+   * {@link #SILENT_AFTER_MISSING} records waited for one in vain.
+   */
+  public String silence() {
+    long waitedInVain = missing.get();
+    if (kernelsReceived.get() > 0 || waitedInVain < SILENT_AFTER_MISSING) {
+      return null;
+    }
+    return "CUPTI kernel records are on but CUPTI has handed over no kernel of NCCL's: " + waitedInVain
+        + " records waited for one in vain (another CUPTI client registered after the inspector may take"
+        + " the records, or this CUPTI does not name the launches)";
   }
 
   public int held() {

@@ -2,6 +2,8 @@ package io.ncclinspector.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ncclinspector.InspectorEvent;
@@ -185,5 +187,24 @@ class KernelTimeJoinerTest {
     assertEquals(TimingSource.KERNEL_CUPTI, ((OperationRecord) late.get(0)).timing().source(), "kernel 204 was kept");
     assertEquals(TimingSource.NONE, ((OperationRecord) late.get(1)).timing().source(),
         "kernel 200 was forgotten: only two are kept");
+  }
+
+  /** No kernel at all while records wait in vain: the status is told why none will be timed. */
+  @Test
+  void aCuptiThatHandsOverNothingIsSaid() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 1024, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    for (int i = 1; i < KernelTimeJoiner.SILENT_AFTER_MISSING; i++) {
+      offer(j, opRecord(300 + i, 0), i, out);
+    }
+    j.releaseAll(out);
+    assertNull(j.silence(), "fewer records than the threshold waited");
+    offer(j, opRecord(400, 0), 100, out);
+    j.releaseAll(out);
+    String said = j.silence();
+    assertNotNull(said);
+    assertTrue(said.contains(KernelTimeJoiner.SILENT_AFTER_MISSING + " records waited"), said);
+    j.kernel(new RecordDecoder.KernelSpan(500, 1, 0, 10), out);
+    assertNull(j.silence(), "a kernel came: CUPTI does hand kernels over");
   }
 }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorStatus;
+import io.ncclinspector.internal.KernelTimeJoiner;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
@@ -53,7 +54,7 @@ class GroundTruthTest {
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
       List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
       long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed,
-      Optional<InspectorStatus.KernelRecords> kernelRecords) {
+      Optional<InspectorStatus.KernelRecords> kernelRecords, List<String> problems) {
     /** Collectives whose time is right: within the window, or a marked lower bound within it. */
     int right() {
       return timed - wrong.size() - boundsShort.size();
@@ -177,6 +178,7 @@ class GroundTruthTest {
       /* The status's check of CUPTI's kernels against the channel times of the collectives both
        * timed: every channel time right (as judged above), so every kernel agrees. */
       InspectorStatus.KernelRecords k = with.kernelRecords().orElseThrow();
+      assertEquals(List.of(), with.problems().stream().filter(p -> p.contains("CUPTI")).toList(), run[0]);
       assertEquals(with.kernelTimed(), k.timed(), run[0]);
       assertEquals(with.timed() - with.kernelTimed(), k.compared(), run[0] + ": every channel-timed collective compared");
       assertEquals(0, k.disagreeing(), run[0] + ": " + k);
@@ -186,6 +188,24 @@ class GroundTruthTest {
           run[0] + ": " + k);
       assertTrue(k.maxKernelMinusChannelsNanos() <= SHORTER_AT_MOST_NS + 100, run[0] + ": " + k);
     }
+  }
+
+  /**
+   * A CUPTI that hands the inspector no kernel (as on the first GPU run, where CUPTI named no
+   * launch; or another client registered after the inspector): the records go on as they were,
+   * and the status says that no kernel came.
+   */
+  @Test
+  void aCuptiThatHandsOverNoKernelIsSaid() throws IOException {
+    ProfilerTableDriver.cuptiStandInReset(new long[0], new long[0], 0, 0);
+    Path trace = TestData.traces().resolve("j28_moe/trace/trace-pid608.jsonl.gz");
+    ReplayResult result = TraceReplayer.replay(trace, InspectorConfig.builder().dumpDirectory(out.resolve("silent"))
+        .minMessageBytes(0).kernelRecords(true).cuptiLibrary(Path.of(ProfilerTableDriver.libraryPath())).build(), "vm");
+    InspectorStatus.KernelRecords k = result.status().kernelRecords().orElseThrow();
+    assertEquals(0, k.timed());
+    assertTrue(k.missing() >= KernelTimeJoiner.SILENT_AFTER_MISSING, k.toString());
+    assertTrue(result.status().problems().stream().anyMatch(p -> p.contains("has handed over no kernel")),
+        result.status().problems().toString());
   }
 
   private Judged judge(String name, String pid, String cuptiFile) throws IOException {
@@ -369,7 +389,7 @@ class GroundTruthTest {
     }
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
         boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels,
-        kernelTimed, result.status().kernelRecords());
+        kernelTimed, result.status().kernelRecords(), result.status().problems());
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
