@@ -149,6 +149,10 @@ public final class DumpThread {
       KernelTimeJoiner.Counts c = joiner.counts();
       log.info("NCCL Inspector: CUPTI kernel records timed {} operations; {} ran in a kernel shared with others,"
           + " {} got no kernel record in time", c.timed(), c.shared(), c.missing());
+      String silence = joiner.silence();
+      if (silence != null) {
+        log.warn("NCCL Inspector: {}", silence);
+      }
       KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
       if (x.compared() > 0) {
         log.info("NCCL Inspector: kernel records against channel times of {} collectives timed by both: kernel"
