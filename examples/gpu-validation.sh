@@ -23,9 +23,10 @@
 #             records (CUDA events the clock) and with CUPTI as the program's clock (records off), the
 #             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop again on
 #             NCCL 2.30.7 (built from .gpu/nccl-src when there), small AllReduces off / on / with records
+#             (ROUNDS=2, with a GPU per rank only)
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
-#   limit too), ROUNDS (3, sweep rounds; part 4: 2 stress rounds, 0 for none), SKIP_STEPS (step names
+#   limit too), ROUNDS (3, sweep rounds; part 4: stress rounds, default 0), SKIP_STEPS (step names
 #   left out, space-separated), STRESS_CALLS (1000000), DRY_RUN=1 (every program only parses its
 #   options and prints its plan: a rehearsal on a machine without GPUs), WORK_DIR (/tmp/gpu-validation-partN).
 # Output under OUT (at most 8 files, as the device tool returns them): summary-partN.md (the tables, from
@@ -156,8 +157,11 @@ elif [[ $part == 4 ]]; then
   step reproducer-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/reproducer-kr" $repro "$ranks" on \
     "$work/reproducer-kr" --cycles 5 --run reproducer-kr "${dry[@]}"
   # CUPTI's cost: small AllReduces flat out (sync every 100), off / on / on with kernel records, rotated.
+  # Only with one GPU per rank (ROUNDS=2 and RANKS GPUs): two processes on one GPU time-slice it, and
+  # every small collective then waits a slice (221 per second on an H100 whatever the inspector did,
+  # 2026-12-05), so by default part 4 runs none.
   stress=(--mode stress --bytes 8K --calls "${STRESS_CALLS:-30000}" --sync-every 100 --samples 5 --max-seconds 15)
-  for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
+  for ((r = 1; r <= ${ROUNDS:-0}; r++)); do
     order=(off on kr); ((r % 2 == 0)) && order=(kr on off)
     for m in "${order[@]}"; do
       case $m in
