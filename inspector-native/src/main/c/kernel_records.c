@@ -386,6 +386,11 @@ int kernel_records_start_in(const char* library, const char* maps) {
   static const char* const names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12"};
   char elsewhere[256];
   pthread_mutex_lock(&g_lock);
+  /* Relaxed: under the lock that every change of the state holds. Already running: nothing to ask. */
+  if (atomic_load_explicit(&g_state, memory_order_relaxed) == KERNEL_RECORDS_ACTIVE) {
+    pthread_mutex_unlock(&g_lock);
+    return KERNEL_RECORDS_ACTIVE;
+  }
   int taken = cupti_mapped_elsewhere(maps, elsewhere, sizeof(elsewhere));
   if (taken) {
     /* Measured on an H100 (2026-12-05): a program's own CUPTI client got 0 of its 400 kernels once

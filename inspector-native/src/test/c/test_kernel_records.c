@@ -531,6 +531,13 @@ static void a_cupti_the_program_loaded_is_left_to_it(void) {
   CHECK(launch_started(ctx) == NULL);
   test_shutdown();
 
+  /* Already running: a second start asks nothing and changes nothing. */
+  start_active();
+  CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", maps), KERNEL_RECORDS_ACTIVE);
+  CHECK_EQ(kernel_records_state(), KERNEL_RECORDS_ACTIVE);
+  CHECK(strcmp(kernel_records_reason(), "active") == 0);
+  test_shutdown();
+
   /* Only libc mapped, or mappings that cannot be read: nothing stops the start (here CUPTI is not
    * found). */
   fd = open(maps, O_WRONLY | O_TRUNC);
