@@ -356,8 +356,17 @@ int kernel_records_start_with(const cupti_api* api) {
   return state;
 }
 
-/* The CUPTI library this one loaded (its resolved path), once it has. Under g_lock. */
-static char g_own_cupti[PATH_MAX];
+/* The CUPTI libraries this one loaded (resolved paths; the first four: a process rarely starts the
+ * records with more than one). Under g_lock. */
+#define KR_OWN_CUPTI 4
+static char g_own_cupti[KR_OWN_CUPTI][PATH_MAX];
+
+static int own_cupti(const char* path) {
+  for (int i = 0; i < KR_OWN_CUPTI; i++) {
+    if (strcmp(g_own_cupti[i], path) == 0) return 1;
+  }
+  return 0;
+}
 
 /* Under g_lock: the path of a libcupti mapped into the process that is not the one this library
  * loaded, copied into `found`; 0 if none (or the mappings cannot be read: nothing to go by). Read
@@ -372,7 +381,7 @@ static int cupti_mapped_elsewhere(const char* maps, char* found, size_t size) {
     if (path == NULL) continue;
     path[strcspn(path, "\n")] = '\0';
     const char* base = strrchr(path, '/') + 1;
-    if (strncmp(base, "libcupti", 8) != 0 || strcmp(path, g_own_cupti) == 0) continue;
+    if (strncmp(base, "libcupti", 8) != 0 || own_cupti(path)) continue;
     snprintf(found, size, "%s", path);
     hit = 1;
   }
@@ -428,7 +437,9 @@ int kernel_records_start_in(const char* library, const char* maps) {
   if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL &&
       realpath(map->l_name, resolved) != NULL) {
     pthread_mutex_lock(&g_lock);
-    snprintf(g_own_cupti, sizeof(g_own_cupti), "%s", resolved);
+    for (int i = 0; i < KR_OWN_CUPTI && !own_cupti(resolved); i++) {
+      if (g_own_cupti[i][0] == '\0') snprintf(g_own_cupti[i], sizeof(g_own_cupti[i]), "%s", resolved);
+    }
     pthread_mutex_unlock(&g_lock);
   }
   cupti_api api;
