@@ -68,10 +68,10 @@ void nccl_inspector_set_min_size(long long min_size_bytes) {
   atomic_store_explicit(&g_core.min_size_bytes, (uint64_t)min_size_bytes, memory_order_relaxed);
 }
 
-int nccl_inspector_kernel_records_start(const char* library) {
+int nccl_inspector_kernel_records_start(const char* library, int shared) {
   /* Only for a running core: the joined kernels go into its ring. */
   if (!core_accepting()) return KERNEL_RECORDS_OFF;
-  return kernel_records_start(library);
+  return shared ? kernel_records_start_in(library, NULL) : kernel_records_start(library);
 }
 void nccl_inspector_kernel_records_flush(void) { kernel_records_flush(); }
 void nccl_inspector_kernel_records_stop(void) { kernel_records_stop(); }

@@ -32,7 +32,8 @@ void nccl_inspector_set_min_size(long long min_size_bytes);
 /* CUPTI kernel records (kernel_records.h): start (library: a path, or NULL/"" for the default
  * names) returns the state, 1 active, 2 unavailable (reason says why); flush hands CUPTI's
  * completed buffers over; stop is also done by close. */
-int nccl_inspector_kernel_records_start(const char* library);
+/* shared: start even where a libcupti the inspector did not load is in the process. */
+int nccl_inspector_kernel_records_start(const char* library, int shared);
 void nccl_inspector_kernel_records_flush(void);
 void nccl_inspector_kernel_records_stop(void);
 int nccl_inspector_kernel_records_state(void);

@@ -372,6 +372,7 @@ static int own_cupti(const char* path) {
  * loaded, copied into `found`; 0 if none (or the mappings cannot be read: nothing to go by). Read
  * once per start, never on NCCL's threads. */
 static int cupti_mapped_elsewhere(const char* maps, char* found, size_t size) {
+  if (maps == NULL) return 0; /* the user shares CUPTI knowingly (NCCL_INSPECTOR_CUPTI_SHARED) */
   FILE* f = fopen(maps, "r");
   if (f == NULL) return 0;
   char line[1024];
@@ -406,7 +407,7 @@ int kernel_records_start_in(const char* library, const char* maps) {
      * the inspector had registered its buffers. */
     snprintf(g_reason, sizeof(g_reason),
              "CUPTI is already loaded in the process (%.96s): another part of the program may collect its "
-             "activity records, which the inspector's would take over",
+             "activity records, which the inspector's would take over (NCCL_INSPECTOR_CUPTI_SHARED=1 starts them anyway)",
              elsewhere);
     atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
   }

@@ -47,7 +47,8 @@ enum {
 /* Loads CUPTI (`library`, or libcupti.so / .so.13 / .so.12 when NULL or empty) and starts kernel
  * records. Returns the state. Called by Java when the setting is on, after core_enable. */
 int kernel_records_start(const char* library);
-/* The same, reading the process's mappings from `maps` (/proc/self/maps; tests give their own):
+/* The same, reading the process's mappings from `maps` (/proc/self/maps; tests give their own; NULL:
+ * not read, CUPTI shared knowingly):
  * where a libcupti that this library did not load is mapped, another part of the program may be
  * collecting CUPTI's activity records, which registering the inspector's would take over (CUPTI
  * keeps one set of activity callbacks per process); the records are then left off, with the

@@ -527,8 +527,15 @@ static void a_cupti_the_program_loaded_is_left_to_it(void) {
   test_enable(test_defaults());
   CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", maps), KERNEL_RECORDS_UNAVAILABLE);
   CHECK(strstr(kernel_records_reason(), "CUPTI is already loaded in the process (/opt/app/lib/libcupti.so.13)") != NULL);
+  CHECK(strstr(kernel_records_reason(), "NCCL_INSPECTOR_CUPTI_SHARED=1") != NULL);
   void* ctx = test_comm(0x100a, 0, 2);
   CHECK(launch_started(ctx) == NULL);
+  test_shutdown();
+
+  /* Shared knowingly (no mappings read): the start goes on (here CUPTI is not found). */
+  test_enable(test_defaults());
+  CHECK_EQ(kernel_records_start_in("/nonexistent/libcupti.so", NULL), KERNEL_RECORDS_UNAVAILABLE);
+  CHECK(strstr(kernel_records_reason(), "CUPTI not found") != NULL);
   test_shutdown();
 
   /* Already running: a second start asks nothing and changes nothing. */

@@ -136,6 +136,11 @@ public final class InspectorConfig {
     return p == null ? "" : p.toString();
   }
 
+  /** Whether kernel records start even where another copy of CUPTI is in the process (default off). */
+  public boolean cuptiShared() {
+    return get(Setting.CUPTI_SHARED);
+  }
+
   /** Whether NCCL is asked for proxy events, which make each operation's network breakdown. */
   public boolean networkBreakdown() {
     return get(Setting.NETWORK_BREAKDOWN);
@@ -378,6 +383,14 @@ public final class InspectorConfig {
     /** The CUPTI library to load for kernel records (default: libcupti.so on the library path). */
     public Builder cuptiLibrary(Path v) {
       return set(Setting.CUPTI_LIBRARY, v);
+    }
+
+    /**
+     * Start kernel records even where a libcupti the inspector did not load is in the process
+     * (default off: its activity records would be taken from whoever collects them there).
+     */
+    public Builder cuptiShared(boolean v) {
+      return set(Setting.CUPTI_SHARED, v);
     }
 
     /** Recover kernel-channel times NCCL put out of step (default on); off, they are withheld. */

@@ -49,6 +49,11 @@ enum Setting {
           + " tool (Nsight, PyTorch's profiler): refused with a warning if CUPTI cannot be had"),
   CUPTI_LIBRARY("NCCL_INSPECTOR_CUPTI_LIBRARY", "cuptiLibrary", Kind.OPTIONAL_PATH, Reading.PLAIN, null,
       "(libcupti.so on the library path)", "the CUPTI library the kernel records load"),
+  CUPTI_SHARED("NCCL_INSPECTOR_CUPTI_SHARED", "cuptiShared", Kind.SWITCH, Reading.PLAIN, false, "0",
+      "start kernel records even where a `libcupti` the inspector did not load is already in the process"
+          + " (left off by default: CUPTI keeps one set of activity callbacks per process, and the program's"
+          + " own CUPTI client would lose its records); for a process that loads CUPTI without collecting"
+          + " with it, such as libtorch with its profiler off"),
   OVERRIDE_PLUGIN("NCCL_INSPECTOR_OVERRIDE_PLUGIN", "overridePlugin", Kind.SWITCH, Reading.PLAIN, false, "0",
       "replace a plugin `NCCL_PROFILER_PLUGIN` already names"),
   NCCL_WORKAROUNDS("NCCL_INSPECTOR_NCCL_WORKAROUNDS", "ncclWorkarounds", Kind.SWITCH, Reading.PLAIN, true, "1",

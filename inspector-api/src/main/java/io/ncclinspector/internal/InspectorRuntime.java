@@ -155,7 +155,7 @@ public final class InspectorRuntime {
     if (!config.kernelRecords()) {
       return null;
     }
-    int state = core.startKernelRecords(config.cuptiLibrary());
+    int state = core.startKernelRecords(config.cuptiLibrary(), config.cuptiShared());
     if (state != NativeCore.KERNEL_RECORDS_ACTIVE) {
       log.warn("NCCL Inspector: CUPTI kernel records asked for but not available ({}); operations NCCL's"
           + " channels cannot time stay untimed", core.kernelRecordsReason());

@@ -134,10 +134,11 @@ public final class NativeCore {
 
   /**
    * Starts CUPTI kernel records ({@code library}: a path, or empty for libcupti.so on the library
-   * path); returns the state, {@link #kernelRecordsReason} says why when unavailable.
+   * path); returns the state, {@link #kernelRecordsReason} says why when unavailable. Unless
+   * {@code shared}, a libcupti the inspector did not load, already in the process, keeps them off.
    */
-  public int startKernelRecords(String library) {
-    return InspectorNative.kernelRecordsStart(library == null ? "" : library);
+  public int startKernelRecords(String library, boolean shared) {
+    return InspectorNative.kernelRecordsStart(library == null ? "" : library, shared ? 1 : 0);
   }
 
   /** Hands CUPTI's completed buffers over (their NCCL kernels go into the ring). */

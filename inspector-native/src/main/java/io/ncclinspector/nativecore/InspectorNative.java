@@ -61,7 +61,7 @@ public final class InspectorNative {
   public static native void setChannelRecovery(int on);
 
   @Name("nccl_inspector_kernel_records_start")
-  public static native int kernelRecordsStart(String library);
+  public static native int kernelRecordsStart(String library, int shared);
 
   @Name("nccl_inspector_kernel_records_flush")
   public static native void kernelRecordsFlush();

@@ -22,7 +22,12 @@ class KernelRecordsSettingTest {
   @TempDir Path dir;
 
   private List<String> problemsWith(Path cupti) {
-    InspectorConfig config = InspectorConfig.builder().dumpDirectory(dir).kernelRecords(true).cuptiLibrary(cupti).build();
+    return problemsWith(cupti, false);
+  }
+
+  private List<String> problemsWith(Path cupti, boolean shared) {
+    InspectorConfig config = InspectorConfig.builder().dumpDirectory(dir).kernelRecords(true).cuptiLibrary(cupti)
+        .cuptiShared(shared).build();
     try (NcclInspector inspector = NcclInspector.enable(config)) {
       InspectorStatus status = inspector.status();
       assertEquals(InspectorStatus.State.ACTIVE, status.state());
@@ -50,6 +55,8 @@ class KernelRecordsSettingTest {
     ProfilerTableDriver.cuptiStandInReset(new long[0], new long[0], 0, 0);
     assertEquals(List.of(), problemsWith(Path.of(ProfilerTableDriver.libraryPath())));
     assertEquals(0, ProfilerTableDriver.cuptiStandInSubscribers(), "the probe gave CUPTI's subscriber slot back");
+    ProfilerTableDriver.cuptiStandInReset(new long[0], new long[0], 0, 0);
+    assertEquals(List.of(), problemsWith(Path.of(ProfilerTableDriver.libraryPath()), true), "shared knowingly");
   }
 
   @Test
