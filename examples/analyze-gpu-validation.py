@@ -18,6 +18,7 @@ Figures a profiler withheld (no time, or quarantined) are counted, never average
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -413,16 +414,47 @@ def kernel_records_tables(dirs, out):
     if not rows:
         return
     out.append("## CUPTI kernel records\n")
-    out.append("| run | rank | active | timed | in shared kernels | missing | compared with channels | "
-               "kernel − channels min / mean / max µs | disagreeing | problems |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| run | rank | active | timed | P2P timed as a group | other in shared kernels | missing | "
+               "compared with channels | kernel − channels min / mean / max µs | disagreeing | problems |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, rank, k, problems in rows:
         spread_us = (f"{k.get('minKernelMinusChannelsNanos', 0) / 1e3:.1f} / "
                      f"{k.get('meanKernelMinusChannelsNanos', 0) / 1e3:.1f} / "
                      f"{k.get('maxKernelMinusChannelsNanos', 0) / 1e3:.1f}") if k.get("compared") else "–"
         out.append(f"| {name} | {rank} | {'yes' if k.get('active') else 'no: ' + k.get('reason', '')} | "
-                   f"{k.get('timed', 0):,} | {k.get('shared', 0):,} | {k.get('missing', 0):,} | {k.get('compared', 0):,} | "
+                   f"{k.get('timed', 0):,} | {k.get('groupTimed', 0):,} | {k.get('shared', 0):,} | {k.get('missing', 0):,} | {k.get('compared', 0):,} | "
                    f"{spread_us} | {k.get('disagreeing', 0):,} | {'; '.join(problems) or '–'} |")
+    out.append("")
+
+
+def launch_cost_tables(dirs, out):
+    """LaunchCost: ns per empty-kernel launch with no inspector, the inspector, and its CUPTI kernel records."""
+    rows = []
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "**", "launch-r*-*.json"), recursive=True)):
+            m = re.match(r"launch-r(\d+)-(\w+)\.json", os.path.basename(path))
+            if m:
+                rows.append((int(m.group(1)), m.group(2), read_json(path)))
+    if not rows:
+        return
+    out.append("## Cost of a kernel launch: no inspector, inspector, inspector with CUPTI kernel records\n")
+    out.append("| round | mode | kernel records | launches per sample | ns per launch, median of samples (min – max) | "
+               "other kernels recorded |")
+    out.append("|---|---|---|---|---|---|")
+    by_mode = {}
+    for rnd, mode, res in sorted(rows, key=lambda r: (r[0], r[1])):
+        ns = res.get("nsPerLaunch", [])
+        out.append(f"| {rnd} | {mode} | {res.get('kernelRecords')} | {res.get('launches', 0):,} | "
+                   f"{fmt(res.get('medianNsPerLaunch'))} ({fmt(min(ns) if ns else None)} – {fmt(max(ns) if ns else None)}) | "
+                   f"{res.get('otherKernelsRecorded', 0):,} |")
+        by_mode.setdefault(mode, []).append(res.get("medianNsPerLaunch"))
+    base = med([v for v in by_mode.get("off", []) if v is not None])
+    if base:
+        out.append("")
+        for mode in sorted(by_mode):
+            m = med([v for v in by_mode[mode] if v is not None])
+            out.append(f"- {mode}: median of rounds {fmt(m)} ns per launch, {fmt(m - base)} ns over no inspector "
+                       f"(ratio {m / base:.2f})")
     out.append("")
 
 
@@ -454,6 +486,7 @@ def analyze(dirs, all_ranks=False):
     graph_tables(load_longruns(dirs, "graph"), steps, out)
     detector_tables(load_longruns(dirs, "detector"), dirs, out)
     kernel_records_tables(dirs, out)
+    launch_cost_tables(dirs, out)
     return "\n".join(out) + "\n"
 
 

@@ -23,7 +23,8 @@
 #             records (CUDA events the clock) and with CUPTI as the program's clock (records off), the
 #             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop again on
 #             NCCL 2.30.7 (built from .gpu/nccl-src when there), small AllReduces off / on / with records
-#             (ROUNDS=2, with a GPU per rank only)
+#             (ROUNDS=2, with a GPU per rank only), and the cost of a kernel launch (no NCCL) with no
+#             inspector, the inspector, and its CUPTI kernel records (LAUNCH_ROUNDS, default 3)
 #     RANKS   default: the number of GPUs
 # environment: BUDGET_S (470: the part stops starting steps when its time is spent; each step has its own
 #   limit too), ROUNDS (3, sweep rounds; part 4: stress rounds, default 0), SKIP_STEPS (step names
@@ -169,6 +170,22 @@ elif [[ $part == 4 ]]; then
         on) step "stress-r$r-on" 45 env MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/stress-r$r-on" "${stress[@]}" "${dry[@]}" ;;
         kr) step "stress-r$r-kr" 45 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on \
           "$work/stress-r$r-kr" "${stress[@]}" "${dry[@]}" ;;
+      esac
+    done
+  done
+  # What a kernel launch costs the launching thread (an empty kernel flat out, one process, no NCCL):
+  # no inspector, the inspector, the inspector with CUPTI kernel records (CUPTI then records every
+  # kernel of the process). LAUNCH_ROUNDS rounds (default 3), the order rotated each round.
+  mkdir -p "$work/launch"
+  for ((r = 1; r <= ${LAUNCH_ROUNDS:-3}; r++)); do
+    order=(off on kr); ((r % 3 == 2)) && order=(on kr off); ((r % 3 == 0)) && order=(kr off on)
+    for m in "${order[@]}"; do
+      case $m in
+        off) step "launch-r$r-off" 60 examples/gpu-java.sh io.ncclinspector.examples.nccl.LaunchCost off "$work/launch/launch-r$r-off.json" ;;
+        on) step "launch-r$r-on" 60 env NCCL_INSPECTOR_DUMP_DIR="$work/launch/inspector" \
+          examples/gpu-java.sh io.ncclinspector.examples.nccl.LaunchCost on "$work/launch/launch-r$r-on.json" ;;
+        kr) step "launch-r$r-kr" 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 NCCL_INSPECTOR_DUMP_DIR="$work/launch/inspector" \
+          examples/gpu-java.sh io.ncclinspector.examples.nccl.LaunchCost on "$work/launch/launch-r$r-kr.json" ;;
       esac
     done
   done
