@@ -84,8 +84,10 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
      * the evidence of bad timestamps and are written apart from the normal output. */
     flags |= RECORD_FLAG_QUARANTINED;
     counter_add((counter_id)(CTR_GPU_TIMESTAMP_ZERO + timing.quarantine - QUARANTINE_GPU_TIMESTAMP_ZERO), 1);
-  } else if (timing.source != TIMING_KERNEL_GPU &&
+  } else if (timing.source != TIMING_KERNEL_GPU && s->launch_id == 0 &&
              atomic_load_explicit(&g_core.require_kernel_timing, memory_order_relaxed)) {
+    /* An operation that names its launch (kernel records on) travels: its kernel's CUPTI record
+     * may still time it; the JVM drops it under this counter's name if none does (KernelTimeJoiner). */
     counter_add(CTR_NO_GPU_TIMING, 1);
     return;
   }

@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "kernel_records.h"
+#include "names.h"
 
 /* ---- the stand-in CUPTI ---- */
 enum { KERNEL_BYTES = 216, EXTERNAL_BYTES = 24, API_BYTES = 40 };
@@ -345,6 +346,33 @@ static void an_operation_without_a_launch_has_no_launch_id(void) {
   test_shutdown();
 }
 
+/* With GPU times required (the default), an operation without one is dropped, counted, unless it
+ * names its launch: then its kernel's record may still time it, and it travels to the JVM, which
+ * drops it if none does. */
+static void an_untimed_operation_that_names_its_launch_waits_for_its_kernel(void) {
+  test_config c = test_defaults();
+  c.require_gpu = 1;
+  test_enable(c);
+  enable_result = CUPTI_OK;
+  enable_api_result = CUPTI_OK;
+  CHECK_EQ(kernel_records_start_with(&fake), KERNEL_RECORDS_ACTIVE);
+  void* ctx = test_comm(0x1004, 0, 2);
+  (void)nccl_launch(ctx);
+  void* named = test_coll(ctx, "AllReduce", 1, 1 << 20, "ncclFloat32", 0);
+  test_stop(named); /* no channels: CPU-timed */
+  pthread_t t;
+  void* unnamed = NULL;
+  pthread_create(&t, NULL, op_on_other_thread, ctx);
+  pthread_join(t, &unnamed);
+  test_stop(unnamed);
+  seen s = drain_all();
+  CHECK_EQ(s.ops, 1);
+  CHECK(s.op[0].launch_id != 0);
+  CHECK(s.op[0].timing_source != TIMING_KERNEL_GPU);
+  CHECK_EQ(test_counter("no_gpu_timing"), 1); /* the one on the thread that launched nothing */
+  test_shutdown();
+}
+
 /* Every buffer with CUPTI: the next request gets none, counted; one handed back is lent again. */
 static void the_buffer_pool_is_bounded(void) {
   start_active();
@@ -600,6 +628,7 @@ int main(void) {
   RUN(a_kernel_waits_until_its_launch_is_final);
   RUN(kernels_waiting_are_bounded);
   RUN(an_operation_without_a_launch_has_no_launch_id);
+  RUN(an_untimed_operation_that_names_its_launch_waits_for_its_kernel);
   RUN(the_buffer_pool_is_bounded);
   RUN(stop_names_no_more_launches);
   RUN(launches_get_api_records);

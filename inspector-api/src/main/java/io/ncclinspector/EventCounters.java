@@ -26,6 +26,11 @@ public record EventCounters(Map<String, Long> drops, Map<String, Long> notes, Ma
   /** Recorded callbacks that never reached the recording file. */
   public static final String TRACE_NOT_WRITTEN = "trace_not_written";
   /**
+   * Records without a GPU time, dropped by {@code requireKernelTiming} (counted by the native core,
+   * and by the JVM for records that waited in vain for a CUPTI kernel record to time them).
+   */
+  public static final String NO_GPU_TIMING = "no_gpu_timing";
+  /**
    * A note: phases opened with a new name after 65,534 distinct names (JVM-wide), whose
    * collectives are tagged {@code (other)} rather than by their name.
    */

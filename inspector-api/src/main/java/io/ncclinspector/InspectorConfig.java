@@ -115,7 +115,10 @@ public final class InspectorConfig {
     return get(Setting.DUMP_MIN_SIZE_BYTES);
   }
 
-  /** Whether only GPU-timed ({@code kernel_gpu}) records are kept (default on). */
+  /**
+   * Whether only GPU-timed records ({@code kernel_gpu}, {@code kernel_cupti}, {@code kernel_cupti_group})
+   * and quarantined ones are kept (default on); the others are dropped, counted as {@code no_gpu_timing}.
+   */
   public boolean requireKernelTiming() {
     return get(Setting.REQUIRE_KERNEL_TIMING);
   }

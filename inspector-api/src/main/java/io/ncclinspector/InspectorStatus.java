@@ -64,7 +64,9 @@ public record InspectorStatus(
    * @param active whether CUPTI delivered kernel records (false: {@code reason} says why not)
    * @param reason {@code active}, {@code stopped}, or why CUPTI could not be had
    * @param timed operations timed by their kernel ({@link TimingSource#KERNEL_CUPTI})
-   * @param shared operations that waited and ran in a kernel shared with others: left as they were
+   * @param groupTimed point-to-point operations without a GPU time of their own that ran in a kernel
+   *     shared with the rest of their group: timed by it as a group ({@link TimingSource#KERNEL_CUPTI_GROUP})
+   * @param shared other operations that waited and ran in a kernel shared with others: left as they were
    * @param missing operations that waited and got no kernel record in time: left as they were
    * @param compared collectives timed both by their channels and by their kernel alone
    * @param minKernelMinusChannelsNanos the smallest kernel-minus-channels difference among those
@@ -72,7 +74,8 @@ public record InspectorStatus(
    * @param meanKernelMinusChannelsNanos the mean
    * @param disagreeing those whose difference is beyond 10 µs either way
    */
-  public record KernelRecords(boolean active, String reason, long timed, long shared, long missing, long compared,
+  public record KernelRecords(boolean active, String reason, long timed, long groupTimed, long shared, long missing,
+      long compared,
       long minKernelMinusChannelsNanos, long maxKernelMinusChannelsNanos, double meanKernelMinusChannelsNanos,
       long disagreeing) {
     public KernelRecords {

@@ -34,7 +34,9 @@ enum Setting {
   DUMP_MIN_SIZE_BYTES("NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES", "minMessageBytes", Kind.LONG, Reading.PLAIN, 8192L,
       "8192", "smallest message tracked", 0, Long.MAX_VALUE, null),
   REQUIRE_KERNEL_TIMING("NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING", "requireKernelTiming", Kind.SWITCH, Reading.PLAIN,
-      true, "1", "keep only GPU-timed (`kernel_gpu`) records"),
+      true, "1", "keep only GPU-timed records (`kernel_gpu`; with kernel records also `kernel_cupti` and"
+          + " `kernel_cupti_group`) and quarantined ones (written apart); the others are dropped, counted as"
+          + " `no_gpu_timing`"),
   NETWORK_BREAKDOWN("NCCL_INSPECTOR_NETWORK_BREAKDOWN", "networkBreakdown", Kind.SWITCH, Reading.PLAIN, true, "1",
       "ask NCCL for proxy events and give each operation on a network transport its network breakdown"
           + " (`*_net_*` fields: [Output](output.md#network-breakdown)); read at each communicator's init"),

@@ -33,7 +33,13 @@ public record TimeRecovery(Method method, int channelsRecovered, int maxChannelL
      * the time is its kernel's, from CUPTI's kernel records ({@link TimingSource#KERNEL_CUPTI});
      * {@code withheldReason} still says why the channels were left out.
      */
-    KERNEL_RECORD("kernel_record");
+    KERNEL_RECORD("kernel_record"),
+    /**
+     * A point-to-point operation without a GPU time from its channels shared its kernel with the
+     * other operations of its group: the time is that kernel's, from CUPTI's kernel records
+     * ({@link TimingSource#KERNEL_CUPTI_GROUP}), the group's time and an upper bound on its own.
+     */
+    KERNEL_RECORD_GROUP("kernel_record_group");
 
     private final String jsonName;
 

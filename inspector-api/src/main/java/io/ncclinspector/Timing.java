@@ -44,9 +44,13 @@ public record Timing(long executionNanos, TimingSource source, Quarantine quaran
     return source.timed();
   }
 
-  /** Whether the time can go into figures: measured and not quarantined. */
+  /**
+   * Whether the time can go into figures (distributions, bandwidths, the slow-collective detector):
+   * measured, not quarantined, and the operation's own ({@link TimingSource#KERNEL_CUPTI_GROUP} is
+   * its group's: reported with the record, never mixed into a class's figures).
+   */
   public boolean trusted() {
-    return quarantine == Quarantine.NONE && source.timed();
+    return quarantine == Quarantine.NONE && source.timed() && source != TimingSource.KERNEL_CUPTI_GROUP;
   }
 
   /** Execution time in whole microseconds, as the reference Inspector reports it. */

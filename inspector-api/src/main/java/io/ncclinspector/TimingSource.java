@@ -28,7 +28,15 @@ public enum TimingSource {
    * kernel ran this operation alone. Opt-in ({@code kernelRecords}); see
    * {@link TimeRecovery.Method#KERNEL_RECORD}.
    */
-  KERNEL_CUPTI("kernel_cupti");
+  KERNEL_CUPTI("kernel_cupti"),
+  /**
+   * The kernel, as CUPTI's activity records saw it run, that ran this point-to-point operation
+   * together with the other sends and receives of its group (an AlltoAll's, a send/receive
+   * exchange's), where NCCL's kernel channels gave the operation no GPU time: the group's GPU time,
+   * an upper bound on this operation's own. Its bandwidths are lower bounds. Opt-in
+   * ({@code kernelRecords}); see {@link TimeRecovery.Method#KERNEL_RECORD_GROUP}.
+   */
+  KERNEL_CUPTI_GROUP("kernel_cupti_group");
 
   private final String jsonName;
 

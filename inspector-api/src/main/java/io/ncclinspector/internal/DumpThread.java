@@ -68,9 +68,9 @@ public final class DumpThread {
     thread.start();
   }
 
-  /** Operation records handed to the sinks so far. */
+  /** Operation records handed to the sinks so far (or held for their kernel's time). */
   public long recordsDelivered() {
-    return decoder.operationsDecoded();
+    return decoder.operationsDecoded() - (joiner == null ? 0 : joiner.droppedUntimed());
   }
 
   /**
@@ -147,8 +147,9 @@ public final class DumpThread {
       joiner.releaseAll(batch); /* the core is closed: no kernel record is still to come */
       deliverBatch();
       KernelTimeJoiner.Counts c = joiner.counts();
-      log.info("NCCL Inspector: CUPTI kernel records timed {} operations; {} ran in a kernel shared with others,"
-          + " {} got no kernel record in time", c.timed(), c.shared(), c.missing());
+      log.info("NCCL Inspector: CUPTI kernel records timed {} operations, and {} point-to-point operations as"
+          + " their group's kernel; {} other ran in a kernel shared with others, {} got no kernel record in time",
+          c.timed(), c.groupTimed(), c.shared(), c.missing());
       String silence = joiner.silence();
       if (silence != null) {
         log.warn("NCCL Inspector: {}", silence);

@@ -162,7 +162,8 @@ public final class InspectorRuntime {
       return null;
     }
     log.info("NCCL Inspector: CUPTI kernel records on: kernels time the operations NCCL's channels cannot");
-    return new KernelTimeJoiner(decoder, KERNEL_RECORD_WAIT_NANOS, KERNEL_RECORDS_HELD_MAX, KERNEL_RECORDS_HELD_MAX);
+    return new KernelTimeJoiner(decoder, KERNEL_RECORD_WAIT_NANOS, KERNEL_RECORDS_HELD_MAX, KERNEL_RECORDS_HELD_MAX,
+        config.requireKernelTiming());
   }
 
   /** One line for the log: where NCCL is pointed, where the output goes, which exporters run. */
@@ -250,6 +251,10 @@ public final class InspectorRuntime {
   public EventCounters counters() {
     EventCounters n = core.counters();
     Map<String, Long> drops = new LinkedHashMap<>(n.drops());
+    KernelTimeJoiner joiner = dumpThread.kernelTimeJoiner();
+    if (joiner != null) { /* records the core passed for their kernel, which did not time them */
+      drops.merge(EventCounters.NO_GPU_TIMING, joiner.droppedUntimed(), Long::sum);
+    }
     drops.put(EventCounters.JSON_BACKLOG_FULL, jsonWriter == null ? 0 : jsonWriter.dropped());
     drops.put(EventCounters.JSON_NOT_WRITTEN, jsonSink == null ? 0 : jsonSink.linesNotWritten());
     drops.put(EventCounters.ANALYSIS_BACKLOG_FULL, analysis.dropped());
@@ -316,12 +321,12 @@ public final class InspectorRuntime {
     }
     KernelTimeJoiner joiner = dumpThread.kernelTimeJoiner();
     if (joiner == null) {
-      return Optional.of(new InspectorStatus.KernelRecords(false, core.kernelRecordsReason(), 0, 0, 0, 0, 0, 0, 0, 0));
+      return Optional.of(new InspectorStatus.KernelRecords(false, core.kernelRecordsReason(), 0, 0, 0, 0, 0, 0, 0, 0, 0));
     }
     KernelTimeJoiner.Counts c = joiner.counts();
     KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
     return Optional.of(new InspectorStatus.KernelRecords(core.kernelRecordsState() == NativeCore.KERNEL_RECORDS_ACTIVE,
-        core.kernelRecordsReason(), c.timed(), c.shared(), c.missing(), x.compared(), x.minNanos(), x.maxNanos(),
+        core.kernelRecordsReason(), c.timed(), c.groupTimed(), c.shared(), c.missing(), x.compared(), x.minNanos(), x.maxNanos(),
         x.meanNanos(), x.disagreeing()));
   }
 

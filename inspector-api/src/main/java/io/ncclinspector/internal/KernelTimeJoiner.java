@@ -3,6 +3,8 @@ package io.ncclinspector.internal;
 import io.ncclinspector.CollectiveRecord;
 import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.OperationRecord;
+import io.ncclinspector.P2pRecord;
+import io.ncclinspector.Quarantine;
 import io.ncclinspector.TimingSource;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,8 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>An operation record that names its launch and has no complete, trusted channel time (withheld,
  * quarantined, a lower bound, a CPU time) is held until the kernel record of its launch comes; the
  * two come in either order. A kernel that ran this operation alone (the launch started one
- * operation) times it; a kernel shared by several operations cannot say how long each took, and
- * the record goes on as it was. A record whose kernel record has not come within {@code maxWait}
+ * operation) times it; a kernel shared by several operations cannot say how long each took: a
+ * point-to-point operation its channels gave no GPU time at all (an AlltoAll's send whose channels
+ * lag) gets the kernel's time as its group's ({@link TimingSource#KERNEL_CUPTI_GROUP}, an upper
+ * bound on its own), any other record goes on as it was. A record whose kernel record has not come within {@code maxWait}
  * goes on as it was too, and so does every held record at {@link #releaseAll}. Memory is bounded:
  * at most {@code maxHeld} records and {@code maxSpans} early kernel records are kept; beyond, the
  * oldest record goes on as it was and the oldest kernel record is forgotten, both counted.
@@ -33,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class KernelTimeJoiner {
   /** Outcomes, for the status and the log. */
-  public record Counts(long timed, long shared, long missing, long held) {}
+  public record Counts(long timed, long groupTimed, long shared, long missing, long held) {}
 
   /**
    * Records that waited in vain before the status says that CUPTI hands over no kernel at all (a
@@ -59,20 +63,23 @@ public final class KernelTimeJoiner {
    */
   public static final long DISAGREE_NANOS = 10_000;
 
-  private record Held(long launchId, byte[] bytes, long sinceNanos) {}
+  private record Held(long launchId, byte[] bytes, long sinceNanos, boolean groupable) {}
 
   private final RecordDecoder decoder;
   private final long maxWaitNanos;
   private final int maxHeld;
   private final int maxSpans;
+  private final boolean requireGpuTime;
   /* Held records by launch, and all of them oldest first (for the wait bound). */
   private final Map<Long, List<Held>> heldByLaunch = new HashMap<>();
   private final LinkedHashSet<Held> heldInOrder = new LinkedHashSet<>();
   /* Kernel records that came before their operations' records, oldest first. */
   private final LinkedHashMap<Long, RecordDecoder.KernelSpan> spans = new LinkedHashMap<>();
   private final AtomicLong timed = new AtomicLong();
+  private final AtomicLong groupTimed = new AtomicLong();
   private final AtomicLong shared = new AtomicLong();
   private final AtomicLong missing = new AtomicLong();
+  private final AtomicLong droppedUntimed = new AtomicLong();
   private final AtomicLong kernelsReceived = new AtomicLong();
   private volatile int heldNow;
   /* Channel times of collectives timed directly, waiting for their kernel (the cross-check). */
@@ -83,7 +90,14 @@ public final class KernelTimeJoiner {
   private long sumDiff;
   private long disagreeing;
 
-  public KernelTimeJoiner(RecordDecoder decoder, long maxWaitNanos, int maxHeld, int maxSpans) {
+  /**
+   * @param requireGpuTime {@code requireKernelTiming}: the native core passes records that name
+   *     their launch even without a GPU time (their kernel may time them); one that comes out of
+   *     here still without one (a kernel shared by collectives, none in time) is dropped, counted by
+   *     {@link #droppedUntimed()} as the core counts its own ({@code no_gpu_timing})
+   */
+  public KernelTimeJoiner(RecordDecoder decoder, long maxWaitNanos, int maxHeld, int maxSpans,
+      boolean requireGpuTime) {
     if (maxWaitNanos <= 0 || maxHeld <= 0 || maxSpans <= 0) {
       throw new IllegalArgumentException("bounds must be positive");
     }
@@ -91,6 +105,17 @@ public final class KernelTimeJoiner {
     this.maxWaitNanos = maxWaitNanos;
     this.maxHeld = maxHeld;
     this.maxSpans = maxSpans;
+    this.requireGpuTime = requireGpuTime;
+  }
+
+  /** A joiner that passes every record on, timed or not ({@code requireKernelTiming} off). */
+  public KernelTimeJoiner(RecordDecoder decoder, long maxWaitNanos, int maxHeld, int maxSpans) {
+    this(decoder, maxWaitNanos, maxHeld, maxSpans, false);
+  }
+
+  /** Records that came out without a GPU time and were dropped ({@code requireKernelTiming}). */
+  public long droppedUntimed() {
+    return droppedUntimed.get();
   }
 
   /** Whether a decoded record wants its kernel's time: it names its launch and lacks a complete one. */
@@ -120,12 +145,13 @@ public final class KernelTimeJoiner {
     }
     byte[] copy = new byte[bytes];
     buf.get(offset, copy);
+    boolean groupable = groupable(event);
     RecordDecoder.KernelSpan span = spans.get(launchId);
     if (span != null) {
-      out.add(resolve(copy, span));
+      emit(resolve(copy, span, groupable), out);
       return true;
     }
-    Held h = new Held(launchId, copy, nowNanos);
+    Held h = new Held(launchId, copy, nowNanos, groupable);
     heldByLaunch.computeIfAbsent(launchId, k -> new ArrayList<>(1)).add(h);
     heldInOrder.add(h);
     while (heldInOrder.size() > maxHeld) {
@@ -141,7 +167,7 @@ public final class KernelTimeJoiner {
     if (waiting != null) {
       for (Held h : waiting) {
         heldInOrder.remove(h);
-        out.add(resolve(h.bytes(), span));
+        emit(resolve(h.bytes(), span, h.groupable()), out);
       }
     }
     Long channels = direct.remove(span.launchId());
@@ -228,7 +254,7 @@ public final class KernelTimeJoiner {
 
   /** Outcomes so far (read from any thread; {@code held} as of the dump thread's last drain). */
   public Counts counts() {
-    return new Counts(timed.get(), shared.get(), missing.get(), heldNow);
+    return new Counts(timed.get(), groupTimed.get(), shared.get(), missing.get(), heldNow);
   }
 
   private Held first() {
@@ -245,13 +271,45 @@ public final class KernelTimeJoiner {
       }
     }
     missing.incrementAndGet();
-    out.add(decoder.decodeTimedByKernel(wrap(h.bytes()), 0, null));
+    emit(decoder.decodeTimedByKernel(wrap(h.bytes()), 0, null), out);
   }
 
-  private InspectorEvent resolve(byte[] bytes, RecordDecoder.KernelSpan span) {
-    if (span.operations() == 1 && span.durationNanos() > 0) {
+  /*
+   * A record goes on, unless GPU times are required and it has none (not quarantined: quarantined
+   * records always travel, as in the native core).
+   */
+  private void emit(InspectorEvent event, List<InspectorEvent> out) {
+    if (requireGpuTime && event instanceof OperationRecord op && op.timing().quarantine() == Quarantine.NONE
+        && !gpuTimed(op.timing().source())) {
+      droppedUntimed.incrementAndGet();
+      return;
+    }
+    out.add(event);
+  }
+
+  private static boolean gpuTimed(TimingSource source) {
+    return source == TimingSource.KERNEL_GPU || source == TimingSource.KERNEL_CUPTI
+        || source == TimingSource.KERNEL_CUPTI_GROUP;
+  }
+
+  /*
+   * A point-to-point record without any GPU time of its own (withheld, quarantined, CPU-timed) may
+   * take its shared kernel's time as its group's; one with a GPU time from its channels, even a
+   * lower bound (a send-side stop), keeps it: a measurement of its own beats its group's.
+   */
+  private static boolean groupable(InspectorEvent event) {
+    return event instanceof P2pRecord p
+        && !(p.timing().trusted() && p.timing().source() == TimingSource.KERNEL_GPU);
+  }
+
+  private InspectorEvent resolve(byte[] bytes, RecordDecoder.KernelSpan span, boolean groupable) {
+    if (span.durationNanos() > 0 && span.operations() == 1) {
       timed.incrementAndGet();
       return decoder.decodeTimedByKernel(wrap(bytes), 0, span);
+    }
+    if (span.durationNanos() > 0 && span.operations() > 1 && groupable) {
+      groupTimed.incrementAndGet();
+      return decoder.decodeTimedByKernel(wrap(bytes), 0, span, true);
     }
     shared.incrementAndGet();
     return decoder.decodeTimedByKernel(wrap(bytes), 0, null);

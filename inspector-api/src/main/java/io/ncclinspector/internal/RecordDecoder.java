@@ -110,7 +110,7 @@ public final class RecordDecoder {
     buf.order(ByteOrder.LITTLE_ENDIAN);
     int kind = Short.toUnsignedInt(buf.getShort(offset + l.kind));
     if (kind == l.kindColl || kind == l.kindP2p) {
-      InspectorEvent op = decodeOperation(buf, offset, kind, null);
+      InspectorEvent op = decodeOperation(buf, offset, kind, null, false);
       operations++; /* one writer, the dump thread; volatile for readers elsewhere */
       return op;
     }
@@ -207,18 +207,25 @@ public final class RecordDecoder {
   /**
    * Decodes the operation record at {@code offset} again, timed by its kernel's CUPTI record
    * instead of its channels: {@link TimingSource#KERNEL_CUPTI}, the quarantine and the lower-bound
-   * flags gone, bandwidths from the kernel's time, {@link TimeRecovery.Method#KERNEL_RECORD}.
-   * Not counted again in {@link #operationsDecoded}.
+   * flags gone, bandwidths from the kernel's time, {@link TimeRecovery.Method#KERNEL_RECORD}; with
+   * {@code group}, the kernel ran the operation with others of its group and its time is theirs
+   * together ({@link TimingSource#KERNEL_CUPTI_GROUP}, {@link TimeRecovery.Method#KERNEL_RECORD_GROUP}).
+   * A null {@code span} decodes the record as it was. Not counted again in {@link #operationsDecoded}.
    */
-  public InspectorEvent decodeTimedByKernel(ByteBuffer buf, int offset, KernelSpan span) {
+  public InspectorEvent decodeTimedByKernel(ByteBuffer buf, int offset, KernelSpan span, boolean group) {
     buf.order(ByteOrder.LITTLE_ENDIAN);
-    return decodeOperation(buf, offset, Short.toUnsignedInt(buf.getShort(offset + l.kind)), span);
+    return decodeOperation(buf, offset, Short.toUnsignedInt(buf.getShort(offset + l.kind)), span, group);
+  }
+
+  /** {@link #decodeTimedByKernel(ByteBuffer, int, KernelSpan, boolean)} by a kernel that ran it alone. */
+  public InspectorEvent decodeTimedByKernel(ByteBuffer buf, int offset, KernelSpan span) {
+    return decodeTimedByKernel(buf, offset, span, false);
   }
 
   private static final Set<RecordFlag> NOT_WITH_KERNEL_TIME =
       Set.of(RecordFlag.QUARANTINED, RecordFlag.DESYNC_CHANNELS_EXCLUDED, RecordFlag.SEND_SIDE_STOP);
 
-  private InspectorEvent decodeOperation(ByteBuffer b, int o, int kind, KernelSpan span) {
+  private InspectorEvent decodeOperation(ByteBuffer b, int o, int kind, KernelSpan span, boolean group) {
     CommunicatorInfo comm = communicator(b, o);
     int q = u8(b, o + l.quarantineReason);
     Quarantine quarantine = q < QUARANTINES.length ? QUARANTINES[q] : Quarantine.GPU_TIMESTAMP_ZERO;
@@ -240,13 +247,13 @@ public final class RecordDecoder {
     int recoveryMethod = u8(b, o + l.timeRecovery);
     if (span != null) {
       execNanos = span.durationNanos();
-      source = TimingSource.KERNEL_CUPTI;
+      source = group ? TimingSource.KERNEL_CUPTI_GROUP : TimingSource.KERNEL_CUPTI;
       quarantine = Quarantine.NONE;
       gpuStart = span.startNanos();
       gpuSpan = execNanos;
       skew = 0;
       untimed = 0;
-      recoveryMethod = TimeRecovery.Method.KERNEL_RECORD.ordinal();
+      recoveryMethod = (group ? TimeRecovery.Method.KERNEL_RECORD_GROUP : TimeRecovery.Method.KERNEL_RECORD).ordinal();
       EnumSet<RecordFlag> kept = flags.isEmpty() ? EnumSet.noneOf(RecordFlag.class) : EnumSet.copyOf(flags);
       kept.removeAll(NOT_WITH_KERNEL_TIME);
       flags = kept;

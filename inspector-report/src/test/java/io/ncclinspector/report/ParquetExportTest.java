@@ -95,6 +95,33 @@ class ParquetExportTest {
   }
 
   @Test
+  void pointToPointTimesOfAGroupsKernelStayOutOfTheFigures(@TempDir Path logs) throws Exception {
+    TestSupport.generate(SyntheticConfig.builder(logs).iterations(20).build());
+    String timedByChannels = "\"p2p_timing_source\":\"kernel_gpu\"";
+    int changed = 0;
+    try (var files = Files.walk(logs)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        StringBuilder text = new StringBuilder();
+        for (String line : Files.readAllLines(f)) {
+          if (changed < 12 && line.contains(timedByChannels)) {
+            line = line.replace(timedByChannels, "\"p2p_timing_source\":\"kernel_cupti_group\"");
+            changed++;
+          }
+          text.append(line).append('\n');
+        }
+        Files.writeString(f, text);
+      }
+    }
+    assertEquals(12, changed, "the synthetic logs have point-to-point records");
+    ReportResult r = TestSupport.report(tmp.resolve("out"), logs.toString());
+    assertEquals(12L, r.data().overview().excluded().get("group_time"));
+    try (DuckDbEngine e = reader()) {
+      assertEquals(12L, e.query("SELECT count(*) FROM " + parts(r) + " WHERE timing_source = 'kernel_cupti_group'"
+          + " AND excluded_reason = 'group_time'", q -> q.getLong(1)).get(0));
+    }
+  }
+
+  @Test
   void aSecondRunReplacesTheFirstRunsParts() throws Exception {
     TestSupport.generate(SyntheticConfig.builder(tmp.resolve("logs")).nodes(1).gpusPerNode(2)
         .iterations(10).build());

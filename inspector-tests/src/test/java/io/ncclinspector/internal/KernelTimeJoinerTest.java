@@ -62,6 +62,25 @@ class KernelTimeJoinerTest {
     return b;
   }
 
+  /**
+   * A 512 KiB Send to rank 1: withheld (its channels lag behind a send to self), or timed by its
+   * channels up to the send side's stop (a lower bound, execNanos > 0).
+   */
+  private ByteBuffer sendRecord(long launchId, long execNanos) {
+    ByteBuffer b = opRecord(launchId, execNanos);
+    b.putShort(l.kind, (short) l.kindP2p);
+    b.put(l.func, (byte) code(NativeCore.TABLE_FUNC, "Send"));
+    b.putInt(l.peerOrRoot, 1);
+    b.putLong(l.count, 1 << 17);
+    b.putLong(l.bytes, 1 << 19);
+    if (execNanos > 0) {
+      b.putInt(l.flags, 1 << code(NativeCore.TABLE_RECORD_FLAG, "send_side_stop"));
+    } else {
+      b.put(l.withheldReason, (byte) 6); /* p2p_lag */
+    }
+    return b;
+  }
+
   private int code(int table, String name) {
     for (int i = 0; i < core.nameCount(table); i++) {
       if (name.equals(core.name(table, i))) {
@@ -106,7 +125,7 @@ class KernelTimeJoinerTest {
     assertEquals("slot_reused", r.timeRecovery().withheldReason(), "why the channels were left out stays said");
     /* Bandwidths from the kernel time in whole microseconds, as the reference computes them. */
     assertEquals((1 << 20) / 123_000.0, r.transfer().algorithmBandwidthGbs(), 1e-9);
-    assertEquals(new KernelTimeJoiner.Counts(1, 0, 0, 0), j.counts());
+    assertEquals(new KernelTimeJoiner.Counts(1, 0, 0, 0, 0), j.counts());
   }
 
   @Test
@@ -127,7 +146,81 @@ class KernelTimeJoinerTest {
     OperationRecord r = only(out);
     assertEquals(TimingSource.NONE, r.timing().source());
     assertEquals(Quarantine.KERNEL_CHANNEL_DESYNC, r.timing().quarantine());
-    assertEquals(new KernelTimeJoiner.Counts(0, 1, 0, 0), j.counts());
+    assertEquals(new KernelTimeJoiner.Counts(0, 0, 1, 0, 0), j.counts());
+  }
+
+  @Test
+  void aSendWithoutATimeOfItsOwnGetsItsGroupsSharedKernelAsTheGroupsTime() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    assertTrue(offer(j, sendRecord(12, 0), 0, out));
+    j.kernel(new RecordDecoder.KernelSpan(12, 4, 1_000, 501_000), out);
+    OperationRecord r = only(out);
+    assertEquals(TimingSource.KERNEL_CUPTI_GROUP, r.timing().source());
+    assertEquals(500_000, r.timing().executionNanos(), "the kernel the AlltoAll's four operations shared");
+    assertEquals(1_000, r.timing().gpuStartNanos());
+    assertEquals(Quarantine.NONE, r.timing().quarantine());
+    assertFalse(r.timing().trusted(), "the group's time, not the send's: kept out of the class's figures");
+    assertFalse(r.flags().contains(RecordFlag.QUARANTINED));
+    assertEquals(TimeRecovery.Method.KERNEL_RECORD_GROUP, r.timeRecovery().method());
+    assertEquals("p2p_lag", r.timeRecovery().withheldReason(), "why the channels were left out stays said");
+    assertEquals((1 << 19) / 500_000.0, r.transfer().algorithmBandwidthGbs(), 1e-9);
+    assertEquals(new KernelTimeJoiner.Counts(0, 1, 0, 0, 0), j.counts());
+  }
+
+  @Test
+  void aSendWithAChannelTimeOfItsOwnKeepsItAndACollectiveIsNeverGivenItsGroupsTime() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    assertTrue(offer(j, sendRecord(13, 40_000), 0, out), "a send-side stop is a lower bound: it waits");
+    assertTrue(offer(j, opRecord(13, 0), 0, out));
+    j.kernel(new RecordDecoder.KernelSpan(13, 3, 0, 90_000), out);
+    assertEquals(2, out.size());
+    OperationRecord send = (OperationRecord) out.get(0);
+    assertEquals(TimingSource.KERNEL_GPU, send.timing().source());
+    assertEquals(40_000, send.timing().executionNanos());
+    assertTrue(send.executionTimeIsLowerBound());
+    OperationRecord coll = (OperationRecord) out.get(1);
+    assertEquals(TimingSource.NONE, coll.timing().source(), "grouped collectives: each one's time is unknown");
+    assertEquals(new KernelTimeJoiner.Counts(0, 0, 2, 0, 0), j.counts());
+  }
+
+  /** The AllReduce timed only by the CPU callbacks of its channels (no GPU timestamp), not quarantined. */
+  private ByteBuffer cpuTimedRecord(long launchId) {
+    ByteBuffer b = opRecord(launchId, 0);
+    b.put(l.timingSource, (byte) code(NativeCore.TABLE_TIMING_SOURCE, "kernel_cpu"));
+    b.putLong(l.execNs, 70_000);
+    b.put(l.quarantineReason, (byte) 0);
+    b.putInt(l.flags, 0);
+    b.put(l.timeRecovery, (byte) TimeRecovery.Method.NOT_KERNEL.ordinal());
+    return b;
+  }
+
+  @Test
+  void withGpuTimesRequiredWhatNoKernelTimedIsDroppedAndCounted() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16, true);
+    List<InspectorEvent> out = new ArrayList<>();
+    assertTrue(offer(j, cpuTimedRecord(21), 0, out));
+    assertTrue(offer(j, cpuTimedRecord(22), 0, out));
+    assertTrue(offer(j, cpuTimedRecord(23), 0, out));
+    assertTrue(offer(j, sendRecord(22, 0), 0, out));
+    assertTrue(offer(j, opRecord(22, 0), 0, out));
+    j.kernel(new RecordDecoder.KernelSpan(21, 1, 0, 30_000), out);
+    j.kernel(new RecordDecoder.KernelSpan(22, 3, 0, 90_000), out);
+    j.releaseAll(out); /* 23's kernel never came */
+    assertEquals(3, out.size(), out.toString());
+    assertEquals(TimingSource.KERNEL_CUPTI, ((OperationRecord) out.get(0)).timing().source());
+    assertEquals(TimingSource.KERNEL_CUPTI_GROUP, ((OperationRecord) out.get(1)).timing().source());
+    assertEquals(Quarantine.KERNEL_CHANNEL_DESYNC, ((OperationRecord) out.get(2)).timing().quarantine(),
+        "a quarantined record travels, as from the native core");
+    assertEquals(2, j.droppedUntimed(), "the CPU-timed collective in a shared kernel, and the one whose kernel never came");
+
+    KernelTimeJoiner keepAll = new KernelTimeJoiner(decoder, WAIT, 16, 16, false);
+    out.clear();
+    offer(keepAll, cpuTimedRecord(31), 0, out);
+    keepAll.releaseAll(out);
+    assertEquals(TimingSource.KERNEL_CPU, only(out).timing().source());
+    assertEquals(0, keepAll.droppedUntimed());
   }
 
   @Test
@@ -172,7 +265,7 @@ class KernelTimeJoinerTest {
     j.releaseAll(out);
     assertEquals(5, out.size());
     assertEquals(0, j.held());
-    assertEquals(new KernelTimeJoiner.Counts(0, 0, 5, 0), j.counts());
+    assertEquals(new KernelTimeJoiner.Counts(0, 0, 0, 5, 0), j.counts());
     for (InspectorEvent e : out) {
       assertEquals(TimingSource.NONE, ((OperationRecord) e).timing().source(), "went on as they were");
     }

@@ -53,8 +53,9 @@ class GroundTruthTest {
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
       List<String> boundsShort, List<String> anotherWorksTime, int referenceTimed, int referenceWrong,
-      long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed,
-      Optional<InspectorStatus.KernelRecords> kernelRecords, List<String> problems) {
+      long lateReadChannels, int recovered, long recoveredChannels, int kernelTimed, int p2pGroupTimed,
+      int p2pUntimed, long noGpuTimingDrops, Optional<InspectorStatus.KernelRecords> kernelRecords,
+      List<String> problems) {
     /** Collectives whose time is right: within the window, or a marked lower bound within it. */
     int right() {
       return timed - wrong.size() - boundsShort.size();
@@ -180,6 +181,12 @@ class GroundTruthTest {
       InspectorStatus.KernelRecords k = with.kernelRecords().orElseThrow();
       assertEquals(List.of(), with.problems().stream().filter(p -> p.contains("CUPTI")).toList(), run[0]);
       assertEquals(with.kernelTimed(), k.timed(), run[0]);
+      /* Every send and receive without a channel time of its own is timed by its group's kernel
+       * (with kernel records on, the sends and receives to self, CPU-timed, wait for it too rather
+       * than being dropped for want of a GPU time). */
+      assertEquals(0, with.p2pUntimed(), run[0]);
+      assertTrue(with.p2pGroupTimed() >= without.p2pUntimed(), run[0] + ": " + with.p2pGroupTimed());
+      assertEquals(with.p2pGroupTimed(), k.groupTimed(), run[0]);
       assertEquals(with.timed() - with.kernelTimed(), k.compared(), run[0] + ": every channel-timed collective compared");
       assertEquals(0, k.disagreeing(), run[0] + ": " + k);
       /* Within launch overhead, and 10 ppm of drift: one 954 ms kernel on s30_moe reads 4.6 us
@@ -188,6 +195,26 @@ class GroundTruthTest {
           run[0] + ": " + k);
       assertTrue(k.maxKernelMinusChannelsNanos() <= SHORTER_AT_MOST_NS + 100, run[0] + ": " + k);
     }
+  }
+
+  /**
+   * With GPU times required (the default), the sends and receives to self of each AlltoAll (no
+   * channel, CPU-timed) used to be dropped in the native core; with kernel records they wait for
+   * their launch's kernel and come out timed as their group, like the rest of it: every operation
+   * of the recording is written with a GPU time, and what is dropped is counted.
+   */
+  @Test
+  void withGpuTimesRequiredKernelRecordsKeepTheSendsToSelf() throws IOException {
+    Judged without = judge("h28_moe", "8037", "cupti-rank0.ndjson", false, true);
+    Judged with = judge("h28_moe", "8037", "cupti-rank0.ndjson", true, true);
+    System.out.printf("h28_moe, GPU times required: without kernel records %d P2P timed by channels, %d untimed;"
+        + " with %d group-timed, %d untimed; drops no_gpu_timing %d -> %d%n", without.p2pTimed(), without.p2pUntimed(),
+        with.p2pGroupTimed(), with.p2pUntimed(), without.noGpuTimingDrops(), with.noGpuTimingDrops());
+    assertEquals(200, with.right(), "every collective right");
+    assertEquals(0, with.p2pUntimed());
+    assertEquals(600, with.p2pGroupTimed(), "the 400 sends and receives to the peer and the 200 to self");
+    assertEquals(200, without.noGpuTimingDrops(), "without: the sends and receives to self");
+    assertEquals(0, with.noGpuTimingDrops());
   }
 
   /**
@@ -213,6 +240,11 @@ class GroundTruthTest {
   }
 
   private Judged judge(String name, String pid, String cuptiFile, boolean kernelRecords) throws IOException {
+    return judge(name, pid, cuptiFile, kernelRecords, false);
+  }
+
+  private Judged judge(String name, String pid, String cuptiFile, boolean kernelRecords, boolean requireGpuTime)
+      throws IOException {
     Path scenario = TestData.traces().resolve(name);
     Path trace = scenario.resolve("trace/trace-pid" + pid + ".jsonl.gz");
     Path run = out.resolve(kernelRecords ? name + "-kernel-records" : name);
@@ -249,7 +281,7 @@ class GroundTruthTest {
     int shift = alignment(launchOps, kernels);
 
     InspectorConfig.Builder config = InspectorConfig.builder().dumpDirectory(run)
-        .verbose(true).minMessageBytes(0).requireKernelTiming(false);
+        .verbose(true).minMessageBytes(0).requireKernelTiming(requireGpuTime);
     if (kernelRecords) {
       /* Launch i (in the trace's order, which is the replay's) ran CUPTI's kernel i - shift. */
       long[] starts = new long[launchWalls.size()];
@@ -275,6 +307,8 @@ class GroundTruthTest {
     int p2pTimed = 0;
     int recovered = 0;
     int kernelTimed = 0;
+    int p2pGroupTimed = 0;
+    int p2pUntimed = 0;
     List<String> wrong = new ArrayList<>();
     List<String> boundsShort = new ArrayList<>();
     List<String> anotherWorksTime = new ArrayList<>();
@@ -337,6 +371,16 @@ class GroundTruthTest {
         if (Math.abs(diff) > ANOTHER_WORK_ITEM_NS + kernel.durationNanos() / 100_000) {
           anotherWorksTime.add(judged);
         }
+      } else if (source.equals("kernel_cupti_group")) {
+        /* A send or receive its channels gave no time: its group's kernel (the AlltoAll's, the
+         * exchange's), CUPTI's record of the kernel of its launch. */
+        assertTrue(kernelRecords, p.toString());
+        assertEquals(kernel.durationNanos(), exec, p.toString());
+        assertEquals("kernel_record_group", p.path("p2p_time_recovery").asText(), p.toString());
+        assertFalse(p.path("p2p_flags").toString().contains("quarantined"), p.toString());
+        p2pGroupTimed++;
+      } else if (source.equals("none")) {
+        p2pUntimed++;
       } else if (source.equals("kernel_gpu")) {
         p2pTimed++;
         assertTrue(exec <= kernel.durationNanos() + LONGER_AT_MOST_NS, p.toString());
@@ -382,14 +426,16 @@ class GroundTruthTest {
       InspectorStatus.KernelRecords k = result.status().kernelRecords().orElseThrow();
       System.out.printf("%s with CUPTI kernel records (the recording's own, through the stand-in): %d collectives"
           + " timed by their kernel; %d launches named, %d kernel records joined; %d collectives timed both ways,"
-          + " kernel minus channels %d / %.0f / %d ns (min / mean / max), %d beyond 10 us%n", name, kernelTimed,
+          + " kernel minus channels %d / %.0f / %d ns (min / mean / max), %d beyond 10 us; P2P: %d timed by their"
+          + " group's kernel, %d by their channels, %d untimed%n", name, kernelTimed,
           ProfilerTableDriver.cuptiStandInPushes(), result.counters().get("kernel_records_joined"), k.compared(),
           k.minKernelMinusChannelsNanos(), k.meanKernelMinusChannelsNanos(), k.maxKernelMinusChannelsNanos(),
-          k.disagreeing());
+          k.disagreeing(), p2pGroupTimed, p2pTimed, p2pUntimed);
     }
     return new Judged(timedCollectives, partialCollectives, untimedCollectives, p2pTimed, wrong,
         boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels,
-        kernelTimed, result.status().kernelRecords(), result.status().problems());
+        kernelTimed, p2pGroupTimed, p2pUntimed, result.counters().drops().get("no_gpu_timing"),
+        result.status().kernelRecords(), result.status().problems());
   }
 
   /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */

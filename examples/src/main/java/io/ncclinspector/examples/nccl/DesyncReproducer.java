@@ -230,10 +230,10 @@ public final class DesyncReproducer {
                 session.cupti.dropped()) : "");
         if (session.inspector != null) {
           session.inspector.status().kernelRecords().ifPresent(k -> out.printf(
-              "kernel records: %s%s; timed %d, in shared kernels %d, missing %d; compared with channels %d: "
-                  + "kernel - channels min %.1f / mean %.1f / max %.1f us, disagreeing %d%n",
+              "kernel records: %s%s; timed %d, as a group %d, other in shared kernels %d, missing %d; compared with"
+                  + " channels %d: kernel - channels min %.1f / mean %.1f / max %.1f us, disagreeing %d%n",
               k.active() ? "active" : "inactive", k.active() || k.reason().isEmpty() ? "" : " (" + k.reason() + ")", k.timed(),
-              k.shared(), k.missing(), k.compared(), k.minKernelMinusChannelsNanos() / 1e3,
+              k.groupTimed(), k.shared(), k.missing(), k.compared(), k.minKernelMinusChannelsNanos() / 1e3,
               k.meanKernelMinusChannelsNanos() / 1e3, k.maxKernelMinusChannelsNanos() / 1e3, k.disagreeing()));
         }
         out.println(CallReport.perCall(rows));

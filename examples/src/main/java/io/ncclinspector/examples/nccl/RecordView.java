@@ -57,7 +57,8 @@ record RecordView(String operation, long sequence, int peer, long messageBytes, 
 
   /** Reported and measured by GPU timestamps: its channels', or its kernel's CUPTI record. */
   boolean gpuTimed() {
-    return reported() && ("KERNEL_GPU".equals(timingSource) || "KERNEL_CUPTI".equals(timingSource));
+    return reported() && ("KERNEL_GPU".equals(timingSource) || "KERNEL_CUPTI".equals(timingSource)
+        || "KERNEL_CUPTI_GROUP".equals(timingSource));
   }
 
   boolean hasFlag(String name) {

@@ -58,7 +58,8 @@ public final class P2pCompletion {
   public P2pCompletionResult run(Path receivesParquet) throws SQLException {
     String clock = options.clockSync().name().toLowerCase(Locale.ROOT);
     String usable = "gpu_start_ns > 0 AND " + Exclusion.alignableSql("") + " AND"
-        + " (excluded_reason IS NULL OR excluded_reason <> '" + Exclusion.CPU_TIMING.label() + "')";
+        + " (excluded_reason IS NULL OR excluded_reason NOT IN ('" + Exclusion.CPU_TIMING.label() + "', '"
+        + Exclusion.GROUP_TIME.label() + "'))";
     // One row per P2P operation of a rank (a log read twice counts once), numbered per
     // (communicator, rank, peer, direction) in sequence-number order.
     engine.createTable("p2p_ops", "SELECT comm_id, comm_name, rank, peer, op, sn, hostname, pid,"

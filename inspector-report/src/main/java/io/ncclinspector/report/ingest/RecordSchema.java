@@ -88,8 +88,8 @@ public final class RecordSchema {
       computed("exec_us", "DOUBLE", "coalesce(CAST(r_exec_time_ns AS DOUBLE) / 1000,"
           + " CAST(r_exec_time_us AS DOUBLE))", "execution time in microseconds used by the report: "
           + "`exec_time_ns / 1000` when present, else `exec_time_us`"),
-      field("timing_source", "VARCHAR", PerfField.TIMING_SOURCE, "`kernel_gpu`, `kernel_cupti`, `kernel_cpu`, "
-          + "`collective_cpu`, `ce_cpu`"),
+      field("timing_source", "VARCHAR", PerfField.TIMING_SOURCE, "`kernel_gpu`, `kernel_cupti`, "
+          + "`kernel_cupti_group`, `kernel_cpu`, `collective_cpu`, `ce_cpu`"),
       field("algobw_gbs", "DOUBLE", PerfField.ALGORITHM_BANDWIDTH, "algorithm bandwidth as written (GB/s)"),
       field("busbw_gbs", "DOUBLE", PerfField.BUS_BANDWIDTH, "bus bandwidth as written (GB/s)"),
       field("algo", "VARCHAR", PerfField.ALGORITHM, "`coll_algo`"),
@@ -118,9 +118,10 @@ public final class RecordSchema {
           + "pid; a rank or peer past the rank count), `invalid_time` (an execution time, GPU span "
           + "or skew below 0 or over a day; a GPU start or dump timestamp below 0 or past 2^62 ns), "
           + "`invalid_size`, `invalid_bandwidth` (below 0 or above 100 TB/s), `quarantined`, "
-          + "`untimed` (timing source `none`: a call NCCL gave no event), `cpu_timing` (used with "
-          + "`--all-timing`); the first two, `quarantined` and `untimed` also keep the record out of the "
-          + "straggler and point-to-point analyses"),
+          + "`untimed` (timing source `none`: a call NCCL gave no event), `group_time` (timing source "
+          + "`kernel_cupti_group`: a point-to-point operation timed by its group's kernel; also kept out of "
+          + "the point-to-point analysis), `cpu_timing` (used with `--all-timing`); the first two, "
+          + "`quarantined` and `untimed` also keep the record out of the straggler and point-to-point analyses"),
       field("format_version", "VARCHAR", MetadataField.FORMAT_VERSION,
           "`metadata.inspector_output_format_version`"),
       field("git_rev", "VARCHAR", MetadataField.GIT_REV, "`metadata.git_rev`"),

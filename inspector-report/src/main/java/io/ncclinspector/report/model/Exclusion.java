@@ -43,6 +43,13 @@ public enum Exclusion {
    */
   UNTIMED("untimed"),
   /**
+   * A point-to-point operation timed by the kernel it shared with the rest of its group (timing
+   * source {@code kernel_cupti_group}: an AlltoAll's send whose channels gave no time): the group's
+   * GPU time, an upper bound on the operation's own, so its bandwidth would read low. Kept out of the
+   * performance figures and the point-to-point analysis, with {@code --all-timing} too.
+   */
+  GROUP_TIME("group_time"),
+  /**
    * Not timed from GPU timestamps ({@code kernel_cpu}, {@code collective_cpu}, {@code ce_cpu}):
    * CPU spans measure enqueueing or host callbacks, not the transfer. Included with
    * {@code --all-timing}. ({@code kernel_cupti}, a kernel's CUPTI record, is a GPU time.)
@@ -101,6 +108,7 @@ public enum Exclusion {
         + " WHEN r_quarantine_reason IS NOT NULL OR array_contains(r_flags, 'quarantined') THEN '"
         + QUARANTINED.label + "'"
         + " WHEN r_timing_source = 'none' THEN '" + UNTIMED.label + "'"
+        + " WHEN r_timing_source = 'kernel_cupti_group' THEN '" + GROUP_TIME.label + "'"
         + " WHEN r_timing_source NOT IN ('kernel_gpu', 'kernel_cupti') THEN '" + CPU_TIMING.label + "'"
         + " END";
   }
