@@ -72,7 +72,8 @@ public record InspectorStatus(
    * @param minKernelMinusChannelsNanos the smallest kernel-minus-channels difference among those
    * @param maxKernelMinusChannelsNanos the largest
    * @param meanKernelMinusChannelsNanos the mean
-   * @param disagreeing those whose difference is beyond 10 µs either way
+   * @param disagreeing those whose difference is beyond 10 µs either way, plus 25 ppm of the kernel
+   *     (the drift between NCCL's GPU timer and CUPTI's clock)
    */
   public record KernelRecords(boolean active, String reason, long timed, long groupTimed, long shared, long missing,
       long compared,

@@ -157,8 +157,9 @@ public final class DumpThread {
       KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
       if (x.compared() > 0) {
         log.info("NCCL Inspector: kernel records against channel times of {} collectives timed by both: kernel"
-            + " minus channels {} / {} / {} ns (min / mean / max), {} beyond {} ns", x.compared(), x.minNanos(),
-            Math.round(x.meanNanos()), x.maxNanos(), x.disagreeing(), KernelTimeJoiner.DISAGREE_NANOS);
+            + " minus channels {} / {} / {} ns (min / mean / max), {} beyond {} ns + {} ppm", x.compared(),
+            x.minNanos(), Math.round(x.meanNanos()), x.maxNanos(), x.disagreeing(), KernelTimeJoiner.DISAGREE_NANOS,
+            KernelTimeJoiner.DRIFT_PPM);
       }
     }
     flushSinks(false);

@@ -250,6 +250,20 @@ class KernelTimeJoinerTest {
   }
 
   @Test
+  void longKernelsMayDriftTwentyFivePartsPerMillionAndStillAgree() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 16, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    /* The first AllReduce of an H100 run: a 1.51 s kernel, 29.7 us longer than its channels. */
+    j.kernel(new RecordDecoder.KernelSpan(61, 1, 0, 1_507_674_459), out);
+    offer(j, opRecord(61, 1_507_644_768), 0, out);
+    assertEquals(0, j.crossCheck().disagreeing());
+    /* 60 us on the same kernel is beyond 10 us + 25 ppm (47.7 us): another kernel's time. */
+    j.kernel(new RecordDecoder.KernelSpan(62, 1, 0, 1_507_704_768), out);
+    offer(j, opRecord(62, 1_507_644_768), 0, out);
+    assertEquals(1, j.crossCheck().disagreeing());
+  }
+
+  @Test
   void heldRecordsAreBoundedInTimeAndNumberAndAllComeOut() {
     KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 3, 2);
     List<InspectorEvent> out = new ArrayList<>();
