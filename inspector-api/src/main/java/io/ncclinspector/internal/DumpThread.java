@@ -1,6 +1,7 @@
 package io.ncclinspector.internal;
 
 import io.ncclinspector.InspectorEvent;
+import io.ncclinspector.Quarantine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -38,6 +39,7 @@ public final class DumpThread {
   private final List<EventSink> sinks;
   private final TraceRecording recording; /* null unless raw event recording is on */
   private final KernelTimeJoiner joiner; /* null unless CUPTI kernel records are on */
+  private final boolean kernelRecordsAsked;
   /** How often CUPTI's completed buffers are asked for while kernel records are on. */
   static final long KERNEL_FLUSH_INTERVAL_NANOS = Duration.ofMillis(50).toNanos();
   private final long flushIntervalNanos;
@@ -48,9 +50,10 @@ public final class DumpThread {
   private final AtomicLong requestedFlushes = new AtomicLong();
 
   public DumpThread(NativeCore core, RecordDecoder decoder, List<EventSink> sinks, Duration flushInterval,
-      TraceRecording recording, KernelTimeJoiner joiner) {
+      TraceRecording recording, KernelTimeJoiner joiner, boolean kernelRecordsAsked) {
     this.core = core;
     this.joiner = joiner;
+    this.kernelRecordsAsked = kernelRecordsAsked;
     this.recording = recording;
     this.decoder = decoder;
     this.sinks = List.copyOf(sinks);
@@ -160,6 +163,14 @@ public final class DumpThread {
             + " minus channels {} / {} / {} ns (min / mean / max), {} beyond {} ns + {} ppm", x.compared(),
             x.minNanos(), Math.round(x.meanNanos()), x.maxNanos(), x.disagreeing(), KernelTimeJoiner.DISAGREE_NANOS,
             KernelTimeJoiner.DRIFT_PPM);
+      }
+    }
+    if (joiner == null) { /* kernel records off or refused: say so where channels left many untimed */
+      String advice = KernelRecordsAdvice.advice(
+          core.counters().quarantined().getOrDefault(Quarantine.KERNEL_CHANNEL_DESYNC, 0L),
+          decoder.operationsDecoded(), kernelRecordsAsked ? core.kernelRecordsReason() : null);
+      if (advice != null) { /* advice, not a fault: the records say why each has no time */
+        log.info("NCCL Inspector: {}", advice);
       }
     }
     flushSinks(false);

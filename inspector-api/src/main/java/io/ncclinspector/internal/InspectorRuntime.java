@@ -135,7 +135,8 @@ public final class InspectorRuntime {
         : null;
     RecordDecoder decoder = new RecordDecoder(core, communicators);
     KernelTimeJoiner joiner = startKernelRecords(config, core, decoder);
-    DumpThread thread = new DumpThread(core, decoder, sinks, config.dumpInterval(), recording, joiner);
+    DumpThread thread = new DumpThread(core, decoder, sinks, config.dumpInterval(), recording, joiner,
+        config.kernelRecords());
     thread.start();
     HangWatchdog watchdog = config.hangTimeout().isZero() ? null
         : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
