@@ -164,7 +164,8 @@ class GroundTruthTest {
   @Test
   void kernelRecordsTimeWhatNcclNeverDelivered() throws IOException {
     for (String[] run : new String[][] {{"s28_moe", "19478"}, {"j28_moe", "608"}, {"n2_moe", "586"},
-        {"s30_moe", "6089"}, {"h28_moe", "8037"}}) {
+        {"s30_moe", "6089"}, {"h28_moe", "8037"}, {"n2_truth", "585"}, {"s29_moe", "7096"}, {"s28_moe2", "471"},
+        {"s30_moe2", "10673"}}) {
       Judged without = judge(run[0], run[1], "cupti-rank0.ndjson");
       Judged with = judge(run[0], run[1], "cupti-rank0.ndjson", true);
       assertEquals(List.of(), with.wrong(), run[0]);
