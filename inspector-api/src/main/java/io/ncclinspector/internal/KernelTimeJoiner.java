@@ -88,6 +88,8 @@ public final class KernelTimeJoiner {
   private final AtomicLong missing = new AtomicLong();
   private final AtomicLong droppedUntimed = new AtomicLong();
   private final AtomicLong kernelsReceived = new AtomicLong();
+  /* Records that waited in vain since the last kernel record came. */
+  private final AtomicLong missingSinceKernel = new AtomicLong();
   private volatile int heldNow;
   /* Channel times of collectives timed directly, waiting for their kernel (the cross-check). */
   private final LinkedHashMap<Long, Long> direct = new LinkedHashMap<>();
@@ -170,6 +172,7 @@ public final class KernelTimeJoiner {
   /** A kernel record came: the records of its launch go on, timed where it ran one operation. */
   public void kernel(RecordDecoder.KernelSpan span, List<InspectorEvent> out) {
     kernelsReceived.incrementAndGet();
+    missingSinceKernel.set(0);
     List<Held> waiting = heldByLaunch.remove(span.launchId());
     if (waiting != null) {
       for (Held h : waiting) {
@@ -208,17 +211,23 @@ public final class KernelTimeJoiner {
   }
 
   /**
-   * Why no kernel time can be expected, or null: no kernel record has come at all while at least
-   * {@link #SILENT_AFTER_MISSING} records waited for one in vain.
+   * Why no kernel time can be expected, or null: no kernel record has come at all, or none since
+   * an earlier one, while at least {@link #SILENT_AFTER_MISSING} records waited for one in vain.
    */
   public String silence() {
-    long waitedInVain = missing.get();
-    if (kernelsReceived.get() > 0 || waitedInVain < SILENT_AFTER_MISSING) {
+    long received = kernelsReceived.get();
+    long waitedInVain = received == 0 ? missing.get() : missingSinceKernel.get();
+    if (waitedInVain < SILENT_AFTER_MISSING) {
       return null;
     }
-    return "CUPTI kernel records are on but CUPTI has handed over no kernel of NCCL's: " + waitedInVain
-        + " records waited for one in vain (another CUPTI client registered after the inspector may take"
-        + " the records, or this CUPTI does not name the launches)";
+    if (received == 0) {
+      return "CUPTI kernel records are on but CUPTI has handed over no kernel of NCCL's: " + waitedInVain
+          + " records waited for one in vain (another CUPTI client registered after the inspector may take"
+          + " the records, or this CUPTI does not name the launches)";
+    }
+    return "CUPTI stopped handing over kernel records after " + received + ": " + waitedInVain
+        + " records waited for one in vain since (a CUPTI client that registered its buffers after the"
+        + " inspector started, such as a profiler started during the run, takes the records)";
   }
 
   public int held() {
@@ -277,6 +286,7 @@ public final class KernelTimeJoiner {
       }
     }
     missing.incrementAndGet();
+    missingSinceKernel.incrementAndGet();
     emit(decoder.decodeTimedByKernel(wrap(h.bytes()), 0, null), out);
   }
 

@@ -314,4 +314,23 @@ class KernelTimeJoinerTest {
     j.kernel(new RecordDecoder.KernelSpan(500, 1, 0, 10), out);
     assertNull(j.silence(), "a kernel came: CUPTI does hand kernels over");
   }
+
+  @Test
+  void aCuptiThatStopsHandingOverKernelsIsSaid() {
+    KernelTimeJoiner j = new KernelTimeJoiner(decoder, WAIT, 1024, 16);
+    List<InspectorEvent> out = new ArrayList<>();
+    offer(j, opRecord(600, 0), 0, out);
+    j.kernel(new RecordDecoder.KernelSpan(600, 1, 0, 10), out);
+    /* Then another client takes CUPTI's records: nothing more comes. */
+    for (int i = 1; i <= KernelTimeJoiner.SILENT_AFTER_MISSING; i++) {
+      offer(j, opRecord(600 + i, 0), i, out);
+    }
+    j.expire(KernelTimeJoiner.SILENT_AFTER_MISSING + WAIT + 1, out);
+    String said = j.silence();
+    assertNotNull(said);
+    assertTrue(said.startsWith("CUPTI stopped handing over kernel records after 1: "
+        + KernelTimeJoiner.SILENT_AFTER_MISSING + " records waited"), said);
+    j.kernel(new RecordDecoder.KernelSpan(700, 1, 0, 10), out);
+    assertNull(j.silence(), "kernels come again");
+  }
 }
