@@ -151,6 +151,10 @@ elif [[ $part == 4 ]]; then
   # Two CUPTI clients in one process: the program's (started first: the inspector must leave it alone).
   step moe-kr-both 90 env NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-both" --mode moe \
     --steps 30 --run moe-kr-both "${dry[@]}"
+  # The program's CUPTI registered after the inspector's kernel records (a profiler started later):
+  # it takes CUPTI's records; the inspector must say that no kernel comes, and time nothing wrong.
+  step moe-kr-late 90 env CUPTI_LATE=1 NCCL_INSPECTOR_KERNEL_RECORDS=1 $repro "$ranks" on "$work/moe-kr-late" --mode moe \
+    --steps 60 --run moe-kr-late "${dry[@]}"
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
   step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
     --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"

@@ -100,7 +100,11 @@ final class NcclSession implements AutoCloseable {
     this.mode = c.mode();
     this.bufferBytes = bufferBytes;
     Files.createDirectories(c.out());
-    this.cupti = c.cupti() ? Cupti.start(log) : null;
+    /* CUPTI_LATE=1: the program's CUPTI client registers after the inspector's kernel records did
+     * (as a profiler started later would): it takes CUPTI's records over, and the inspector must
+     * say that no kernel comes. */
+    boolean cuptiLate = c.cupti() && "1".equals(System.getenv("CUPTI_LATE"));
+    Cupti early = c.cupti() && !cuptiLate ? Cupti.start(log) : null;
     if (c.inspector()) {
       inspector = NcclInspector.enable(configure.apply(InspectorConfig.builder().fromEnvironment()
           .dumpDirectory(c.out().resolve("inspector")).minMessageBytes(0)).build());
@@ -125,6 +129,7 @@ final class NcclSession implements AutoCloseable {
     } else {
       inspector = null;
     }
+    this.cupti = cuptiLate ? Cupti.start(log) : early;
     int[] devices = new int[1];
     Cuda.check(cudaGetDeviceCount(devices), "cudaGetDeviceCount");
     Cuda.check(cudaSetDevice(c.rank() % devices[0]), "cudaSetDevice");
