@@ -327,8 +327,8 @@ public final class InspectorRuntime {
     KernelTimeJoiner.Counts c = joiner.counts();
     KernelTimeJoiner.CrossCheck x = joiner.crossCheck();
     return Optional.of(new InspectorStatus.KernelRecords(core.kernelRecordsState() == NativeCore.KERNEL_RECORDS_ACTIVE,
-        core.kernelRecordsReason(), c.timed(), c.groupTimed(), c.shared(), c.missing(), x.compared(), x.minNanos(), x.maxNanos(),
-        x.meanNanos(), x.disagreeing()));
+        core.kernelRecordsReason(), c.timed(), c.groupTimed(), c.shared(), c.missing(), x.compared(), x.minNanos(),
+        x.maxNanos(), x.meanNanos(), x.disagreeing()));
   }
 
   // ---- closing ----

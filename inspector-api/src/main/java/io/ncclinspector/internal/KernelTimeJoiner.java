@@ -27,8 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * operation) times it; a kernel shared by several operations cannot say how long each took: a
  * point-to-point operation its channels gave no GPU time at all (an AlltoAll's send whose channels
  * lag) gets the kernel's time as its group's ({@link TimingSource#KERNEL_CUPTI_GROUP}, an upper
- * bound on its own), any other record goes on as it was. A record whose kernel record has not come within {@code maxWait}
- * goes on as it was too, and so does every held record at {@link #releaseAll}. Memory is bounded:
+ * bound on its own), any other record goes on as it was. A record whose kernel record has not
+ * come within {@code maxWait} goes on as it was too, and so does every held record at
+ * {@link #releaseAll}; with GPU times required, one that leaves still untimed is dropped, counted. Memory is bounded:
  * at most {@code maxHeld} records and {@code maxSpans} early kernel records are kept; beyond, the
  * oldest record goes on as it was and the oldest kernel record is forgotten, both counted.
  *
