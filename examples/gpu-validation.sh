@@ -22,7 +22,7 @@
 #     PART 4  CUPTI kernel records (issue 20), on one GPU with RANKS=2 over sockets: the MoE loop with kernel
 #             records (CUDA events the clock) and with CUPTI as the program's clock (records off), the
 #             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop again on
-#             NCCL 2.30.7 (built from .gpu/nccl-src when there), small AllReduces off / on / with records
+#             NCCL 2.30.7 or ALT_NCCL (built from .gpu/nccl-src when there), small AllReduces off / on / with records
 #             (ROUNDS=2, with a GPU per rank only), and the cost of a kernel launch (no NCCL) with no
 #             inspector, the inspector, and its CUPTI kernel records (LAUNCH_ROUNDS, default 3)
 #     RANKS   default: the number of GPUs
@@ -131,8 +131,9 @@ if [[ $part == 1 ]]; then
   step moe-off 100 $repro "$ranks" off "$work/moe" --mode moe "${dry[@]}"
 elif [[ $part == 4 ]]; then
   # CUPTI kernel records (issue 20) on one GPU: two ranks over loopback sockets (each its own NCCL host
-  # identity). NCCL 2.28.9 (the machine's); 2.30.7 built in the background from .gpu/nccl-src when there.
-  alt=2.30.7
+  # identity). NCCL 2.28.9 (the machine's); ALT_NCCL (2.30.7, or 2.29.7) built in the background from
+  # .gpu/nccl-src when there.
+  alt=${ALT_NCCL:-2.30.7}
   if [[ -f .gpu/nccl-src/nccl-$alt.tar.xz && ${DRY_RUN:-0} != 1 ]]; then
     nice -n 10 examples/build-nccl.sh ".gpu/nccl-src/nccl-$alt.tar.xz" "$work/nccl-$alt" > "$work/logs/build-nccl-$alt.txt" 2>&1 &
     build=$!

@@ -81,8 +81,10 @@ if ((total > limit)); then
   parts=(jre lib)
   [[ -d .gpu/ref ]] && parts+=(ref)
   (cd .gpu && tar -cf - "${parts[@]}" | xz -6 -T0 > ../.gpu-pack/gpu.tar.xz)
-  nccl_src=${NCCL_SRC:-$root/../shared/nccl/nccl-2.30.7.tar.xz}
-  if [[ -f $nccl_src ]]; then mkdir -p .gpu-pack/nccl-src && cp "$nccl_src" .gpu-pack/nccl-src/; fi
+  # NCCL sources for part 4's second release (gpu-validation.sh ALT_NCCL: 2.30.7 by default, 2.29.7).
+  for nccl_src in ${NCCL_SRC:-$root/../shared/nccl/nccl-2.30.7.tar.xz $root/../shared/nccl/nccl-2.29.7.tar.xz}; do
+    if [[ -f $nccl_src ]]; then mkdir -p .gpu-pack/nccl-src && cp "$nccl_src" .gpu-pack/nccl-src/; fi
+  done
   pack_mib=$(du -sm .gpu-pack | cut -f1)
   total=$((pack_mib + tree_mib))
   echo ".gpu-pack is ${pack_mib} MiB: ${total} MiB travel. Carry [\".gpu-pack\"] and begin the command with"
