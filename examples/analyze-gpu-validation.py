@@ -401,12 +401,17 @@ def detector_tables(dets, dirs, out):
             out.append("")
 
 
+def files_under(dirs, pattern):
+    """Every file named like `pattern` anywhere under the run directories, sorted per directory."""
+    return [path for d in dirs for path in sorted(glob.glob(os.path.join(d, "**", pattern), recursive=True))]
+
+
 def kernel_records_tables(dirs, out):
     """CUPTI kernel records (NCCL_INSPECTOR_KERNEL_RECORDS=1): what each run's status said, per rank."""
     rows = []
     for d in dirs:
         for pattern in ("result-*-rank*.json", "longrun-*-rank*.json"):
-            for path in sorted(glob.glob(os.path.join(d, "**", pattern), recursive=True)):
+            for path in files_under([d], pattern):
                 res = read_json(path)
                 k = res.get("kernelRecords")
                 if k:
@@ -430,11 +435,10 @@ def kernel_records_tables(dirs, out):
 def launch_cost_tables(dirs, out):
     """LaunchCost: ns per empty-kernel launch with no inspector, the inspector, and its CUPTI kernel records."""
     rows = []
-    for d in dirs:
-        for path in sorted(glob.glob(os.path.join(d, "**", "launch-r*-*.json"), recursive=True)):
-            m = re.match(r"launch-r(\d+)-(\w+)\.json", os.path.basename(path))
-            if m:
-                rows.append((int(m.group(1)), m.group(2), read_json(path)))
+    for path in files_under(dirs, "launch-r*-*.json"):
+        m = re.match(r"launch-r(\d+)-(\w+)\.json", os.path.basename(path))
+        if m:
+            rows.append((int(m.group(1)), m.group(2), read_json(path)))
     if not rows:
         return
     out.append("## Cost of a kernel launch: no inspector, inspector, inspector with CUPTI kernel records\n")

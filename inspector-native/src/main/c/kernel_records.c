@@ -307,22 +307,17 @@ static int start_locked(const cupti_api* api) {
     atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
     return KERNEL_RECORDS_UNAVAILABLE;
   }
-  r = g_api.enable(CUPTI_KIND_EXTERNAL_CORRELATION);
-  if (r == CUPTI_OK) {
-    r = launch_api_records(1);
-    if (r == CUPTI_OK) {
-      r = g_api.enable(CUPTI_KIND_CONCURRENT_KERNEL);
-      if (r != CUPTI_OK) {
-        launch_api_records(0);
-        set_reason("enabling kernel activity records failed (no GPU or driver, or CUPTI held by another tool)", r);
-      }
-    } else {
-      set_reason("enabling API records of the kernel launches failed (no GPU or driver, or CUPTI held by another tool)",
-                 r);
-    }
-    if (r != CUPTI_OK) g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
-  } else {
+  /* Each step undoes the ones before it when it fails. */
+  if ((r = g_api.enable(CUPTI_KIND_EXTERNAL_CORRELATION)) != CUPTI_OK) {
     set_reason("enabling external correlation records failed (no GPU or driver, or CUPTI held by another tool)", r);
+  } else if ((r = launch_api_records(1)) != CUPTI_OK) {
+    g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
+    set_reason("enabling API records of the kernel launches failed (no GPU or driver, or CUPTI held by another tool)",
+               r);
+  } else if ((r = g_api.enable(CUPTI_KIND_CONCURRENT_KERNEL)) != CUPTI_OK) {
+    launch_api_records(0);
+    g_api.disable(CUPTI_KIND_EXTERNAL_CORRELATION);
+    set_reason("enabling kernel activity records failed (no GPU or driver, or CUPTI held by another tool)", r);
   }
   if (r != CUPTI_OK) {
     atomic_store_explicit(&g_state, KERNEL_RECORDS_UNAVAILABLE, memory_order_relaxed);
@@ -366,6 +361,17 @@ static int own_cupti(const char* path) {
     if (strcmp(g_own_cupti[i], path) == 0) return 1;
   }
   return 0;
+}
+
+/* Under g_lock: remembers `path` as a CUPTI this library loaded (in the first free place). */
+static void remember_own_cupti(const char* path) {
+  if (own_cupti(path)) return;
+  for (int i = 0; i < KR_OWN_CUPTI; i++) {
+    if (g_own_cupti[i][0] == '\0') {
+      snprintf(g_own_cupti[i], sizeof(g_own_cupti[i]), "%s", path);
+      return;
+    }
+  }
 }
 
 /* Under g_lock: the path of a libcupti mapped into the process that is not the one this library
@@ -438,9 +444,7 @@ int kernel_records_start_in(const char* library, const char* maps) {
   if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name != NULL &&
       realpath(map->l_name, resolved) != NULL) {
     pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < KR_OWN_CUPTI && !own_cupti(resolved); i++) {
-      if (g_own_cupti[i][0] == '\0') snprintf(g_own_cupti[i], sizeof(g_own_cupti[i]), "%s", resolved);
-    }
+    remember_own_cupti(resolved);
     pthread_mutex_unlock(&g_lock);
   }
   cupti_api api;

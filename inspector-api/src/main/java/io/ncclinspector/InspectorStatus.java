@@ -76,9 +76,8 @@ public record InspectorStatus(
    *     (the drift between NCCL's GPU timer and CUPTI's clock)
    */
   public record KernelRecords(boolean active, String reason, long timed, long groupTimed, long shared, long missing,
-      long compared,
-      long minKernelMinusChannelsNanos, long maxKernelMinusChannelsNanos, double meanKernelMinusChannelsNanos,
-      long disagreeing) {
+      long compared, long minKernelMinusChannelsNanos, long maxKernelMinusChannelsNanos,
+      double meanKernelMinusChannelsNanos, long disagreeing) {
     public KernelRecords {
       Objects.requireNonNull(reason, "reason");
     }

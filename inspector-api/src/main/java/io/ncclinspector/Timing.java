@@ -46,11 +46,11 @@ public record Timing(long executionNanos, TimingSource source, Quarantine quaran
 
   /**
    * Whether the time can go into figures (distributions, bandwidths, the slow-collective detector):
-   * measured, not quarantined, and the operation's own ({@link TimingSource#KERNEL_CUPTI_GROUP} is
-   * its group's: reported with the record, never mixed into a class's figures).
+   * measured, not quarantined, and the operation's own ({@link TimingSource#ownTime()}: a group's
+   * time is reported with the record, never mixed into a class's figures).
    */
   public boolean trusted() {
-    return quarantine == Quarantine.NONE && source.timed() && source != TimingSource.KERNEL_CUPTI_GROUP;
+    return quarantine == Quarantine.NONE && source.timed() && source.ownTime();
   }
 
   /** Execution time in whole microseconds, as the reference Inspector reports it. */

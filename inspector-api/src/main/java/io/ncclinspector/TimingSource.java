@@ -49,6 +49,14 @@ public enum TimingSource {
     return this != NONE;
   }
 
+  /**
+   * Whether the time is the operation's own ({@code false} for {@link #KERNEL_CUPTI_GROUP}: its
+   * group's kernel, an upper bound on its own).
+   */
+  public boolean ownTime() {
+    return this != KERNEL_CUPTI_GROUP;
+  }
+
   /** The name used in JSON output, e.g. {@code kernel_gpu}. */
   public String jsonName() {
     return jsonName;

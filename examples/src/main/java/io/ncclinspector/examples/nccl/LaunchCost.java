@@ -7,17 +7,17 @@ import static org.bytedeco.cuda.global.cudart.cuModuleLoadData;
 import static org.bytedeco.cuda.global.cudart.cudaFree;
 import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorStatus;
 import io.ncclinspector.NcclInspector;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import org.bytedeco.cuda.cudart.CUfunc_st;
 import org.bytedeco.cuda.cudart.CUmod_st;
 import org.bytedeco.cuda.cudart.CUstream_st;
@@ -105,15 +105,15 @@ public final class LaunchCost {
         /* Kernels CUPTI handed over that were not NCCL's (these launches): proof that it recorded. */
         otherKernels = inspector.counters().get("kernel_records_other");
       }
-      List<String> fields = new ArrayList<>();
-      fields.add("\"mode\":\"" + mode + "\"");
-      fields.add("\"kernelRecords\":\"" + kr.replace("\"", "'") + "\"");
-      fields.add("\"otherKernelsRecorded\":" + otherKernels);
-      fields.add("\"launches\":" + launches);
-      fields.add("\"syncEvery\":" + syncEvery);
-      fields.add("\"nsPerLaunch\":" + Arrays.toString(nsPerLaunch));
-      fields.add(String.format(Locale.ROOT, "\"medianNsPerLaunch\":%.1f", median));
-      Files.writeString(out, "{" + String.join(",", fields) + "}\n");
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("mode", mode);
+      result.put("kernelRecords", kr);
+      result.put("otherKernelsRecorded", otherKernels);
+      result.put("launches", launches);
+      result.put("syncEvery", syncEvery);
+      result.put("nsPerLaunch", nsPerLaunch);
+      result.put("medianNsPerLaunch", median);
+      new ObjectMapper().writeValue(out.toFile(), result);
       o.printf(Locale.ROOT, "launch cost, %s (kernel records %s): %d launches x %d samples, sync every %d:"
           + " median %.1f ns per launch, min %.1f, max %.1f; CUPTI kernel records of other kernels so far %d%n", mode,
           kr, launches, samples, syncEvery, median, sorted[0], sorted[samples - 1], otherKernels);
