@@ -125,6 +125,19 @@ public final class JsonLayout {
     return parts.toString();
   }
 
+  /**
+   * DuckDB's {@code read_json} {@code columns} argument with every field typed ({@link
+   * Reading#TYPED}): only for lines whose every field is known to hold a value of its own JSON
+   * type, which DuckDB's typed reader then reads as the JSON text reading would.
+   */
+  public static String duckDbTypedColumns() {
+    StringJoiner parts = new StringJoiner(", ", "{", "}");
+    for (Part p : PARTS) {
+      parts.add(p.name() + ": '" + struct(p, Type::duckDb, "STRUCT(", " ", ")") + "'");
+    }
+    return parts.toString();
+  }
+
   /** With {@link Reading#JSON_TEXT}: the line's integer fields' texts, joined. */
   private static final String INTEGER_TEXTS = "n_integer_texts";
 

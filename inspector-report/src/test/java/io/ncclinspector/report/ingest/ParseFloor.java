@@ -41,12 +41,37 @@ public final class ParseFloor {
     String rows = "SELECT " + RecordSchema.finalColumns("r_file") + ", " + RecordSchema.VALIDITY
         + " AS valid FROM (" + RecordSchema.raw("filename", JsonLayout.Reading.JSON_TEXT,
             "SELECT * FROM " + read) + ") r";
-    List<Step> steps = List.of(
+    String typedRead = RecordImporter.readJson(paths, Compression.NONE, JsonLayout.Reading.TYPED);
+    String typedRows = "SELECT " + RecordSchema.finalColumns("r_file") + ", " + RecordSchema.VALIDITY
+        + " AS valid FROM (" + RecordSchema.raw("filename", JsonLayout.Reading.TYPED,
+            "SELECT * FROM " + typedRead) + ") r";
+    Path scratch = Files.createTempDirectory("parse-floor");
+    List<Step> all = List.of(
+        new Step("typed: the import's rows, not written", "SELECT count(COLUMNS(*)) FROM ("
+            + typedRows + ")"),
+        new Step("typed: the import's rows written to Parquet", "COPY (" + typedRows + ") TO '"
+            + scratch.resolve("typed.parquet") + "' (" + io.ncclinspector.report.engine.duckdb
+            .DuckDbEngine.PARQUET_OPTIONS + ")"),
+        new Step("text: the import's rows written to Parquet", "COPY (" + rows + ") TO '"
+            + scratch.resolve("text.parquet") + "' (" + io.ncclinspector.report.engine.duckdb
+            .DuckDbEngine.PARQUET_OPTIONS + ")"),
+        new Step("typed: every field", "SELECT count(COLUMNS(*)) FROM (SELECT header.*,"
+            + " metadata.*, coll_perf.*, p2p_perf.* FROM " + typedRead + ")"),
+        new Step("typed: parse", "SELECT count(*) FROM " + typedRead),
+        new Step("typed: raw rows", "SELECT count(COLUMNS(*)) FROM (" + RecordSchema.raw(
+            "filename", JsonLayout.Reading.TYPED, "SELECT * FROM " + typedRead) + ")"));
+    List<Step> steps = new java.util.ArrayList<>(List.of(
         new Step("parse every line", "SELECT count(*) FROM " + read),
         new Step("every field as JSON text", "SELECT count(COLUMNS(*)) FROM (SELECT header.*,"
             + " metadata.*, coll_perf.*, p2p_perf.* FROM " + read + ")"),
         new Step("the import's rows, not written", "SELECT count(COLUMNS(*)) FROM (" + rows
-            + ")"));
+            + ")")));
+    if (args.length > 1) {
+      steps.clear();
+      for (String a : args[1].split(",")) {
+        steps.add(all.get(Integer.parseInt(a)));
+      }
+    }
     Properties p = new Properties();
     p.setProperty("threads", Integer.toString(Runtime.getRuntime().availableProcessors()));
     p.setProperty("preserve_insertion_order", "false");
@@ -54,9 +79,15 @@ public final class ParseFloor {
       for (Step step : steps) {
         long wall = System.nanoTime();
         long cpu = cpuNanos();
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(step.sql())) {
-          while (r.next()) {
-            r.getObject(1);
+        try (Statement s = c.createStatement()) {
+          if (step.sql().startsWith("COPY")) {
+            s.execute(step.sql());
+          } else {
+            try (ResultSet r = s.executeQuery(step.sql())) {
+              while (r.next()) {
+                r.getObject(1);
+              }
+            }
           }
         }
         System.out.printf(Locale.ROOT, "%s: %.2f s wall, %.2f s CPU (%d files)%n", step.name(),

@@ -1,0 +1,124 @@
+package io.ncclinspector.report.input;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LineScreenTest {
+  private final LineScreen screen = new LineScreen();
+
+  private boolean passes(String line) {
+    return ScreenFuzz.passes(screen, line);
+  }
+
+  private boolean passesFile(String content) throws IOException {
+    return screen.passes(new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void passesBothProducersRecordsAsWritten() {
+    for (String seed : ScreenFuzz.SEEDS) {
+      assertTrue(passes(seed), seed);
+      assertNull(LineCheckTest.check(seed));
+    }
+    assertTrue(passes(LineCheckTest.P2P.replace(":", " : ").replace(",", "\t,  ")),
+        "spaces and tabs between tokens");
+  }
+
+  @Test
+  void refusesWhatTheTypedReaderWouldConvertOrMisread() {
+    String ours = LineCheckTest.OURS;
+    List<String> refused = List.of(
+        ours.replace("\"rank\":0", "\"rank\":\"0\""), // text for an integer: DuckDB reads 0
+        ours.replace("\"rank\":0", "\"rank\":true"), // a boolean for an integer: DuckDB reads 1
+        ours.replace("\"rank\":0", "\"rank\":1.0"), // a fraction
+        ours.replace("\"rank\":0", "\"rank\":1e0"), // an exponent
+        ours.replace("\"rank\":0", "\"rank\":2147483648"), // past a 32-bit integer
+        ours.replace("\"rank\":0", "\"rank\":null"), // null: absent in the checked reading
+        ours.replace("\"rank\":0", "\"rank\":01"), // a leading zero: not JSON
+        ours.replace("\"pid\":1061", "\"pid\":9223372036854775808"),
+        ours.replace("\"coll_msg_size_bytes\":8192", "\"coll_msg_size_bytes\":18446744073709551616"),
+        ours.replace("\"coll_msg_size_bytes\":8192", "\"coll_msg_size_bytes\":-9223372036854775809"),
+        ours.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":\"0.5\""),
+        ours.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":1e400"),
+        ours.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":NaN"),
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":5"), // a number for text
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"\\u0041\""), // \\u escape
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"caf\u00e9\""), // not ASCII
+        ours.replace("[\"flushed\"]", "[\"flushed\",1]"), // a list of not only strings
+        ours.replace("[\"flushed\"]", "\"flushed\""),
+        ours.replace("{\"coll_start_sn\"", "[{\"coll_start_sn\"").replace("}]}}}", "}]}]}}"),
+        ours.replace("\"rank\":0", "\"rank\":0,\"rank\":1"), // a field twice
+        ours.replace("\"rank\":0", "\"rank\":0,\"future_field\":1"), // a field not known
+        ours.replace("\"n_ranks\":3,", ""), // a required field missing
+        ours.replace("\"coll_sn\":0,", ""),
+        ours.substring(0, ours.length() - 1) + ",\"p2p_perf\":{}}", // both perf objects
+        ours.substring(0, ours.indexOf(",\"coll_perf\"")) + "}", // neither
+        ours.substring(0, 300), // cut
+        ours + "\r", ours + " ", " " + ours, "\ufeff" + ours, ours + "{}", "", "[]");
+    for (String line : refused) {
+      assertFalse(passes(line), line);
+    }
+  }
+
+  /** The property the import rests on: a line the screen passes is one the line check accepts. */
+  @Test
+  void passesNoLineTheLineCheckRefuses() {
+    int passed = 0;
+    int refusedByCheck = 0;
+    for (String line : ScreenFuzz.lines(1, 20_000)) {
+      String reason = LineCheckTest.check(line);
+      if (passes(line)) {
+        passed++;
+        assertNull(reason, () -> "passed by the screen, refused by the line check: " + line);
+      } else if (reason != null) {
+        refusedByCheck++;
+      }
+    }
+    // The mix has both, in numbers: the test would notice a screen that passes nothing.
+    assertTrue(passed > 1_000, "passed " + passed);
+    assertTrue(refusedByCheck > 3_000, "refused " + refusedByCheck);
+  }
+
+  @Test
+  void readsLinesAcrossItsBuffer() throws IOException {
+    StringBuilder file = new StringBuilder();
+    int n = 0;
+    while (file.length() < 3 * LineScreen.BUFFER_BYTES) {
+      file.append(ScreenFuzz.SEEDS.get(n++ % ScreenFuzz.SEEDS.size())).append('\n');
+    }
+    assertTrue(passesFile(file.toString()));
+    assertEquals(n, screen.lines());
+    assertTrue(passesFile(file.substring(0, file.length() - 1)), "a last line without newline");
+    assertEquals(n, screen.lines());
+    assertFalse(passesFile(file + LineCheckTest.OURS.replace("\"rank\":0", "\"rank\":\"0\"")),
+        "a bad last line, past the first buffers");
+    assertFalse(passesFile(file.toString() + "\n"), "a blank line");
+    assertTrue(passesFile(""), "an empty file has no line to refuse");
+  }
+
+  @Test
+  void refusesALineLongerThanItsBuffer() throws IOException {
+    String big = LineCheckTest.OURS.replace("\"comm_name\":\"unknown\"",
+        "\"comm_name\":\"" + "x".repeat(LineScreen.BUFFER_BYTES) + "\"");
+    assertNull(LineCheckTest.check(big), "the line check takes it");
+    assertFalse(passesFile(LineCheckTest.P2P + "\n" + big + "\n"));
+  }
+
+  @Test
+  void stopsAtTheFirstRefusedLine() throws IOException {
+    byte[] content = (LineCheckTest.P2P + "\n" + "not json\n" + LineCheckTest.P2P + "\n")
+        .getBytes(StandardCharsets.UTF_8);
+    InputStream in = new ByteArrayInputStream(content);
+    assertFalse(screen.passes(in));
+    assertEquals(1, screen.lines());
+  }
+}
