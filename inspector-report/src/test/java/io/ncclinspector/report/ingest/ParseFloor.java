@@ -1,6 +1,8 @@
 package io.ncclinspector.report.ingest;
 
 import io.ncclinspector.report.input.Compression;
+import io.ncclinspector.report.input.InputPrecheck;
+import io.ncclinspector.report.input.LogFile;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -22,13 +24,20 @@ import java.util.stream.Stream;
  * make the import's rows from them without writing them. Each step is timed as a whole (wall
  * time and the process's CPU time) and prints one line.
  *
- * <pre>java -cp REPORT_CLASSPATH:TEST_JAR io.ncclinspector.report.ingest.ParseFloor DIR</pre>
+ * <pre>java -cp REPORT_CLASSPATH:TEST_JAR io.ncclinspector.report.ingest.ParseFloor DIR [STEPS]</pre>
+ *
+ * <p>STEPS, comma-separated, picks other steps instead: 0 the import's rows read typed, not
+ * written; 1 the same written to Parquet; 2 the checked reading written to Parquet; 3 every
+ * field typed; 4 parsing with typed columns; 5 the typed raw rows; 6 the first pass's screen.
  */
 public final class ParseFloor {
   private ParseFloor() {}
 
   /** One measured statement. */
   record Step(String name, String sql) {}
+
+  /** Not a statement: the import's first pass ({@code InputPrecheck}) over the files. */
+  private static final String SCREEN = "screen";
 
   public static void main(String[] args) throws IOException, SQLException {
     Path dir = Path.of(args[0]);
@@ -59,7 +68,8 @@ public final class ParseFloor {
             + " metadata.*, coll_perf.*, p2p_perf.* FROM " + typedRead + ")"),
         new Step("typed: parse", "SELECT count(*) FROM " + typedRead),
         new Step("typed: raw rows", "SELECT count(COLUMNS(*)) FROM (" + RecordSchema.raw(
-            "filename", JsonLayout.Reading.TYPED, "SELECT * FROM " + typedRead) + ")"));
+            "filename", JsonLayout.Reading.TYPED, "SELECT * FROM " + typedRead) + ")"),
+        new Step("the first pass's screen, every file, all threads", SCREEN));
     List<Step> steps = new java.util.ArrayList<>(List.of(
         new Step("parse every line", "SELECT count(*) FROM " + read),
         new Step("every field as JSON text", "SELECT count(COLUMNS(*)) FROM (SELECT header.*,"
@@ -80,7 +90,13 @@ public final class ParseFloor {
         long wall = System.nanoTime();
         long cpu = cpuNanos();
         try (Statement s = c.createStatement()) {
-          if (step.sql().startsWith("COPY")) {
+          if (step.sql().equals(SCREEN)) {
+            List<LogFile> files = paths.stream().map(Path::of).map(f -> new LogFile(f,
+                f.getFileName().toString(), f.toFile().length(), Compression.NONE)).toList();
+            int passed = InputPrecheck.run(files, Runtime.getRuntime().availableProcessors())
+                .screened().size();
+            System.out.printf(Locale.ROOT, "screen passed %d of %d files%n", passed, files.size());
+          } else if (step.sql().startsWith("COPY")) {
             s.execute(step.sql());
           } else {
             try (ResultSet r = s.executeQuery(step.sql())) {
