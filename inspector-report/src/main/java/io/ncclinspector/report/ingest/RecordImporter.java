@@ -370,7 +370,7 @@ public final class RecordImporter {
       String path = clean != null ? clean.toString() : f.path().toString();
       Compression c = clean != null ? Compression.NONE : f.compression();
       JsonLayout.Reading reading = clean == null && screened.contains(f.displayName())
-          ? JsonLayout.Reading.TYPED : JsonLayout.Reading.JSON_TEXT;
+          && unchanged(f) ? JsonLayout.Reading.TYPED : JsonLayout.Reading.JSON_TEXT;
       paths.computeIfAbsent(new Group(c, reading), k -> new ArrayList<>()).add(path);
       displayByPath.put(path, f.displayName());
     }
@@ -398,6 +398,18 @@ public final class RecordImporter {
         + " THEN true ELSE error(" + DuckDbEngine.literal(UNUSABLE_ROW) + ") END) TO "
         + DuckDbEngine.literal(valid.resolve("part-0.parquet").toString())
         + " (" + DuckDbEngine.PARQUET_OPTIONS + ")");
+  }
+
+  /**
+   * Whether a file still has the size it had when it was found: a log still being written may
+   * have lines the screen did not see, and is read the checked way.
+   */
+  private static boolean unchanged(LogFile f) {
+    try {
+      return Files.size(f.path()) == f.sizeBytes();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   static String readJson(List<String> paths, Compression compression) {
