@@ -24,9 +24,10 @@ import java.util.List;
  * <p>Passed are lines of one JSON object, ending at a newline (or at the end of the file), of
  * the four known objects ({@code header}, {@code metadata}, {@code coll_perf}, {@code p2p_perf}),
  * each at most once and with known fields only, each at most once, with the required fields, and
- * exactly one perf object. Each field holds a value of its own JSON type: a string (escapes other
- * than {@code \\u} allowed; ASCII only), an integer without fraction or exponent in its type's
- * range (message sizes up to 2^64 - 1, where DuckDB's reader still reads integers exactly), a
+ * exactly one perf object. Each field holds a value of its own JSON type: a string (well-formed
+ * UTF-8; every escape but {@code \\u0000} and halves of surrogate pairs), an integer without
+ * fraction or exponent in its type's range (message sizes up to 2^64 - 1, where DuckDB's reader
+ * still reads integers exactly), a
  * number with an exponent of at most two digits, {@code true} or {@code false}, a list of strings,
  * an object (any JSON, nested at most {@value #MAX_DEPTH} deep). Spaces and tabs may stand
  * between tokens. Refused, among others: JSON {@code null} (read as absent by the checked
@@ -471,16 +472,85 @@ public final class LineScreen {
       if (c == '"') {
         return p + 1;
       }
-      if (c != '\\') {
-        return -1; // control characters, the sentinel, and non-ASCII bytes
+      int n = c == '\\' ? escape(b, p + 1) : c < 0 ? utf8(b, p) : -1; // else a control character
+      if (n < 0) {
+        return -1;
       }
-      byte e = b[p + 1];
-      if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r'
-          && e != 't') {
-        return -1; // \\u (and anything else) is left to the checked reading
-      }
-      p += 2;
+      p += n;
     }
+  }
+
+  /**
+   * The length of the escape whose backslash is at p - 1 (with the backslash), or -1: the JSON
+   * escapes, {@code \\u} with four hex digits naming neither NUL nor half of a surrogate pair
+   * (the two readings might part ways there: left to the checked reading).
+   */
+  private static int escape(byte[] b, int p) {
+    switch (b[p]) {
+      case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+        return 2;
+      case 'u':
+        int v = 0;
+        for (int i = 1; i <= 4; i++) {
+          int h = hex(b[p + i]);
+          if (h < 0) {
+            return -1;
+          }
+          v = v * 16 + h;
+        }
+        return v == 0 || (v >= 0xD800 && v <= 0xDFFF) ? -1 : 6;
+      default:
+        return -1;
+    }
+  }
+
+  private static int hex(byte c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  }
+
+  private static boolean continuation(byte c) {
+    return c >= (byte) 0x80 && c <= (byte) 0xBF;
+  }
+
+  /**
+   * The length of the well-formed UTF-8 sequence at p (its lead byte non-ASCII), or -1: no
+   * overlong form, no surrogate, nothing past U+10FFFF (Unicode's table 3-7). Compared byte by
+   * byte, so the sentinel stops it.
+   */
+  private static int utf8(byte[] b, int p) {
+    int lead = b[p] & 0xFF;
+    int second = b[p + 1] & 0xFF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      return continuation(b[p + 1]) ? 2 : -1;
+    }
+    boolean secondOk;
+    int length;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      secondOk = lead == 0xE0 ? second >= 0xA0 && second <= 0xBF
+          : lead == 0xED ? second >= 0x80 && second <= 0x9F : continuation(b[p + 1]);
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      secondOk = lead == 0xF0 ? second >= 0x90 && second <= 0xBF
+          : lead == 0xF4 ? second >= 0x80 && second <= 0x8F : continuation(b[p + 1]);
+    } else {
+      return -1;
+    }
+    if (!secondOk) {
+      return -1;
+    }
+    for (int i = 2; i < length; i++) {
+      if (!continuation(b[p + i])) {
+        return -1;
+      }
+    }
+    return length;
   }
 
   /**

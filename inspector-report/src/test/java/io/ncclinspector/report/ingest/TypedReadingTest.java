@@ -40,9 +40,9 @@ class TypedReadingTest {
         lines.add(line);
       }
     }
-    // The lines passed are varied: escapes, signs, exponents, sizes near 2^64, spacing.
+    // The lines passed are varied: escapes, signs, exponents, sizes near 2^64, spacing, UTF-8.
     for (String feature : List.of("\\\"", "\\t", ":-", "e-", "E+", "18446744073709551615", ": ",
-        "\t", "[]", "{}")) {
+        "\t", "[]", "{}", "\\u00e9", "\\u0001", "\u2713", "\ud83d\ude80")) {
       assertTrue(lines.stream().anyMatch(l -> l.contains(feature)), feature);
     }
     Path plain = dir.resolve("screened.log");

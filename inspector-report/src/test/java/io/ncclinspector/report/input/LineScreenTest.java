@@ -31,6 +31,9 @@ class LineScreenTest {
     }
     assertTrue(passes(LineCheckTest.P2P.replace(":", " : ").replace(",", "\t,  ")),
         "spaces and tabs between tokens");
+    assertTrue(passes(LineCheckTest.OURS.replace("\"comm_name\":\"unknown\"",
+        "\"comm_name\":\"caf\u00e9 \u2713 \ud83d\ude80 \\u00e9 \\u0001\"")),
+        "UTF-8 and escapes other than NUL and surrogate halves");
   }
 
   @Test
@@ -51,8 +54,9 @@ class LineScreenTest {
         ours.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":1e400"),
         ours.replace("\"coll_algobw_gbs\":0.001207", "\"coll_algobw_gbs\":NaN"),
         ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":5"), // a number for text
-        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"\\u0041\""), // \\u escape
-        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"caf\u00e9\""), // not ASCII
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"\\u0000\""), // NUL
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"\\ud83d\\ude80\""), // a pair
+        ours.replace("\"comm_name\":\"unknown\"", "\"comm_name\":\"\\u00g1\""),
         ours.replace("[\"flushed\"]", "[\"flushed\",1]"), // a list of not only strings
         ours.replace("[\"flushed\"]", "\"flushed\""),
         ours.replace("{\"coll_start_sn\"", "[{\"coll_start_sn\"").replace("}]}}}", "}]}]}}"),
@@ -66,6 +70,28 @@ class LineScreenTest {
         ours + "\r", ours + " ", " " + ours, "\ufeff" + ours, ours + "{}", "", "[]");
     for (String line : refused) {
       assertFalse(passes(line), line);
+    }
+  }
+
+  @Test
+  void refusesMalformedUtf8() throws IOException {
+    String ours = LineCheckTest.OURS;
+    int at = ours.indexOf("unknown");
+    byte[][] malformed = {
+        {(byte) 0xC3, 0x28}, // a lead byte without its continuation
+        {(byte) 0xC0, (byte) 0xAF}, // an overlong '/'
+        {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, // a surrogate half
+        {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, // past U+10FFFF
+        {(byte) 0xE2, (byte) 0x9C}, // cut short
+        {(byte) 0xFF}};
+    for (byte[] bad : malformed) {
+      byte[] head = ours.substring(0, at).getBytes(StandardCharsets.US_ASCII);
+      byte[] tail = (ours.substring(at) + "\n").getBytes(StandardCharsets.US_ASCII);
+      byte[] line = new byte[head.length + bad.length + tail.length];
+      System.arraycopy(head, 0, line, 0, head.length);
+      System.arraycopy(bad, 0, line, head.length, bad.length);
+      System.arraycopy(tail, 0, line, head.length + bad.length, tail.length);
+      assertFalse(screen.passes(new ByteArrayInputStream(line)), () -> java.util.Arrays.toString(bad));
     }
   }
 
