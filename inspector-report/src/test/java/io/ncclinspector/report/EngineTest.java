@@ -48,6 +48,20 @@ class EngineTest {
     }
   }
 
+  /** Both of the wide division's paths: 64-bit dividends and those past 2^63. */
+  @Test
+  void dividesWideSumsExactlyInEitherWidth(@TempDir Path tmp) throws Exception {
+    try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, "1GB", tmp))) {
+      String sql = "SELECT " + e.dialect().wideDivide("w", "d") + " FROM (VALUES"
+          + " (CAST(-7 AS HUGEINT), 2), (CAST(7 AS HUGEINT), -2),"
+          + " (CAST(9223372036854775807 AS HUGEINT), 1),"
+          + " (CAST(9223372036854775807 AS HUGEINT) * 3 + 2, 3),"
+          + " (CAST(-9223372036854775808 AS HUGEINT) * 2 - 1, 2)) t(w, d)";
+      assertEquals(List.of(-3L, -3L, 9223372036854775807L, 9223372036854775807L,
+          -9223372036854775808L), e.query(sql, r -> r.getLong(1)));
+    }
+  }
+
   @Test
   void rejectsAMalformedMemoryLimit(@TempDir Path tmp) {
     assertThrows(IllegalArgumentException.class, () -> new EngineSettings(1, "lots", tmp));

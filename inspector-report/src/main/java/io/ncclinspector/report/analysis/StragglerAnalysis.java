@@ -97,8 +97,8 @@ public final class StragglerAnalysis {
     String lastKey = d.pair("s.arr", "s.rank");
     engine.createTable("st_collectives",
         "SELECT k, sn, n_ranks, msg, ranks_aligned, first_ns, last_ns, last_rank, last_exec,"
-        + " mean_exec, max_exec, CASE WHEN ranks_aligned >= 2 THEN last_ns - CAST("
-        + d.integerDivide("sum_ns - last_ns", "ranks_aligned - 1") + " AS BIGINT) END AS delay_ns"
+        + " mean_exec, max_exec, CASE WHEN ranks_aligned >= 2 THEN last_ns - "
+        + d.wideDivide("sum_ns - last_ns", "ranks_aligned - 1") + " END AS delay_ns"
         + " FROM (SELECT s.k, s.sn, max(s.n_ranks) AS n_ranks, max(s.msg) AS msg,"
         + " count(*) AS ranks_aligned, min(s.arr) AS first_ns, max(s.arr) AS last_ns,"
         + " " + d.wideSum("s.arr") + " AS sum_ns, max_by(s.rank, " + lastKey + ") AS last_rank,"

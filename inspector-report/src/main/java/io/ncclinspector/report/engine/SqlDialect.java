@@ -30,6 +30,14 @@ public interface SqlDialect {
   /** Integer division of two BIGINT expressions, truncating toward zero. */
   String integerDivide(String dividend, String divisor);
 
+  /**
+   * Integer division of a wide expression (of {@link #wideSum}'s type) by a BIGINT one,
+   * truncating toward zero, as BIGINT: for a quotient known to fit in 64 bits.
+   */
+  default String wideDivide(String dividend, String divisor) {
+    return "CAST(" + integerDivide(dividend, divisor) + " AS BIGINT)";
+  }
+
   /** The distinct non-null values of a text expression, sorted and joined with a comma. */
   String sortedDistinctList(String expr);
 

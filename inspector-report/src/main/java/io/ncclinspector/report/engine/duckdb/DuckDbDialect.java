@@ -46,6 +46,18 @@ public final class DuckDbDialect implements SqlDialect {
     return "((" + dividend + ") // (" + divisor + "))";
   }
 
+  /**
+   * A 128-bit division costs about 0.7 s over the 1.4 M collectives of 10 M records: a dividend
+   * that fits in 64 bits, as sums of a few ranks' arrival times do, is divided in 64 bits
+   * (DuckDB's CASE evaluates each branch only on its own rows; both truncate toward zero).
+   */
+  @Override
+  public String wideDivide(String dividend, String divisor) {
+    return "CASE WHEN (" + dividend + ") BETWEEN -9223372036854775808 AND 9223372036854775807"
+        + " THEN CAST(" + dividend + " AS BIGINT) // (" + divisor + ") ELSE CAST(("
+        + dividend + ") // (" + divisor + ") AS BIGINT) END";
+  }
+
   @Override
   public String sortedDistinctList(String expr) {
     return "string_agg(DISTINCT " + expr + ", ',' ORDER BY " + expr + ")";
