@@ -649,28 +649,7 @@ public final class LineScreen {
   }
 
   private static int textList(byte[] b, int p) {
-    if (b[p] != '[') {
-      return -1;
-    }
-    p = ws(b, p + 1);
-    if (b[p] == ']') {
-      return p + 1;
-    }
-    while (true) {
-      if (b[p] != '"') {
-        return -1;
-      }
-      p = string(b, p + 1);
-      if (p < 0) {
-        return -1;
-      }
-      p = ws(b, p);
-      if (b[p] == ',') {
-        p = ws(b, p + 1);
-      } else {
-        return b[p] == ']' ? p + 1 : -1;
-      }
-    }
+    return b[p] == '[' ? array(b, ws(b, p + 1), 0, true) : -1;
   }
 
   /** Any JSON value at p (objects and arrays nested up to {@link #MAX_DEPTH}), or -1. */
@@ -687,7 +666,7 @@ public final class LineScreen {
       case '{':
         return depth >= MAX_DEPTH ? -1 : anyObject(b, ws(b, p + 1), depth + 1);
       case '[':
-        return depth >= MAX_DEPTH ? -1 : anyArray(b, ws(b, p + 1), depth + 1);
+        return depth >= MAX_DEPTH ? -1 : array(b, ws(b, p + 1), depth + 1, false);
       default:
         return number(b, p);
     }
@@ -722,12 +701,16 @@ public final class LineScreen {
     }
   }
 
-  private static int anyArray(byte[] b, int p, int depth) {
+  /**
+   * An array's elements after its opening bracket: strings only, or any JSON values; the
+   * position after its closing bracket, or -1.
+   */
+  private static int array(byte[] b, int p, int depth, boolean stringsOnly) {
     if (b[p] == ']') {
       return p + 1;
     }
     while (true) {
-      p = any(b, p, depth);
+      p = !stringsOnly ? any(b, p, depth) : b[p] == '"' ? string(b, p + 1) : -1;
       if (p < 0) {
         return -1;
       }
