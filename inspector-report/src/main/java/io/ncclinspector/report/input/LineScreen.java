@@ -194,7 +194,8 @@ public final class LineScreen {
     return to - from == name.length && Arrays.equals(b, from, to, name, 0, name.length);
   }
 
-  private final byte[] buf = new byte[BUFFER_BYTES + 1 + SLACK];
+  private final int capacity;
+  private final byte[] buf;
   /**
    * Per object, the field that came after each field (index + 1; [0]: the first) on the last
    * line that had it: the next key is compared with it first, the lookup by name only when it
@@ -202,7 +203,18 @@ public final class LineScreen {
    */
   private final int[][] follows = new int[PARTS.length][];
 
+  /** A screen for whole files, whose lines may be up to {@value #BUFFER_BYTES} bytes long. */
   public LineScreen() {
+    this(BUFFER_BYTES);
+  }
+
+  /**
+   * A screen whose buffer holds {@code capacity} bytes: longer lines are not passed (for {@link
+   * #passesLine}, a small buffer serves).
+   */
+  public LineScreen(int capacity) {
+    this.capacity = capacity;
+    this.buf = new byte[capacity + 1 + SLACK];
     for (int i = 0; i < PARTS.length; i++) {
       follows[i] = new int[PARTS[i].names.length + 1];
       for (int f = 0; f <= PARTS[i].names.length; f++) {
@@ -229,8 +241,8 @@ public final class LineScreen {
     eof = false;
     int start = 0;
     while (true) {
-      while (!eof && limit < BUFFER_BYTES) {
-        int n = in.read(buf, limit, BUFFER_BYTES - limit);
+      while (!eof && limit < capacity) {
+        int n = in.read(buf, limit, capacity - limit);
         if (n < 0) {
           eof = true;
         } else {
@@ -260,6 +272,22 @@ public final class LineScreen {
       limit -= p;
       start = 0;
     }
+  }
+
+  /**
+   * Whether the screen passes one line, given without its newline (on a copy of it: the line
+   * may end anywhere in {@code bytes}). Whatever it passes, {@link LineCheck} accepts: a caller
+   * that needs only the verdict may skip the line check for it.
+   */
+  public boolean passesLine(byte[] bytes, int offset, int length) {
+    if (length > capacity) {
+      return false;
+    }
+    System.arraycopy(bytes, offset, buf, 0, length);
+    buf[length] = 0;
+    limit = length;
+    eof = true;
+    return line(0) == length;
   }
 
   private int indexOfNewline(int from) {

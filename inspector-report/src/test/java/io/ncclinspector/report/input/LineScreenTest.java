@@ -114,6 +114,22 @@ class LineScreenTest {
     assertTrue(refusedByCheck > 3_000, "refused " + refusedByCheck);
   }
 
+  /** One line at a time (the line scan's use) gives the verdict of a file of that line. */
+  @Test
+  void passesALineAloneAsItPassesAFileOfIt() {
+    LineScreen small = new LineScreen(4096);
+    for (String line : ScreenFuzz.lines(3, 5_000)) {
+      byte[] b = ("xx" + line + "\nyy").getBytes(StandardCharsets.UTF_8);
+      int length = b.length - 5;
+      assertEquals(passes(line), line.getBytes(StandardCharsets.UTF_8).length <= 4096
+          && small.passesLine(b, 2, length), line);
+    }
+    byte[] p2p = LineCheckTest.P2P.getBytes(StandardCharsets.UTF_8);
+    assertTrue(small.passesLine(p2p, 0, p2p.length), "a line that ends its array");
+    assertFalse(small.passesLine(p2p, 0, p2p.length - 1), "a line cut short");
+    assertFalse(new LineScreen(64).passesLine(p2p, 0, p2p.length), "longer than the buffer");
+  }
+
   @Test
   void readsLinesAcrossItsBuffer() throws IOException {
     StringBuilder file = new StringBuilder();
