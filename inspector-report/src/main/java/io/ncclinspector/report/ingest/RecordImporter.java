@@ -91,7 +91,7 @@ public final class RecordImporter {
   /** Display names of the files the first read's screen passed: read with the typed reader. */
   private Set<String> screened = new HashSet<>();
 
-  /** @param threads threads for checking gzip files (the engine's) */
+  /** @param threads threads for the first read of the files (the engine's) */
   public RecordImporter(DuckDbEngine engine, Path recordsDir, Path stagingDir, Progress progress,
       Options options, int threads) {
     this.engine = engine;
@@ -212,8 +212,20 @@ public final class RecordImporter {
     try {
       copyBatchAdaptively(batch, salvaged, target);
     } catch (SQLException first) {
-      LOG.debug("batch {} failed, probing its files", b, first);
       deleteTree(target);
+      /* A batch that read files typed is first tried again the checked way, as it was read before
+       * the screen: a typed reading that fails where the checked one would not stops nothing. */
+      if (batch.stream().anyMatch(f -> screened.contains(f.displayName()))) {
+        LOG.debug("batch {} failed with files read typed; again, all checked", b, first);
+        batch.forEach(f -> screened.remove(f.displayName()));
+        try {
+          copyBatchAdaptively(batch, salvaged, target);
+          return;
+        } catch (SQLException again) {
+          deleteTree(target);
+        }
+      }
+      LOG.debug("batch {} failed, probing its files", b, first);
       int broken = 0;
       for (LogFile f : batch) {
         if (!salvaged.containsKey(f.displayName()) && !readable(f)) {
