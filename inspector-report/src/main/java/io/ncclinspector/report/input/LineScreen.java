@@ -40,7 +40,10 @@ import java.util.List;
 public final class LineScreen {
   static final int BUFFER_BYTES = 4 << 20;
   static final int MAX_DEPTH = 32;
-  /** Bytes past the data's end that the eight-byte reads may touch (never past the sentinel). */
+  /**
+   * Room behind the sentinel for the eight-byte reads: a scan stops at the sentinel at the
+   * latest, but the word that holds it may reach up to seven bytes past it.
+   */
   private static final int SLACK = 16;
   /** Eight bytes of the buffer at once, the first in the low bits. */
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
@@ -196,6 +199,10 @@ public final class LineScreen {
 
   private final int capacity;
   private final byte[] buf;
+  /** The end of the data in {@link #buf} (where the sentinel is), and whether it ends the input. */
+  private int limit;
+  private boolean eof;
+  private long lines;
   /**
    * Per object, the field that came after each field (index + 1; [0]: the first) on the last
    * line that had it: the next key is compared with it first, the lookup by name only when it
@@ -222,9 +229,6 @@ public final class LineScreen {
       }
     }
   }
-  private int limit;
-  private boolean eof;
-  private long lines;
 
   /** Lines passed by the last {@link #passes} call (all of the file's when it passed). */
   public long lines() {
