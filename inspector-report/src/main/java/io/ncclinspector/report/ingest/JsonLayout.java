@@ -115,25 +115,15 @@ public final class JsonLayout {
 
   /**
    * DuckDB's {@code read_json} {@code columns} argument: every field as JSON text ({@link
-   * Reading#JSON_TEXT}).
+   * Reading#JSON_TEXT}), or typed ({@link Reading#TYPED}: only for lines whose every field is
+   * known to hold a value of its own JSON type, which DuckDB's typed reader then reads as the
+   * JSON text reading would).
    */
-  public static String duckDbColumns() {
+  public static String duckDbColumns(Reading reading) {
+    Function<Type, String> spell = reading == Reading.TYPED ? Type::duckDb : t -> "JSON";
     StringJoiner parts = new StringJoiner(", ", "{", "}");
     for (Part p : PARTS) {
-      parts.add(p.name() + ": '" + struct(p, t -> "JSON", "STRUCT(", " ", ")") + "'");
-    }
-    return parts.toString();
-  }
-
-  /**
-   * DuckDB's {@code read_json} {@code columns} argument with every field typed ({@link
-   * Reading#TYPED}): only for lines whose every field is known to hold a value of its own JSON
-   * type, which DuckDB's typed reader then reads as the JSON text reading would.
-   */
-  public static String duckDbTypedColumns() {
-    StringJoiner parts = new StringJoiner(", ", "{", "}");
-    for (Part p : PARTS) {
-      parts.add(p.name() + ": '" + struct(p, Type::duckDb, "STRUCT(", " ", ")") + "'");
+      parts.add(p.name() + ": '" + struct(p, spell, "STRUCT(", " ", ")") + "'");
     }
     return parts.toString();
   }

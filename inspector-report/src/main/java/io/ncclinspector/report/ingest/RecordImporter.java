@@ -431,8 +431,7 @@ public final class RecordImporter {
   static String readJson(List<String> paths, Compression compression, JsonLayout.Reading reading) {
     return "read_json(" + DuckDbEngine.literalList(paths)
         + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
-        + ", columns = " + (reading == JsonLayout.Reading.TYPED ? JsonLayout.duckDbTypedColumns()
-            : JsonLayout.duckDbColumns())
+        + ", columns = " + JsonLayout.duckDbColumns(reading)
         + ", ignore_errors = true, filename = true"
         + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
   }

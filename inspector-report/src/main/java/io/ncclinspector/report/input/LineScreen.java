@@ -453,7 +453,8 @@ public final class LineScreen {
       case DOUBLE:
         return number(b, p);
       case BOOLEAN:
-        return literal(b, p, TRUE) >= 0 ? p + 4 : literal(b, p, FALSE);
+        int t = literal(b, p, TRUE);
+        return t >= 0 ? t : literal(b, p, FALSE);
       case TEXT_LIST:
         return textList(b, p);
       default:
@@ -677,7 +678,7 @@ public final class LineScreen {
         return -1;
       }
     }
-    return digit(b[p]) ? -1 : p;
+    return p;
   }
 
   private static int textList(byte[] b, int p) {
