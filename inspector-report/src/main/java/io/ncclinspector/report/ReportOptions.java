@@ -6,6 +6,7 @@ import io.ncclinspector.report.analysis.SizeBucketing;
 import io.ncclinspector.report.engine.Engines;
 import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.ingest.RecordImporter;
+import io.ncclinspector.report.ingest.RecordSchema.ColumnSet;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -26,10 +27,12 @@ import java.util.Objects;
  *     1/accuracy of the group's size), or 0 for exact percentiles; DuckDB's are always exact
  * @param progress print progress on stderr for long runs
  * @param importer import tuning
+ * @param recordColumns the columns of the records export: {@link ColumnSet#ALL} (the default)
+ *     or {@link ColumnSet#CORE} (what the analyses read, and the labels of trust: faster)
  */
 public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisOptions analysis,
     String engine, int threads, String memoryLimit, int percentileAccuracy, boolean progress,
-    RecordImporter.Options importer) {
+    RecordImporter.Options importer, ColumnSet recordColumns) {
 
   public ReportOptions {
     inputs = List.copyOf(inputs);
@@ -37,6 +40,7 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
     Objects.requireNonNull(analysis, "analysis");
     Objects.requireNonNull(importer, "importer");
     Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(recordColumns, "recordColumns");
     if (percentileAccuracy < 0) {
       throw new IllegalArgumentException("percentile accuracy must be 0 (exact) or positive");
     }
@@ -77,6 +81,7 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
     private int percentileAccuracy = DEFAULT_PERCENTILE_ACCURACY;
     private boolean progress = true;
     private RecordImporter.Options importer = RecordImporter.Options.defaults();
+    private ColumnSet recordColumns = ColumnSet.ALL;
 
     private Builder(Path outputDirectory) {
       this.outputDirectory = outputDirectory;
@@ -146,10 +151,16 @@ public record ReportOptions(List<String> inputs, Path outputDirectory, AnalysisO
       return this;
     }
 
+    /** The columns of the records export: {@link ColumnSet#ALL} unless set. */
+    public Builder recordColumns(ColumnSet v) {
+      recordColumns = v;
+      return this;
+    }
+
     public ReportOptions build() {
       return new ReportOptions(inputs, outputDirectory, new AnalysisOptions(sizeBucketing,
           allTiming, clockSync, lateThresholdMicros, worstCollectives), engine, threads,
-          memoryLimit, percentileAccuracy, progress, importer);
+          memoryLimit, percentileAccuracy, progress, importer, recordColumns);
     }
   }
 }

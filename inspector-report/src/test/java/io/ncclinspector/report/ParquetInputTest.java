@@ -48,8 +48,8 @@ class ParquetInputTest {
 
     assertEquals(direct.overview(), again.overview());
     // Means and sums of doubles may differ in the last bits (another order of addition).
-    assertEquals(rounded(direct.classes()), rounded(again.classes()));
-    assertEquals(rounded(direct.ranks()), rounded(again.ranks()));
+    assertEquals(TestSupport.rounded(direct.classes()), TestSupport.rounded(again.classes()));
+    assertEquals(TestSupport.rounded(direct.ranks()), TestSupport.rounded(again.ranks()));
     assertEquals(direct.stragglers().alignedCollectives(), again.stragglers().alignedCollectives());
     assertEquals(List.of(3), again.stragglers().suspects().stream().map(r -> r.rank()).toList());
 
@@ -63,21 +63,5 @@ class ParquetInputTest {
         collectives.reason());
     // The records keep the name of the log they came from.
     assertTrue(again.ranks().stream().allMatch(r -> r.hostname() != null));
-  }
-
-  private static List<String> rounded(List<? extends Record> rows) {
-    return rows.stream().map(r -> {
-      StringBuilder b = new StringBuilder();
-      for (var c : r.getClass().getRecordComponents()) {
-        try {
-          Object v = c.getAccessor().invoke(r);
-          b.append(c.getName()).append('=').append(v instanceof Double d
-              ? String.format(java.util.Locale.ROOT, "%.10g", d) : v).append(' ');
-        } catch (ReflectiveOperationException e) {
-          throw new IllegalStateException(e);
-        }
-      }
-      return b.toString();
-    }).toList();
   }
 }

@@ -67,6 +67,9 @@ class ReportCommandTest {
     assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(), "--threads", "0"));
     assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(),
         "--late-threshold-us", "-1"));
+    assertEquals(2, run(tmp.toString(), "--out", tmp.resolve("o").toString(), "--records",
+        "some"));
+    assertTrue(stderr().contains("--records takes core or all, not 'some'"), stderr());
   }
 
   @Test

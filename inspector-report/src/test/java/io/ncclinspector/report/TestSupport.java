@@ -55,4 +55,52 @@ public final class TestSupport {
     }
     return Path.of(dir);
   }
+
+  /**
+   * Rows as text, doubles to ten significant digits: sums and means of doubles may differ in the
+   * last bits between runs (another order of addition).
+   */
+  public static List<String> rounded(List<? extends Record> rows) {
+    return rows.stream().map(r -> {
+      StringBuilder b = new StringBuilder();
+      for (var c : r.getClass().getRecordComponents()) {
+        try {
+          Object v = c.getAccessor().invoke(r);
+          b.append(c.getName()).append('=').append(v instanceof Double d
+              ? String.format(java.util.Locale.ROOT, "%.10g", d) : v).append(' ');
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      return b.toString();
+    }).toList();
+  }
+
+  /**
+   * Asserts that two lists of records are equal, doubles within a relative 1e-9 (sums and means
+   * of doubles may differ in the last bits between runs: another order of addition).
+   */
+  public static void assertSameRows(List<? extends Record> expected,
+      List<? extends Record> actual) {
+    org.junit.jupiter.api.Assertions.assertEquals(expected.size(), actual.size(), "rows");
+    for (int i = 0; i < expected.size(); i++) {
+      Record a = expected.get(i);
+      Record b = actual.get(i);
+      org.junit.jupiter.api.Assertions.assertEquals(a.getClass(), b.getClass());
+      for (var c : a.getClass().getRecordComponents()) {
+        try {
+          Object x = c.getAccessor().invoke(a);
+          Object y = c.getAccessor().invoke(b);
+          if (x instanceof Double dx && y instanceof Double dy) {
+            org.junit.jupiter.api.Assertions.assertEquals(dx, dy,
+                Math.max(Math.abs(dx), Math.abs(dy)) * 1e-9, "row " + i + " " + c.getName());
+          } else {
+            org.junit.jupiter.api.Assertions.assertEquals(x, y, "row " + i + " " + c.getName());
+          }
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+  }
 }

@@ -49,10 +49,12 @@ import org.apache.spark.util.CollectionAccumulator;
 final class SparkImporter {
   private final SparkSession spark;
   private final RecordImporter.Options options;
+  private final RecordSchema.ColumnSet set;
 
-  SparkImporter(SparkSession spark, RecordImporter.Options options) {
+  SparkImporter(SparkSession spark, RecordImporter.Options options, RecordSchema.ColumnSet set) {
     this.spark = spark;
     this.options = options;
+    this.set = set;
   }
 
   ImportResult run(List<LogFile> inputs, Path recordsDir, Progress progress)
@@ -78,9 +80,9 @@ final class SparkImporter {
         .add("line", DataTypes.BinaryType, false);
     spark.createDataFrame(lines, lineSchema).createOrReplaceTempView("import_lines");
 
-    String columns = RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
+    String columns = set.columns().stream().map(RecordSchema.Column::name)
         .collect(Collectors.joining(", "));
-    String parsed = "SELECT " + RecordSchema.finalColumns("r_file") + ",\n  "
+    String parsed = "SELECT " + RecordSchema.finalColumns("r_file", set) + ",\n  "
         + RecordSchema.VALIDITY + " AS valid\nFROM (" + RecordSchema.raw("source_file",
             JsonLayout.Reading.TYPED, "SELECT source_file, j.header, j.metadata, j.coll_perf,"
             + " j.p2p_perf FROM (SELECT source_file, from_json(CAST(line AS STRING), '"
@@ -134,11 +136,13 @@ final class SparkImporter {
 
   /**
    * Reads the report's own Parquet export back (see {@code ParquetInputs} for DuckDB): files with
-   * every export column are used as they are, others passed over with the reason.
+   * the core columns (either set's export) are used, a column of this export that none of them
+   * has as null; others are passed over with the reason.
    */
   private ParquetRead readParquet(List<LogFile> files) throws SQLException {
     List<SkippedInput> skipped = new ArrayList<>();
     List<String> usable = new ArrayList<>();
+    java.util.Set<String> present = new java.util.HashSet<>();
     for (LogFile f : files) {
       String uri = InputFile.of(f).uri();
       try {
@@ -147,6 +151,7 @@ final class SparkImporter {
         List<String> missing = ParquetInputs.missingColumns(names);
         if (missing.isEmpty()) {
           usable.add(uri);
+          present.addAll(names);
         } else {
           skipped.add(new SkippedInput(f.displayName(), ParquetInputs.notAnExport(missing)));
         }
@@ -159,9 +164,10 @@ final class SparkImporter {
       return new ParquetRead(null, skipped, Map.of());
     }
     String[] paths = usable.toArray(String[]::new);
-    Dataset<Row> records = spark.read().parquet(paths).selectExpr(RecordSchema.COLUMNS.stream()
-        .map(c -> "CAST(`" + c.name() + "` AS " + sparkType(c.type()) + ") AS `" + c.name() + "`")
-        .toArray(String[]::new));
+    Dataset<Row> records = spark.read().option("mergeSchema", "true").parquet(paths)
+        .selectExpr(set.columns().stream().map(c -> "CAST(" + (present.contains(c.name())
+            ? "`" + c.name() + "`" : "NULL") + " AS " + sparkType(c.type()) + ") AS `" + c.name()
+            + "`").toArray(String[]::new));
     Map<String, Long> perFile = new HashMap<>();
     SparkSqlEngine.run("count per Parquet input", () -> {
       for (Row r : spark.read().parquet(paths).groupBy(org.apache.spark.sql.functions

@@ -69,7 +69,7 @@ final class SparkReportEngine implements ReportEngine {
   @Override
   public ImportResult importRecords(InputSet inputs, Path outputDirectory, Path staging,
       Progress progress) throws SQLException, IOException {
-    return new SparkImporter(started.session(), options.importer())
+    return new SparkImporter(started.session(), options.importer(), options.recordColumns())
         .run(inputs.logs(), outputDirectory.resolve(OutputFiles.RECORDS_DIR), progress);
   }
 

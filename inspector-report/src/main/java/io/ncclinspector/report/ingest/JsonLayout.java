@@ -8,7 +8,9 @@ import io.ncclinspector.format.RecordField;
 import io.ncclinspector.format.RecordFormat;
 import io.ncclinspector.format.RecordKind;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.function.Function;
 
@@ -120,12 +122,52 @@ public final class JsonLayout {
    * JSON text reading would).
    */
   public static String duckDbColumns(Reading reading) {
+    return duckDbColumns(reading, null);
+  }
+
+  /**
+   * As {@link #duckDbColumns(Reading)}; with {@link Reading#TYPED}, only the fields in {@code read}
+   * are declared (null: all), so that the reader does not hand over fields no column reads. The
+   * checked reading declares every field whatever {@code read} is: it checks each field's JSON
+   * type.
+   */
+  public static String duckDbColumns(Reading reading, Set<RecordField> read) {
     Function<Type, String> spell = reading == Reading.TYPED ? Type::duckDb : t -> "JSON";
+    Set<String> keys = reading == Reading.TYPED ? keys(read) : null;
     StringJoiner parts = new StringJoiner(", ", "{", "}");
     for (Part p : PARTS) {
-      parts.add(p.name() + ": '" + struct(p, spell, "STRUCT(", " ", ")") + "'");
+      parts.add(p.name() + ": '" + struct(declared(p, keys), spell, "STRUCT(", " ", ")") + "'");
     }
     return parts.toString();
+  }
+
+  /** The object.field names of the fields in {@code read}, in each kind that has them; null: all. */
+  private static Set<String> keys(Set<RecordField> read) {
+    if (read == null) {
+      return null;
+    }
+    Set<String> keys = new HashSet<>();
+    for (RecordField f : read) {
+      for (RecordKind k : RecordKind.values()) {
+        if (f.appliesTo(k)) {
+          keys.add(f.objectName(k) + "." + f.jsonName(k));
+        }
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * The part with the fields in {@code keys} only (null: all of them). An object keeps at least
+   * its first field, so that its presence is still read.
+   */
+  private static Part declared(Part p, Set<String> keys) {
+    if (keys == null) {
+      return p;
+    }
+    List<Field> kept = p.fields().stream().filter(f -> keys.contains(p.name() + "." + f.name()))
+        .toList();
+    return new Part(p.name(), kept.isEmpty() ? p.fields().subList(0, 1) : kept);
   }
 
   /** With {@link Reading#JSON_TEXT}: the line's integer fields' texts, joined. */
@@ -157,13 +199,25 @@ public final class JsonLayout {
    * integer texts together: one search per line instead of three per field.
    */
   public static String fields(Reading reading, String fileColumn, String source) {
+    return fields(reading, fileColumn, source, null);
+  }
+
+  /**
+   * As {@link #fields(Reading, String, String)}; with {@link Reading#TYPED}, the columns of the
+   * fields in {@code read} only (null: all), from a reader that declares them ({@link
+   * #duckDbColumns(Reading, Set)}). With {@link Reading#JSON_TEXT} every field is checked.
+   */
+  public static String fields(Reading reading, String fileColumn, String source,
+      Set<RecordField> read) {
     List<String> first = new ArrayList<>();
     first.add(fileColumn + " AS l_file");
     for (Part p : PARTS) {
       first.add(p.name() + " IS NOT NULL AS " + presence(p.name()));
     }
     if (reading == Reading.TYPED) {
-      for (Part p : PARTS) {
+      Set<String> keys = keys(read);
+      for (Part part : PARTS) {
+        Part p = declared(part, keys);
         for (Field f : p.fields()) {
           String v = p.name() + "." + f.name();
           first.add((f.type() == Type.JSON ? "CAST(" + v + " AS STRING)" : v) + " AS "

@@ -17,9 +17,9 @@ import java.util.stream.Collectors;
 /**
  * Reads the report's own Parquet export back as input (an earlier report's {@code records}
  * directory, say, together with new logs): files with every column of {@link
- * RecordSchema#COLUMNS} are copied into this report's export as they are (their {@code
- * source_file} still names the log each record came from); other Parquet files are passed over
- * with the reason.
+ * RecordSchema.ColumnSet#CORE} (either set's export) are copied into this report's export (their
+ * {@code source_file} still names the log each record came from), a column of this export that
+ * none of them has as null; other Parquet files are passed over with the reason.
  */
 public final class ParquetInputs {
   /** What was read: per file, and the parts written. */
@@ -27,15 +27,18 @@ public final class ParquetInputs {
 
   private ParquetInputs() {}
 
-  static Result copy(DuckDbEngine engine, List<LogFile> files, Path recordsDir)
-      throws SQLException {
+  static Result copy(DuckDbEngine engine, List<LogFile> files, Path recordsDir,
+      RecordSchema.ColumnSet set) throws SQLException {
     Map<String, FileImport> imports = new HashMap<>();
     List<SkippedInput> skipped = new ArrayList<>();
     List<LogFile> usable = new ArrayList<>();
+    Set<String> present = new HashSet<>();
     for (LogFile f : files) {
-      String problem = problem(engine, f);
+      Set<String> names = new HashSet<>();
+      String problem = problem(engine, f, names);
       if (problem == null) {
         usable.add(f);
+        present.addAll(names);
       } else {
         skipped.add(new SkippedInput(f.displayName(), problem));
       }
@@ -44,9 +47,9 @@ public final class ParquetInputs {
       return new Result(imports, skipped, List.of());
     }
     List<String> paths = usable.stream().map(LogFile::location).toList();
-    String columns = RecordSchema.COLUMNS.stream()
-        .map(c -> "CAST(" + DuckDbEngine.identifier(c.name()) + " AS " + c.type() + ") AS "
-            + DuckDbEngine.identifier(c.name()))
+    String columns = set.columns().stream()
+        .map(c -> "CAST(" + (present.contains(c.name()) ? DuckDbEngine.identifier(c.name())
+            : "NULL") + " AS " + c.type() + ") AS " + DuckDbEngine.identifier(c.name()))
         .collect(Collectors.joining(", "));
     Path part = recordsDir.resolve("part-parquet-inputs.parquet");
     engine.update("COPY (SELECT " + columns + " FROM read_parquet("
@@ -63,12 +66,11 @@ public final class ParquetInputs {
     return new Result(imports, skipped, List.of(part));
   }
 
-  /** Why a Parquet file cannot be read as records, or null. */
-  private static String problem(DuckDbEngine engine, LogFile f) {
+  /** Why a Parquet file cannot be read as records, or null; adds its column names to {@code names}. */
+  private static String problem(DuckDbEngine engine, LogFile f, Set<String> names) {
     if (!f.engineSafePath()) {
       return "a Parquet file whose name has glob characters (* ? [ ] { }): rename it to read it";
     }
-    Set<String> names = new HashSet<>();
     try {
       engine.query("SELECT name FROM parquet_schema(" + DuckDbEngine.literal(f.location()) + ")",
           r -> names.add(r.getString(1)));
@@ -79,9 +81,9 @@ public final class ParquetInputs {
     return missing.isEmpty() ? null : notAnExport(missing);
   }
 
-  /** The export's columns a file lacks. */
+  /** The core columns (which every export has) a file lacks. */
   public static List<String> missingColumns(Set<String> present) {
-    return RecordSchema.COLUMNS.stream().map(RecordSchema.Column::name)
+    return RecordSchema.ColumnSet.CORE.columns().stream().map(RecordSchema.Column::name)
         .filter(n -> !present.contains(n)).toList();
   }
 

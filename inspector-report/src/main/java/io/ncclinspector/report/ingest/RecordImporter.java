@@ -1,5 +1,6 @@
 package io.ncclinspector.report.ingest;
 
+import io.ncclinspector.format.RecordField;
 import io.ncclinspector.report.Progress;
 import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.input.Compression;
@@ -30,7 +31,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Imports log files into the Parquet export.
+ * Imports log files into the Parquet export, of the columns asked for ({@link
+ * RecordSchema.ColumnSet}).
  *
  * <p>The fast path is DuckDB's own JSON reader, multi-threaded and in C++, which turns a batch of
  * files straight into Parquet ({@code COPY ... TO}) without materialising a table. Clean input is
@@ -81,6 +83,7 @@ public final class RecordImporter {
   private final Progress progress;
   private final Options options;
   private final int threads;
+  private final RecordSchema.ColumnSet columns;
   private final AtomicLong bytesDone = new AtomicLong();
   private volatile long bytesTotal;
   private volatile long currentBatchBytes;
@@ -91,10 +94,14 @@ public final class RecordImporter {
   /** Display names of the files the first read's screen passed: read with the typed reader. */
   private Set<String> screened = new HashSet<>();
 
-  /** @param threads threads for the first read of the files (the engine's) */
+  /**
+   * @param threads threads for the first read of the files (the engine's)
+   * @param columns the export's columns
+   */
   public RecordImporter(DuckDbEngine engine, Path recordsDir, Path stagingDir, Progress progress,
-      Options options, int threads) {
+      Options options, int threads, RecordSchema.ColumnSet columns) {
     this.engine = engine;
+    this.columns = columns;
     this.recordsDir = recordsDir;
     this.stagingDir = stagingDir;
     this.progress = progress;
@@ -108,7 +115,7 @@ public final class RecordImporter {
     List<LogFile> files = inputs.stream().filter(f -> f.compression() != Compression.PARQUET)
         .toList();
     ParquetInputs.Result fromParquet = ParquetInputs.copy(engine, inputs.stream()
-        .filter(f -> f.compression() == Compression.PARQUET).toList(), recordsDir);
+        .filter(f -> f.compression() == Compression.PARQUET).toList(), recordsDir, columns);
     Files.createDirectories(stagingDir);
     bytesTotal = files.stream().mapToLong(f -> weight(f)).sum();
     progress.stage("importing " + files.size() + " files", this::status);
@@ -386,12 +393,15 @@ public final class RecordImporter {
       paths.computeIfAbsent(new Group(c, reading), k -> new ArrayList<>()).add(path);
       displayByPath.put(path, f.displayName());
     }
+    /* The typed reader is given only the fields the export's columns read. */
+    Set<RecordField> read = RecordSchema.fieldsRead(columns);
     String source = paths.entrySet().stream()
         .map(e -> RecordSchema.raw("filename", e.getKey().reading(), "SELECT * FROM "
-            + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading())))
+            + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read),
+            columns))
         .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
-        DisplayNames.of(displayByPath).sql("r_file")) + ",\n  " + RecordSchema.VALIDITY
+        DisplayNames.of(displayByPath).sql("r_file"), columns) + ",\n  " + RecordSchema.VALIDITY
         + " AS valid\nFROM (" + source + ") r";
     if (partitioned) {
       engine.update("COPY (\n" + rows + "\n) TO " + DuckDbEngine.literal(target.toString())
@@ -429,9 +439,15 @@ public final class RecordImporter {
   }
 
   static String readJson(List<String> paths, Compression compression, JsonLayout.Reading reading) {
+    return readJson(paths, compression, reading, null);
+  }
+
+  /** The reader; with {@link JsonLayout.Reading#TYPED}, of the fields in {@code read} (null: all). */
+  static String readJson(List<String> paths, Compression compression, JsonLayout.Reading reading,
+      Set<RecordField> read) {
     return "read_json(" + DuckDbEngine.literalList(paths)
         + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
-        + ", columns = " + JsonLayout.duckDbColumns(reading)
+        + ", columns = " + JsonLayout.duckDbColumns(reading, read)
         + ", ignore_errors = true, filename = true"
         + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
   }

@@ -8,9 +8,14 @@ import io.ncclinspector.format.RecordKind;
 import io.ncclinspector.report.model.CommType;
 import io.ncclinspector.report.model.Exclusion;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.StringJoiner;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The flat record schema of the Parquet export, and the SQL that builds it from a JSON reader's
@@ -186,6 +191,55 @@ public final class RecordSchema {
       field("net_proxy_lag_max_ns", "BIGINT", PerfField.NET_PROXY_LAG_MAX_NS,
           "`*_net_proxy_lag_max_ns`: the longest of one step"));
 
+  /**
+   * Which of {@link #COLUMNS} an export holds: the analyses read only the {@link #CORE} columns,
+   * and the import reads only the fields those need where it can ({@link JsonLayout.Reading#TYPED}),
+   * which makes the core export about half as much work to write as all the columns.
+   */
+  public enum ColumnSet {
+    /**
+     * The columns the report's analyses read, the tags and NCCL's choices a user groups by, and
+     * the labels that say how far a time can be trusted (quarantine, untimed, upper bound,
+     * recovery, withheld).
+     */
+    CORE,
+    /** Every column: also the verbose, recovery, metadata and detailed network fields. */
+    ALL;
+
+    /** The set's columns, in the export's order. */
+    public List<Column> columns() {
+      return this == ALL ? COLUMNS : CORE_COLUMNS;
+    }
+
+    /** The set's name on the command line. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The set of a command-line name. */
+    public static ColumnSet of(String label) {
+      for (ColumnSet s : values()) {
+        if (s.label().equals(label)) {
+          return s;
+        }
+      }
+      throw new IllegalArgumentException("--records takes core or all, not '" + label + "'");
+    }
+  }
+
+  /** The names of the {@link ColumnSet#CORE} columns. */
+  private static final Set<String> CORE_NAMES = Set.of("source_file", "producer", "comm_id",
+      "comm_name", "rank", "n_ranks", "nnodes", "comm_type", "kind", "op", "sn", "peer",
+      "msg_size_bytes", "exec_us", "timing_source", "algobw_gbs", "busbw_gbs", "algo", "proto",
+      "datatype", "root", "gpu_start_ns", "gpu_span_ns", "step", "phase", "quarantine_reason",
+      "untimed_reason", "bw_is_upper_bound", "time_recovery", "withheld_reason", "excluded_reason",
+      "dump_timestamp_us", "hostname", "pid", "event_trace_ts", "net_bytes_sent",
+      "net_bytes_recv", "net_time_ns", "net_send_gpu_wait_ns", "net_recv_wait_ns",
+      "net_slowest_peer", "net_proxy_ops");
+
+  private static final List<Column> CORE_COLUMNS = COLUMNS.stream()
+      .filter(c -> CORE_NAMES.contains(c.name())).toList();
+
   /** The header fields a usable record has (and {@code LineCheck} checks), in the order checked. */
   public static final List<HeaderField> REQUIRED_HEADER = List.of(HeaderField.ID, HeaderField.RANK,
       HeaderField.N_RANKS, HeaderField.NNODES);
@@ -207,18 +261,54 @@ public final class RecordSchema {
    * @param source the engine's reader: the four objects of {@link JsonLayout} and the file column
    */
   public static String raw(String fileColumn, JsonLayout.Reading reading, String source) {
+    return raw(fileColumn, reading, source, ColumnSet.ALL);
+  }
+
+  /**
+   * The raw rows that the columns of {@code set} and {@link #VALIDITY} are computed from: as
+   * {@link #raw(String, JsonLayout.Reading, String)}, with the r_ columns of the fields they read
+   * ({@link #fieldsRead}) only. With {@link JsonLayout.Reading#TYPED}, {@code source} must be a
+   * reader of those fields at least ({@link JsonLayout#duckDbColumns(JsonLayout.Reading, Set)}).
+   */
+  public static String raw(String fileColumn, JsonLayout.Reading reading, String source,
+      ColumnSet set) {
+    Set<RecordField> read = fieldsRead(set);
     List<String> raw = new ArrayList<>();
     raw.add("l_file AS r_file");
     raw.add(JsonLayout.presence(RecordKind.COLL.perfObject()) + " AS r_is_coll");
     raw.add(JsonLayout.presence(RecordKind.P2P.perfObject()) + " AS r_is_p2p");
     for (Column c : COLUMNS) {
-      if (c.source() != null) {
+      if (c.source() != null && read.contains(c.source())) {
         raw.add(JsonLayout.value(reading, c.source()) + " AS r_" + c.name());
       }
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
-        fileColumn, source) + ") l_fields";
+        fileColumn, source, read) + ") l_fields";
+  }
+
+  private static final Pattern RAW_NAME = Pattern.compile("\\br_([a-z0-9_]+)");
+
+  /**
+   * The format fields the columns of {@code set} and {@link #VALIDITY} read: the fields the
+   * set's columns hold, and those their SQL and the validity rule name by their r_ columns.
+   */
+  public static Set<RecordField> fieldsRead(ColumnSet set) {
+    StringBuilder sql = new StringBuilder(VALIDITY);
+    Set<RecordField> read = new LinkedHashSet<>();
+    for (Column c : set.columns()) {
+      c.field().ifPresent(read::add);
+      if (c.sql() != null) {
+        sql.append(' ').append(c.sql());
+      }
+    }
+    Matcher m = RAW_NAME.matcher(sql);
+    while (m.find()) {
+      String name = m.group(1);
+      COLUMNS.stream().filter(c -> c.name().equals(name)).findFirst()
+          .flatMap(Column::field).ifPresent(read::add);
+    }
+    return read;
   }
 
   /**
@@ -244,8 +334,13 @@ public final class RecordSchema {
 
   /** The export's columns computed from the raw ones; {@code fileName} maps r_file. */
   public static String finalColumns(String fileName) {
+    return finalColumns(fileName, ColumnSet.ALL);
+  }
+
+  /** The columns of {@code set}, computed from the raw ones; {@code fileName} maps r_file. */
+  public static String finalColumns(String fileName, ColumnSet set) {
     StringJoiner j = new StringJoiner(",\n  ");
-    for (Column c : COLUMNS) {
+    for (Column c : set.columns()) {
       String sql = c.sql() == null ? "r_" + c.name() : c.sql().replace(FILE, fileName);
       j.add(sql + " AS " + c.name());
     }

@@ -30,8 +30,9 @@ public record ReportManifest(
     Map<String, Double> stageSeconds,
     List<String> outputs) {
 
+  /** @param recordColumns the columns of the records export: {@code core} or {@code all} */
   public record Import(long files, long records, long rejectedLines, long filesWithProblems,
-      List<SkippedInput> skipped, List<String> notices) {}
+      List<SkippedInput> skipped, List<String> notices, String recordColumns) {}
 
   public record Stragglers(String clockSync, double lateThresholdUs, long alignedCollectives,
       long lateCollectives, long incompleteCollectives, long duplicateRecords,

@@ -71,7 +71,31 @@ class TypedReadingTest {
             + "(SELECT * EXCLUDE (source_file) FROM " + t + " EXCEPT ALL SELECT * EXCLUDE "
             + "(source_file) FROM checked))"), t + " differs from the checked reading");
       }
+
+      // The core export: the typed reader is given only the fields its columns read.
+      assertTrue(RecordSchema.fieldsRead(RecordSchema.ColumnSet.CORE).size()
+          < RecordSchema.fieldsRead(RecordSchema.ColumnSet.ALL).size());
+      String core = RecordSchema.ColumnSet.CORE.columns().stream()
+          .map(RecordSchema.Column::name).filter(n -> !n.equals("source_file"))
+          .collect(java.util.stream.Collectors.joining(", "));
+      s.execute("CREATE TABLE typed_core AS " + rows(plain, Compression.NONE,
+          JsonLayout.Reading.TYPED, RecordSchema.ColumnSet.CORE));
+      assertEquals(RecordSchema.ColumnSet.CORE.columns().size() + 1, count(s,
+          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'typed_core'"));
+      assertEquals(lines.size(), count(s, "SELECT count(*) FROM typed_core WHERE valid"));
+      assertEquals(0, count(s, "SELECT count(*) FROM ((SELECT " + core + ", valid FROM checked"
+          + " EXCEPT ALL SELECT " + core + ", valid FROM typed_core) UNION ALL (SELECT " + core
+          + ", valid FROM typed_core EXCEPT ALL SELECT " + core + ", valid FROM checked))"),
+          "the core columns read from their fields alone differ from the checked reading");
     }
+  }
+
+  private static String rows(Path file, Compression compression, JsonLayout.Reading reading,
+      RecordSchema.ColumnSet set) {
+    return "SELECT " + RecordSchema.finalColumns("r_file", set) + ", " + RecordSchema.VALIDITY
+        + " AS valid FROM (" + RecordSchema.raw("filename", reading, "SELECT * FROM "
+            + RecordImporter.readJson(List.of(file.toString()), compression, reading,
+                RecordSchema.fieldsRead(set)), set) + ") r";
   }
 
   private static String rows(Path file, Compression compression, JsonLayout.Reading reading) {

@@ -52,7 +52,7 @@ public final class DuckDbReportEngine implements ReportEngine {
       Progress progress) throws SQLException, IOException {
     ImportResult imported = new RecordImporter(engine,
         outputDirectory.resolve(OutputFiles.RECORDS_DIR), staging, progress, options.importer(),
-        options.threads())
+        options.threads(), options.recordColumns())
         .run(inputs.logs());
     defineRecords(imported.parts());
     return imported;
@@ -61,7 +61,7 @@ public final class DuckDbReportEngine implements ReportEngine {
   /** The relation all queries read: the export's parts, or an empty table of its columns. */
   private void defineRecords(List<Path> parts) throws SQLException {
     if (parts.isEmpty()) {
-      String columns = RecordSchema.COLUMNS.stream()
+      String columns = options.recordColumns().columns().stream()
           .map(c -> "CAST(NULL AS " + c.type() + ") AS " + DuckDbEngine.identifier(c.name()))
           .collect(Collectors.joining(", "));
       engine.createView("records", "SELECT " + columns + " WHERE false");
