@@ -26,6 +26,7 @@ import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.ingest.FileImport;
 import io.ncclinspector.report.ingest.JsonLayout;
+import io.ncclinspector.report.ingest.RecordSchema;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.ReportData;
 import io.ncclinspector.report.synthetic.SyntheticConfig;
@@ -364,6 +365,35 @@ class SparkEngineTest {
         OutputFiles.COLLECTIVES)), d.skipped().toString());
     sameImport(d, s);
     Same.lists("class", d.classes(), s.classes(), SparkEngineTest::classKey, Set.of());
+  }
+
+  @Test
+  void theCoreExportIsDuckDbsAndReadsBack(@TempDir Path tmp) throws Exception {
+    Path logs = tmp.resolve("logs");
+    generate(SyntheticConfig.builder(logs).nodes(1).gpusPerNode(2).iterations(40).seed(4)
+        .build());
+    Path more = tmp.resolve("more");
+    generate(SyntheticConfig.builder(more).nodes(1).gpusPerNode(2).iterations(30).seed(5)
+        .build());
+    // An export of all columns read back into a core report, with new logs, by either engine.
+    ReportResult first = report(options(tmp.resolve("first"), "duckdb", logs.toString()));
+    String[] inputs = {first.recordsDirectory().toString(), more.toString()};
+    RecordSchema.ColumnSet core = RecordSchema.ColumnSet.CORE;
+    ReportResult duck = report(options(tmp.resolve("duck"), "duckdb", inputs)
+        .recordColumns(core));
+    ReportResult spark = report(options(tmp.resolve("spark"), "spark", inputs)
+        .recordColumns(core).percentileAccuracy(0));
+    assertEquals(duck.data().overview(), spark.data().overview());
+    Same.lists("class", duck.data().classes(), spark.data().classes(), SparkEngineTest::classKey,
+        Set.of());
+    List<String> names = core.columns().stream().map(RecordSchema.Column::name).toList();
+    try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp.resolve("reader")))) {
+      for (ReportResult r : List.of(duck, spark)) {
+        assertEquals(names, e.query("DESCRIBE SELECT * FROM " + ExportedValues.parquet(
+            r.recordsDirectory().resolve("*.parquet")), q -> q.getString("column_name")),
+            r.outputDirectory().toString());
+      }
+    }
   }
 
   @Test

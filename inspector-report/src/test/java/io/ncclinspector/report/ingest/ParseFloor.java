@@ -28,7 +28,9 @@ import java.util.stream.Stream;
  *
  * <p>STEPS, comma-separated, picks other steps instead: 0 the import's rows read typed, not
  * written; 1 the same written to Parquet; 2 the checked reading written to Parquet; 3 every
- * field typed; 4 parsing with typed columns; 5 the typed raw rows; 6 the first pass's screen.
+ * field typed; 4 parsing with typed columns; 5 the typed raw rows; 6 the first pass's screen;
+ * with {@code --records core}'s reader of fewer fields: 7 parsing, 8 the typed raw rows, 9 the
+ * import's rows not written, 10 written to Parquet.
  */
 public final class ParseFloor {
   private ParseFloor() {}
@@ -54,6 +56,13 @@ public final class ParseFloor {
     String typedRows = "SELECT " + RecordSchema.finalColumns("r_file") + ", " + RecordSchema.VALIDITY
         + " AS valid FROM (" + RecordSchema.raw("filename", JsonLayout.Reading.TYPED,
             "SELECT * FROM " + typedRead) + ") r";
+    RecordSchema.ColumnSet core = RecordSchema.ColumnSet.CORE;
+    String coreRead = RecordImporter.readJson(paths, Compression.NONE, JsonLayout.Reading.TYPED,
+        RecordSchema.fieldsRead(core));
+    String coreRaw = RecordSchema.raw("filename", JsonLayout.Reading.TYPED, "SELECT * FROM "
+        + coreRead, core);
+    String coreRows = "SELECT " + RecordSchema.finalColumns("r_file", core) + ", "
+        + RecordSchema.VALIDITY + " AS valid FROM (" + coreRaw + ") r";
     Path scratch = Files.createTempDirectory("parse-floor");
     List<Step> all = List.of(
         new Step("typed: the import's rows, not written", "SELECT count(COLUMNS(*)) FROM ("
@@ -69,7 +78,15 @@ public final class ParseFloor {
         new Step("typed: parse", "SELECT count(*) FROM " + typedRead),
         new Step("typed: raw rows", "SELECT count(COLUMNS(*)) FROM (" + RecordSchema.raw(
             "filename", JsonLayout.Reading.TYPED, "SELECT * FROM " + typedRead) + ")"),
-        new Step("the first pass's screen, every file, all threads", SCREEN));
+        new Step("the first pass's screen, every file, all threads", SCREEN),
+        new Step("core: parse, the core columns' fields typed", "SELECT count(*) FROM "
+            + coreRead),
+        new Step("core: the typed raw rows", "SELECT count(COLUMNS(*)) FROM (" + coreRaw + ")"),
+        new Step("core: the import's rows, not written", "SELECT count(COLUMNS(*)) FROM ("
+            + coreRows + ")"),
+        new Step("core: the import's rows written to Parquet", "COPY (" + coreRows + ") TO '"
+            + scratch.resolve("core.parquet") + "' (" + io.ncclinspector.report.engine.duckdb
+            .DuckDbEngine.PARQUET_OPTIONS + ")"));
     List<Step> steps = new java.util.ArrayList<>(List.of(
         new Step("parse every line", "SELECT count(*) FROM " + read),
         new Step("every field as JSON text", "SELECT count(COLUMNS(*)) FROM (SELECT header.*,"
