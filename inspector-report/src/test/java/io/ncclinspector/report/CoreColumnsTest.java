@@ -10,6 +10,7 @@ import io.ncclinspector.report.ingest.RecordSchema;
 import io.ncclinspector.report.ingest.RecordSchema.ColumnSet;
 import io.ncclinspector.report.output.OutputFiles;
 import io.ncclinspector.report.output.ReportData;
+import io.ncclinspector.report.synthetic.LogFormat;
 import io.ncclinspector.report.synthetic.SyntheticConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,11 +59,18 @@ class CoreColumnsTest {
     assertTrue(lines.get(lines.size() - 2).contains("\"coll_nwarps\":\""));
     assertTrue(lines.get(lines.size() - 1).contains("\"rank\":\""));
     Files.write(checked, lines);
+    // The reference's format, gzip: other fields, and its near-2^64 sizes.
+    Path reference = tmp.resolve("reference");
+    TestSupport.generate(SyntheticConfig.builder(reference).nodes(1).gpusPerNode(2)
+        .iterations(60).format(LogFormat.REFERENCE).gzip(true).uint8Probability(0.2).seed(6)
+        .build());
     // Network breakdown and P2P: the recorded two-rank run over sockets with a late rank.
     Path net = NetworkAnalysisTest.LATE;
-    ReportResult all = report(tmp.resolve("all"), ColumnSet.ALL, logs.toString(), net.toString());
-    ReportResult core = report(tmp.resolve("core"), ColumnSet.CORE, logs.toString(),
-        net.toString());
+    String[] inputs = {logs.toString(), reference.toString(), net.toString()};
+    ReportResult all = report(tmp.resolve("all"), ColumnSet.ALL, inputs);
+    ReportResult core = report(tmp.resolve("core"), ColumnSet.CORE, inputs);
+    assertTrue(all.data().overview().excluded().getOrDefault("invalid_size", 0L) > 0,
+        "the reference's uint8 sizes are there");
 
     List<RecordSchema.Column> columns = ColumnSet.CORE.columns();
     try (DuckDbEngine e = reader()) {

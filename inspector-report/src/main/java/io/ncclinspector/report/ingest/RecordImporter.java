@@ -393,8 +393,9 @@ public final class RecordImporter {
       paths.computeIfAbsent(new Group(c, reading), k -> new ArrayList<>()).add(path);
       displayByPath.put(path, f.displayName());
     }
-    /* The typed reader is given only the fields the export's columns read. */
-    Set<RecordField> read = RecordSchema.fieldsRead(columns);
+    /* The typed reader is given only the fields the export's columns read (all: every field). */
+    Set<RecordField> read = columns == RecordSchema.ColumnSet.ALL ? null
+        : RecordSchema.fieldsRead(columns);
     String source = paths.entrySet().stream()
         .map(e -> RecordSchema.raw("filename", e.getKey().reading(), "SELECT * FROM "
             + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read),
