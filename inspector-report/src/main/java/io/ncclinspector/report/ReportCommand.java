@@ -242,6 +242,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     stdout.println("report: " + r.html());
     stdout.println("records: " + r.recordsDirectory() + " (" + r.data().imported().parts().size()
-        + " Parquet files)");
+        + " Parquet files" + (RecordSchema.ColumnSet.of(records) == RecordSchema.ColumnSet.CORE
+            ? ", core columns" : "") + ")");
   }
 }

@@ -39,10 +39,11 @@ class ReportCommandTest {
         .workload(Workload.WORLD_ALLREDUCE).iterations(300).straggler(3, 0.4, 1_000_000)
         .build());
     int rc = run(tmp.resolve("logs").toString(), "--out", tmp.resolve("out").toString(),
-        "--quiet", "--size-buckets", "EXACT", "--late-threshold-us", "50");
+        "--quiet", "--size-buckets", "EXACT", "--late-threshold-us", "50", "--records", "core");
     assertEquals(0, rc, stderr());
     assertTrue(stdout().contains("1,200 records from 4 files (0 unusable lines skipped)"),
         stdout());
+    assertTrue(stdout().contains("Parquet files, core columns)"), stdout());
     assertTrue(stdout().contains("straggler: rank 3 of "), stdout());
     assertTrue(stdout().contains("report: " + tmp.resolve("out").resolve("report.html")));
     assertEquals("", stderr(), "--quiet prints nothing on stderr");
@@ -52,6 +53,7 @@ class ReportCommandTest {
     }
     JsonNode manifest = TableFiles.json().readTree(tmp.resolve("out/report.json").toFile());
     assertEquals("EXACT", manifest.get("options").get("size_bucketing").asText());
+    assertEquals("core", manifest.get("imports").get("record_columns").asText());
     assertEquals(50.0, manifest.get("stragglers").get("late_threshold_us").asDouble());
     assertEquals(3, manifest.get("stragglers").get("suspects").get(0).get("rank").asInt());
     assertTrue(manifest.get("engine").get("extensions_loaded").toString()
