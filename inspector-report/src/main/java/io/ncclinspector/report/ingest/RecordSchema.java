@@ -285,7 +285,7 @@ public final class RecordSchema {
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
-        fileColumn, source, read) + ") l_fields";
+        fileColumn, source, set == ColumnSet.ALL ? null : read) + ") l_fields";
   }
 
   private static final Pattern RAW_NAME = Pattern.compile("\\br_([a-z0-9_]+)");
