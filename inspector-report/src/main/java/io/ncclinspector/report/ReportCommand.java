@@ -118,7 +118,7 @@ public final class ReportCommand implements Callable<Integer> {
           + " time can be trusted, without the verbose, metadata, recovery detail and detailed"
           + " network fields: the import reads fewer fields and writes fewer columns, the"
           + " report takes about a sixth less time on clean logs. Default: ${DEFAULT-VALUE}.")
-  String records;
+  RecordSchema.ColumnSet records;
 
   @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
   boolean quiet;
@@ -169,7 +169,7 @@ public final class ReportCommand implements Callable<Integer> {
           .lateThresholdMicros(lateThresholdUs).worstCollectives(worst)
           .memoryLimit(memoryLimit).progress(!quiet).engine(engine)
           .percentileAccuracy(percentileAccuracy)
-          .recordColumns(RecordSchema.ColumnSet.of(records));
+          .recordColumns(records);
       if (threads != null) {
         b.threads(threads);
       }
@@ -242,7 +242,7 @@ public final class ReportCommand implements Callable<Integer> {
     }
     stdout.println("report: " + r.html());
     stdout.println("records: " + r.recordsDirectory() + " (" + r.data().imported().parts().size()
-        + " Parquet files" + (RecordSchema.ColumnSet.of(records) == RecordSchema.ColumnSet.CORE
-            ? ", core columns" : "") + ")");
+        + " Parquet files" + (records == RecordSchema.ColumnSet.CORE ? ", core columns"
+            : "") + ")");
   }
 }

@@ -33,11 +33,6 @@ class CoreColumnsTest {
         .threads(TestSupport.THREADS).progress(false).recordColumns(set).build());
   }
 
-  private static String parts(ReportResult r) {
-    return "read_parquet(" + DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet")
-        .toString()) + ")";
-  }
-
   private DuckDbEngine reader() throws Exception {
     return DuckDbEngine.open(new EngineSettings(1, null, tmp.resolve("reader")));
   }
@@ -74,21 +69,21 @@ class CoreColumnsTest {
 
     List<RecordSchema.Column> columns = ColumnSet.CORE.columns();
     try (DuckDbEngine e = reader()) {
-      List<String> schema = e.query("DESCRIBE SELECT * FROM " + parts(core),
+      List<String> schema = e.query("DESCRIBE SELECT * FROM " + TestSupport.exportParts(core),
           q -> q.getString("column_name") + " " + q.getString("column_type"));
       assertEquals(columns.stream().map(c -> c.name() + " " + c.type()).toList(), schema);
       assertTrue(columns.size() < RecordSchema.COLUMNS.size());
       // Every core column holds what the full export holds, record for record.
       String names = columns.stream().map(c -> DuckDbEngine.identifier(c.name()))
           .collect(Collectors.joining(", "));
-      String a = "SELECT " + names + " FROM " + parts(all);
-      String c = "SELECT " + names + " FROM " + parts(core);
-      assertEquals(all.data().overview().records(), e.query("SELECT count(*) FROM " + parts(core),
+      String a = "SELECT " + names + " FROM " + TestSupport.exportParts(all);
+      String c = "SELECT " + names + " FROM " + TestSupport.exportParts(core);
+      assertEquals(all.data().overview().records(), e.query("SELECT count(*) FROM " + TestSupport.exportParts(core),
           q -> q.getLong(1)).get(0));
       assertEquals(0L, e.query("SELECT count(*) FROM ((" + a + " EXCEPT ALL " + c
           + ") UNION ALL (" + c + " EXCEPT ALL " + a + "))", q -> q.getLong(1)).get(0));
       // The inputs have what the core columns are for: network waits, stragglers, labels.
-      assertTrue(e.query("SELECT count(*) FROM " + parts(core) + " WHERE net_recv_wait_ns IS NOT"
+      assertTrue(e.query("SELECT count(*) FROM " + TestSupport.exportParts(core) + " WHERE net_recv_wait_ns IS NOT"
           + " NULL", q -> q.getLong(1)).get(0) > 0);
     }
 
@@ -143,26 +138,18 @@ class CoreColumnsTest {
     TestSupport.assertSameRows(direct.data().classes(), again.data().classes());
     try (DuckDbEngine e = reader()) {
       // The columns the core export lacks are null for its records, present for the others.
-      String node0Records = " FROM " + parts(again) + " WHERE source_file LIKE "
+      String node0Records = " FROM " + TestSupport.exportParts(again) + " WHERE source_file LIKE "
           + DuckDbEngine.literal(node0 + "%");
       long fromCore = e.query("SELECT count(*)" + node0Records, q -> q.getLong(1)).get(0);
       assertEquals(first.data().overview().records(), fromCore);
       assertEquals(0L, e.query("SELECT count(exec_time_ns)" + node0Records,
           q -> q.getLong(1)).get(0));
-      assertTrue(e.query("SELECT count(exec_time_ns) FROM " + parts(again),
+      assertTrue(e.query("SELECT count(exec_time_ns) FROM " + TestSupport.exportParts(again),
           q -> q.getLong(1)).get(0) > 0);
     }
     // And an export of all columns reads back into a core report.
     ReportResult back = report(tmp.resolve("back"), ColumnSet.CORE,
         direct.recordsDirectory().toString());
     assertEquals(direct.data().overview().records(), back.data().overview().records());
-  }
-
-  @Test
-  void anUnknownColumnSetIsAUsageError() {
-    assertEquals(ColumnSet.CORE, ColumnSet.of("core"));
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
-        IllegalArgumentException.class, () -> ColumnSet.of("some"));
-    assertEquals("--records takes core or all, not 'some'", e.getMessage());
   }
 }

@@ -26,18 +26,13 @@ class ParquetExportTest {
     return DuckDbEngine.open(new EngineSettings(1, null, tmp.resolve("reader")));
   }
 
-  private static String parts(ReportResult r) {
-    return "read_parquet(" + DuckDbEngine.literal(r.recordsDirectory().resolve("*.parquet")
-        .toString()) + ")";
-  }
-
   @Test
   void schemaIsTheDocumentedOneAndEveryRecordIsThere() throws Exception {
     var gen = TestSupport.generate(SyntheticConfig.builder(tmp.resolve("logs")).iterations(30)
         .build());
     ReportResult r = TestSupport.report(tmp.resolve("out"), tmp.resolve("logs").toString());
     try (DuckDbEngine e = reader()) {
-      List<String[]> schema = e.query("DESCRIBE SELECT * FROM " + parts(r),
+      List<String[]> schema = e.query("DESCRIBE SELECT * FROM " + TestSupport.exportParts(r),
           q -> new String[] {q.getString("column_name"), q.getString("column_type")});
       assertEquals(RecordSchema.COLUMNS.size(), schema.size());
       for (int i = 0; i < schema.size(); i++) {
@@ -45,11 +40,11 @@ class ParquetExportTest {
         assertEquals(RecordSchema.COLUMNS.get(i).type(), schema.get(i)[1],
             RecordSchema.COLUMNS.get(i).name());
       }
-      assertEquals(gen.records(), e.query("SELECT count(*) FROM " + parts(r),
+      assertEquals(gen.records(), e.query("SELECT count(*) FROM " + TestSupport.exportParts(r),
           q -> q.getLong(1)).get(0));
       // Our fields arrive intact: nanosecond times, GPU start, tags, producer.
       Object[] row = e.query("SELECT producer, exec_time_ns, exec_us, gpu_start_ns, phase, step,"
-          + " algo, comm_type, excluded_reason, source_file FROM " + parts(r)
+          + " algo, comm_type, excluded_reason, source_file FROM " + TestSupport.exportParts(r)
           + " WHERE kind = 'coll' AND comm_name = 'world' ORDER BY gpu_start_ns LIMIT 1",
           q -> new Object[] {q.getString(1), q.getLong(2), q.getDouble(3), q.getLong(4),
               q.getString(5), q.getLong(6), q.getString(7), q.getString(8), q.getString(9),
@@ -74,7 +69,7 @@ class ParquetExportTest {
     assertTrue(invalid > 0);
     try (DuckDbEngine e = reader()) {
       List<Object[]> rows = e.query("SELECT msg_size_bytes, msg_size_raw, excluded_reason,"
-          + " producer, exec_time_ns FROM " + parts(r) + " WHERE msg_size_raw > 1e18",
+          + " producer, exec_time_ns FROM " + TestSupport.exportParts(r) + " WHERE msg_size_raw > 1e18",
           q -> new Object[] {q.getObject(1), q.getBigDecimal(2), q.getString(3), q.getString(4),
               q.getObject(5)});
       assertEquals(invalid, rows.size());
@@ -116,7 +111,7 @@ class ParquetExportTest {
     ReportResult r = TestSupport.report(tmp.resolve("out"), logs.toString());
     assertEquals(12L, r.data().overview().excluded().get("group_time"));
     try (DuckDbEngine e = reader()) {
-      assertEquals(12L, e.query("SELECT count(*) FROM " + parts(r) + " WHERE timing_source = 'kernel_cupti_group'"
+      assertEquals(12L, e.query("SELECT count(*) FROM " + TestSupport.exportParts(r) + " WHERE timing_source = 'kernel_cupti_group'"
           + " AND excluded_reason = 'group_time'", q -> q.getLong(1)).get(0));
     }
   }

@@ -57,26 +57,6 @@ public final class TestSupport {
   }
 
   /**
-   * Rows as text, doubles to ten significant digits: sums and means of doubles may differ in the
-   * last bits between runs (another order of addition).
-   */
-  public static List<String> rounded(List<? extends Record> rows) {
-    return rows.stream().map(r -> {
-      StringBuilder b = new StringBuilder();
-      for (var c : r.getClass().getRecordComponents()) {
-        try {
-          Object v = c.getAccessor().invoke(r);
-          b.append(c.getName()).append('=').append(v instanceof Double d
-              ? String.format(java.util.Locale.ROOT, "%.10g", d) : v).append(' ');
-        } catch (ReflectiveOperationException e) {
-          throw new IllegalStateException(e);
-        }
-      }
-      return b.toString();
-    }).toList();
-  }
-
-  /**
    * Asserts that two lists of records are equal, doubles within a relative 1e-9 (sums and means
    * of doubles may differ in the last bits between runs: another order of addition).
    */
@@ -102,5 +82,11 @@ public final class TestSupport {
         }
       }
     }
+  }
+
+  /** The relation of a report's records export, for DuckDB: {@code read_parquet('.../*.parquet')}. */
+  public static String exportParts(ReportResult r) {
+    return "read_parquet(" + io.ncclinspector.report.engine.duckdb.DuckDbEngine.literal(
+        r.recordsDirectory().resolve("*.parquet").toString()) + ")";
   }
 }

@@ -394,8 +394,7 @@ public final class RecordImporter {
       displayByPath.put(path, f.displayName());
     }
     /* The typed reader is given only the fields the export's columns read (all: every field). */
-    Set<RecordField> read = columns == RecordSchema.ColumnSet.ALL ? null
-        : RecordSchema.fieldsRead(columns);
+    Set<RecordField> read = RecordSchema.typedFields(columns);
     String source = paths.entrySet().stream()
         .map(e -> RecordSchema.raw("filename", e.getKey().reading(), "SELECT * FROM "
             + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read),

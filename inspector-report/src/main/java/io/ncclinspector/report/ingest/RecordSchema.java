@@ -216,16 +216,6 @@ public final class RecordSchema {
     public String label() {
       return name().toLowerCase(Locale.ROOT);
     }
-
-    /** The set of a command-line name. */
-    public static ColumnSet of(String label) {
-      for (ColumnSet s : values()) {
-        if (s.label().equals(label)) {
-          return s;
-        }
-      }
-      throw new IllegalArgumentException("--records takes core or all, not '" + label + "'");
-    }
   }
 
   /** The names of the {@link ColumnSet#CORE} columns. */
@@ -269,7 +259,7 @@ public final class RecordSchema {
    * The raw rows that the columns of {@code set} and {@link #VALIDITY} are computed from: as
    * {@link #raw(String, JsonLayout.Reading, String)}, with the r_ columns of the fields they read
    * ({@link #fieldsRead}) only. With {@link JsonLayout.Reading#TYPED}, {@code source} must be a
-   * reader of those fields at least ({@link JsonLayout#duckDbColumns(JsonLayout.Reading, Set)}).
+   * reader of {@link #typedFields} ({@link JsonLayout#duckDbColumns(JsonLayout.Reading, Set)}).
    */
   public static String raw(String fileColumn, JsonLayout.Reading reading, String source,
       ColumnSet set) {
@@ -285,7 +275,15 @@ public final class RecordSchema {
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
-        fileColumn, source, set == ColumnSet.ALL ? null : read) + ") l_fields";
+        fileColumn, source, typedFields(set)) + ") l_fields";
+  }
+
+  /**
+   * The fields the typed reader is given for {@code set}: null for {@link ColumnSet#ALL} (every
+   * field, the reader of before column sets), else {@link #fieldsRead}.
+   */
+  public static Set<RecordField> typedFields(ColumnSet set) {
+    return set == ColumnSet.ALL ? null : fieldsRead(set);
   }
 
   private static final Pattern RAW_NAME = Pattern.compile("\\br_([a-z0-9_]+)");

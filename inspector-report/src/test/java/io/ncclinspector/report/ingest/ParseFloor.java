@@ -58,7 +58,7 @@ public final class ParseFloor {
             "SELECT * FROM " + typedRead) + ") r";
     RecordSchema.ColumnSet core = RecordSchema.ColumnSet.CORE;
     String coreRead = RecordImporter.readJson(paths, Compression.NONE, JsonLayout.Reading.TYPED,
-        RecordSchema.fieldsRead(core));
+        RecordSchema.typedFields(core));
     String coreRaw = RecordSchema.raw("filename", JsonLayout.Reading.TYPED, "SELECT * FROM "
         + coreRead, core);
     String coreRows = "SELECT " + RecordSchema.finalColumns("r_file", core) + ", "

@@ -95,7 +95,7 @@ class TypedReadingTest {
     return "SELECT " + RecordSchema.finalColumns("r_file", set) + ", " + RecordSchema.VALIDITY
         + " AS valid FROM (" + RecordSchema.raw("filename", reading, "SELECT * FROM "
             + RecordImporter.readJson(List.of(file.toString()), compression, reading,
-                RecordSchema.fieldsRead(set)), set) + ") r";
+                RecordSchema.typedFields(set)), set) + ") r";
   }
 
   private static String rows(Path file, Compression compression, JsonLayout.Reading reading) {
