@@ -223,8 +223,10 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
   bool merge = u->kind == RECOV_UNIT_MERGE;
   uint64_t wait = 0, reads = 0, lagging = 0;
   uint32_t max_lag = 0;
-  for (uint32_t ch = 0; ch < 64; ch++) {
-    if (!((set >> ch) & 1)) continue;
+  /* The set's channels only, in ascending order (a unit has one or a few: walking all 64 bits was
+   * about a third of an operation start's numbering). */
+  for (uint64_t rest = set; rest; rest &= rest - 1) {
+    uint32_t ch = (uint32_t)__builtin_ctzll(rest);
     bool cnt = (counted >> ch) & 1;
     recov_owner* o;
     uint32_t item, base = 0;
