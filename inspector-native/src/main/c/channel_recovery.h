@@ -35,7 +35,7 @@
  * AllGatherV path), interface < v5 (no KernelLaunch), several ranks per node on several nodes, a
  * channel outside the numbered set, a full queue, or a shape that cannot be learned.
  *
- * Memory: one recov_state per communicator slot (sizeof(recov_state) = 617,832 bytes, 604 KiB: the
+ * Memory: one recov_state per communicator slot (sizeof(recov_state) = 617,824 bytes, 604 KiB: the
  * owner ring 256 KiB, the rings of placed items 257 KiB, the parked readings 81 KiB, the launch
  * windows 6 KiB; docs/configuration.md), calloc'ed at the
  * first communicator init in the slot that wants recovery, reset by the slot's later communicators
@@ -138,37 +138,42 @@ typedef struct recov_shape {
 } recov_shape;
 
 typedef struct recov_state {
+  /* Laid out for the operation start, which touches every field of the first two cache lines
+   * (and the entries of its channels below): grouping them spares misses on the enqueuing thread. */
   _Atomic uint8_t off_reason; /* RECOV_OFF_*; once set, never cleared */
+  /* Whether readings are placed (see placed below). */
+  _Atomic uint8_t placing;
   /* Enqueuing thread only (a communicator's operations are enqueued one thread at a time). */
-  uint32_t launch_serial;
   uint8_t prev_kind, prev_dir, prev_single; /* the last unit enqueued, for pairing a P2P round */
+  _Atomic uint8_t enqueuing;         /* a thread is in the enqueuing side (see enter_enqueue_side) */
+  uint32_t launch_serial;
   int32_t prev_round;
   uint32_t prev_launch;
   uint32_t colls_in_launch;
   _Atomic int32_t bcast_api_pending; /* Broadcast calls (NCCL >= 2.29.2) without their Coll yet */
-  _Atomic uint8_t enqueuing;         /* a thread is in the enqueuing side (see enter_enqueue_side) */
   /* Read by the proxy thread for the guard (relaxed; see recov_launched). */
   _Atomic uint64_t launch_word;       /* launch serial << 1 | open (KernelLaunch seen, no kernel channel yet) */
   _Atomic uint32_t units_in_launch;
   _Atomic uint32_t max_units;         /* most units one launch has had (at least 1) */
   _Atomic uint32_t unpaired;          /* the last unit numbered is a P2P whose pair may still come */
   _Atomic uint32_t queued;            /* units enqueued and not numbered */
-  _Atomic uint32_t dev_items[INSPECTOR_MAX_CHANNELS];
-  /* Drainer only. */
-  uint32_t host_items[INSPECTOR_MAX_CHANNELS];
-  uint64_t last_channels, last_counted; /* the last unit numbered */
-  uint8_t last_kind;
-  /* The queue: single producer (enqueuing thread), consumer = the drainer. */
-  recov_unit queue[RECOV_QUEUE];
+  /* The queue's ends and the drainer role (the queue itself is below). */
   _Atomic uint32_t q_head, q_tail;
   _Atomic uint32_t drain_requests;
   _Atomic uint32_t n_shapes;
+  /* Drainer only. */
+  uint64_t last_channels, last_counted; /* the last unit numbered */
+  uint8_t last_kind;
+  _Atomic uint32_t dev_items[INSPECTOR_MAX_CHANNELS];
+  /* Drainer only. */
+  uint32_t host_items[INSPECTOR_MAX_CHANNELS];
+  /* The queue: single producer (enqueuing thread), consumer = the drainer. */
+  recov_unit queue[RECOV_QUEUE];
   recov_shape shapes[RECOV_SHAPES];
   recov_owner owner[INSPECTOR_MAX_CHANNELS][RECOV_OWNERS];
   /* Readings placed on their item, per channel (channel_placed.h), written from the first lagging
-   * unit or late read on (placing), read by the order test and by operations whose own reading was
-   * another item's. */
-  _Atomic uint8_t placing;
+   * unit or late read on (`placing`, above), read by the order test and by operations whose own
+   * reading was another item's. */
   recov_placed_ring placed[INSPECTOR_MAX_CHANNELS];
   recov_window windows[RECOV_WINDOWS]; /* launch windows of the placed readings (channel_placed.h) */
   recov_parked_ring parked[INSPECTOR_MAX_CHANNELS]; /* readings to try again (channel_parked.h) */

@@ -97,7 +97,6 @@ typedef struct op_slot {
    * done but for its proxy operations (0: not yet). */
   _Atomic uint32_t proxy_cells;
   uint64_t proxy_wait_since_ns;
-  proxy_cell px[OP_PROXY_CELLS];
   /* Channel recovery (channel_recovery.h). Written at numbering: before publish, or by the drainer
    * inside enter/leave before the seq_cst store of recov_state; immutable once NUMBERED. */
   _Atomic uint8_t recov_state;   /* RECOV_OP_* */
@@ -117,6 +116,9 @@ typedef struct op_slot {
   uint64_t recov_start[INSPECTOR_MAX_CHANNELS]; /* timestamps handed on, per channel id */
   uint64_t recov_stop[INSPECTOR_MAX_CHANNELS];
   channel_slot ch[INSPECTOR_MAX_CHANNELS];
+  /* Last: 5.4 KiB that only network operations touch, after the fields every operation start
+   * writes (the header and the recovery fields above stay a few cache lines apart). */
+  proxy_cell px[OP_PROXY_CELLS];
 } __attribute__((aligned(64))) op_slot;
 
 /* Free slots form a lock-free LIFO stack (Treiber), so a new operation gets the slot freed most
