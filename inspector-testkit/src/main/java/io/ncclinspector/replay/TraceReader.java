@@ -432,6 +432,15 @@ public final class TraceReader {
     return (int) v;
   }
 
+  /**
+   * The strings this reader interned in the driver, with the driver's ids (those the events it
+   * encoded carry): what a replay in another process (the native replay benchmark) interns again,
+   * in id order, to give the same events the same strings.
+   */
+  public Map<String, Integer> internedStrings() {
+    return Map.copyOf(interned);
+  }
+
   private int intern(String s) {
     if (s == null) {
       return 0;

@@ -12,6 +12,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,6 +49,22 @@ class TraceReaderTest {
     assertEquals(r.cutShort(), prefix.cutShort());
     assertFalse(r.complete());
     assertEquals(r.recordsWritten(), Files.readAllLines(r.outputFile().orElseThrow()).size());
+  }
+
+  /** What the native replay benchmark interns again: the trace's strings under the driver's ids. */
+  @Test
+  void theInternedStringsAreTheTracesWithTheDriversIds() throws Exception {
+    TraceReader first = new TraceReader();
+    first.read(TestData.traceFiles("h3_mix").get(0));
+    Map<String, Integer> ids = first.internedStrings();
+    assertTrue(ids.keySet().containsAll(List.of("AllReduce", "AllGather", "ReduceScatter", "ncclFloat32")), ids::toString);
+    assertEquals(ids.size(), new HashSet<>(ids.values()).size(), "one id per string");
+    assertTrue(ids.values().stream().allMatch(id -> id > 0), ids::toString);
+    assertThrows(UnsupportedOperationException.class, () -> ids.put("x", 1));
+    /* The driver's ids are the process's: another reader gets the same id for the same string. */
+    TraceReader second = new TraceReader();
+    second.read(TestData.traceFiles("h3_mix").get(0));
+    assertEquals(ids, second.internedStrings());
   }
 
   @Test
