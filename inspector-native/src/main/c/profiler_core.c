@@ -440,14 +440,14 @@ static void* core_api_start(void* context, const core_event* ev) {
   thread_tag tag = tags_of_current_thread();
   if (ev->op.kind == RECORD_KIND_COLL && core_has_tables()) {
     comm_slot* c = comm_table_lookup(&g_core.comms, context);
-    if (c != NULL) recov_note_api(c, names_func_id(ev->op.func));
-  }
-  if (ev->op.kind == RECORD_KIND_COLL && !ev->graph_captured && core_accepting()) {
-    comm_slot* c = comm_table_lookup(&g_core.comms, context);
     if (c != NULL) {
-      void* h = api_ledger_enter(&g_core.ledger, c, context, names_func_id(ev->op.func),
-                                 names_datatype_id(ev->op.datatype), ev->op.count, ev->op.peer_or_root, tag);
-      if (h != NULL) return h;
+      uint8_t func = names_func_id(ev->op.func);
+      recov_note_api(c, func);
+      if (!ev->graph_captured && core_accepting()) {
+        void* h = api_ledger_enter(&g_core.ledger, c, context, func, names_datatype_id(ev->op.datatype),
+                                   ev->op.count, ev->op.peer_or_root, tag);
+        if (h != NULL) return h;
+      }
     }
   }
   return tags_encode(tag, ev->graph_captured);
