@@ -43,7 +43,8 @@ enum Setting {
   CHANNEL_RECOVERY("NCCL_INSPECTOR_CHANNEL_RECOVERY", "channelRecovery", Kind.SWITCH, Reading.PLAIN, true, "1",
       "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
           + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
-          + " 604 KiB of native memory per communicator; read at each communicator's init"),
+          + " 604 KiB of native memory per communicator and about 10 ns per callback on average (on the h3_mix"
+          + " trace, 32–35 ns with it against 23–24 without: BENCHMARKS.md); read at each communicator's init"),
   KERNEL_RECORDS("NCCL_INSPECTOR_KERNEL_RECORDS", "kernelRecords", Kind.SWITCH, Reading.PLAIN, false, "0",
       "time the operations NCCL's kernel channels cannot (withheld, lower bounds) by their kernel's CUPTI activity"
           + " record, where the kernel ran that operation alone (`timing_source: kernel_cupti`:"
