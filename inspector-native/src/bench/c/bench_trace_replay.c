@@ -89,7 +89,9 @@ int main(int argc, char** argv) {
     if (read_i32(f, &len) != 0 || len < 0 || len > (1 << 20)) return 2;
     char* s = calloc(1, (size_t)len + 1);
     if (s == NULL || fread(s, 1, (size_t)len, f) != (size_t)len) return 2;
-    if (profiler_driver_intern(s) != id) {
+    int got = profiler_driver_intern(s); /* the driver keeps its own copy */
+    free(s);
+    if (got != id) {
       fprintf(stderr, "bench_trace_replay: string %d interned under another id\n", id);
       return 2;
     }
