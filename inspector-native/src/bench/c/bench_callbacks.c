@@ -23,7 +23,6 @@ typedef struct samples {
 
 static const ncclProfiler_v5_t* table;
 static int ops_per_thread;
-static _Atomic int stop_consumer;
 
 static ncclResult_t null_start(void* c, void** h, ncclProfilerEventDescr_v5_t* d) {
   (void)c;
@@ -97,17 +96,6 @@ static void* producer(void* p) {
   return NULL;
 }
 
-static void* consumer(void* arg) {
-  static uint8_t buf[1 << 20];
-  while (!atomic_load(&stop_consumer)) {
-    if (nccl_inspector_drain(buf, sizeof buf) == 0) {
-      struct timespec ts = {0, 200000};
-      nanosleep(&ts, NULL);
-    }
-  }
-  return arg;
-}
-
 static int cmp(const void* a, const void* b) {
   uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
   return x < y ? -1 : x > y;
@@ -122,9 +110,8 @@ static void run(int threads, const ncclProfiler_v5_t* t, samples* merged) {
   table = t;
   samples per[8];
   void* ctx[8];
-  pthread_t th[8], drain;
-  atomic_store(&stop_consumer, 0);
-  pthread_create(&drain, NULL, consumer, NULL);
+  pthread_t th[8];
+  test_drainer_start(200000);
   for (int i = 0; i < threads; i++) {
     ctx[i] = test_comm(0x100u + (uint64_t)i, 0, 8);
     memset(&per[i], 0, sizeof(per[i]));
@@ -137,8 +124,7 @@ static void run(int threads, const ncclProfiler_v5_t* t, samples* merged) {
     pthread_create(&th[i], NULL, producer, &args[i]);
   }
   for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
-  atomic_store(&stop_consumer, 1);
-  pthread_join(drain, NULL);
+  test_drainer_stop();
   for (int i = 0; i < threads; i++) ncclProfiler_v5.finalize(ctx[i]);
   (void)test_drain();
   for (int k = 0; k < K_COUNT; k++) {

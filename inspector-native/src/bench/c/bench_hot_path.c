@@ -11,19 +11,6 @@
 
 #include "harness.h"
 
-static _Atomic int stop;
-
-static void* consumer(void* arg) {
-  static uint8_t buf[1 << 20];
-  while (!atomic_load(&stop)) {
-    if (nccl_inspector_drain(buf, sizeof buf) == 0) {
-      struct timespec ts = {0, 100000};
-      nanosleep(&ts, NULL);
-    }
-  }
-  return arg;
-}
-
 static long rss_kib(void) {
   FILE* f = fopen("/proc/self/statm", "r");
   long pages = 0, resident = 0;
@@ -46,8 +33,7 @@ int main(int argc, char** argv) {
   c.op_slots = argc > 2 ? atoi(argv[2]) : 2048;
   test_enable(c);
   void* ctx = test_comm(3, 0, 8);
-  pthread_t t;
-  pthread_create(&t, NULL, consumer, NULL);
+  test_drainer_start(100000);
   long long t0 = now_ns();
   long rss_early = 0;
   for (int i = 0; i < ops; i++) {
@@ -67,8 +53,7 @@ int main(int argc, char** argv) {
   printf("%.1f ns per callback (%d collectives x 8 callbacks, %d slots), ring_full %lld, "
          "resident set %ld KiB at 10%% of the run, %ld KiB at the end\n",
          (double)(t1 - t0) / (ops * 8.0), ops, c.op_slots, test_counter("ring_full"), rss_early, rss_kib());
-  atomic_store(&stop, 1);
-  pthread_join(t, NULL);
+  test_drainer_stop();
   ncclProfiler_v5.finalize(ctx);
   test_shutdown();
   return 0;

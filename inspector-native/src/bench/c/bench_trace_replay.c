@@ -8,8 +8,6 @@
  *
  *   bench_trace_replay FILE [PASSES]     environment: NB=0 network breakdown off, RECOV=0 channel
  *                                        recovery off, MIN_SIZE=bytes (8192) */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +15,7 @@
 #include <time.h>
 
 #include "driver/profiler_table_driver.h"
-#include "inspector_native.h"
-
-static atomic_int stop_consumer;
-
-static void* consumer(void* arg) {
-  static uint8_t buf[1 << 20];
-  while (!atomic_load(&stop_consumer)) {
-    if (nccl_inspector_drain(buf, sizeof buf) == 0) {
-      struct timespec ts = {0, 1000000};
-      nanosleep(&ts, NULL);
-    }
-  }
-  return arg;
-}
+#include "harness.h"
 
 static int read_i32(FILE* f, int32_t* v) { return fread(v, sizeof *v, 1, f) == 1 ? 0 : -1; }
 
@@ -107,13 +92,11 @@ int main(int argc, char** argv) {
   }
   if (getenv("NB")) nccl_inspector_set_network_breakdown(atoi(getenv("NB")));
   if (getenv("RECOV")) nccl_inspector_set_channel_recovery(atoi(getenv("RECOV")));
-  pthread_t drainer;
-  pthread_create(&drainer, NULL, consumer, NULL);
+  test_drainer_start(1000000); /* every millisecond when idle, as the JVM's dump thread */
   long long calls, null_calls;
   double s = run(events, count, max_handle, max_ctx, passes, 0, &calls);
   double null_s = run(events, count, max_handle, max_ctx, passes, 1, &null_calls);
-  atomic_store(&stop_consumer, 1);
-  pthread_join(drainer, NULL);
+  test_drainer_stop();
   nccl_inspector_close();
   nccl_inspector_release();
   printf("%d passes: core %lld calls in %.3f s (%.1f ns a call, init and finalize included);"

@@ -1,6 +1,8 @@
 #include "harness.h"
 
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 int test_failures;
 
@@ -236,4 +238,30 @@ long long test_counter(const char* name) {
   }
   fprintf(stderr, "no counter %s\n", name);
   exit(2);
+}
+
+static atomic_int drainer_stop;
+static pthread_t drainer;
+static long drainer_idle_ns;
+
+static void* drainer_loop(void* arg) {
+  static uint8_t buf[1 << 20];
+  while (!atomic_load(&drainer_stop)) {
+    if (nccl_inspector_drain(buf, sizeof buf) == 0) {
+      struct timespec ts = {0, drainer_idle_ns};
+      nanosleep(&ts, NULL);
+    }
+  }
+  return arg;
+}
+
+void test_drainer_start(long idle_ns) {
+  drainer_idle_ns = idle_ns;
+  atomic_store(&drainer_stop, 0);
+  pthread_create(&drainer, NULL, drainer_loop, NULL);
+}
+
+void test_drainer_stop(void) {
+  atomic_store(&drainer_stop, 1);
+  pthread_join(drainer, NULL);
 }

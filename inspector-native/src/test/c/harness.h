@@ -74,6 +74,11 @@ void test_proxy_state(void* step, int state, uint64_t trans_size);
 /* The activation mask a new communicator gets. */
 int test_comm_mask(uint64_t id);
 
+/* A thread that drains the ring as the JVM's dump thread does, for the benchmarks: it sleeps
+ * `idle_ns` whenever it finds the ring empty. One at a time; stop joins it. */
+void test_drainer_start(long idle_ns);
+void test_drainer_stop(void);
+
 /* A bounded queue of handles from one test thread to another (test scaffolding: the core itself
  * never locks). A full queue blocks the pusher, which bounds how far the consumer falls behind. */
 #define TEST_HANDOFF_MAX 256
