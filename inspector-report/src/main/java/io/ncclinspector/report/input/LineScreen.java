@@ -525,7 +525,7 @@ public final class LineScreen {
       case 'u':
         int v = 0;
         for (int i = 1; i <= 4; i++) {
-          int h = hex(b[p + i]);
+          int h = Character.digit(b[p + i] & 0xFF, 16); // in 0..255 only ASCII digits count
           if (h < 0) {
             return -1;
           }
@@ -535,16 +535,6 @@ public final class LineScreen {
       default:
         return -1;
     }
-  }
-
-  private static int hex(byte c) {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
   }
 
   private static boolean continuation(byte c) {
