@@ -169,4 +169,52 @@ class StragglerDetectionTest {
     assertEquals(0, s.incompleteCollectives());
     assertEquals(List.of(5), s.suspects().stream().map(RankLateness::rank).toList());
   }
+
+  /**
+   * Two ranks arrive last at the same nanosecond: the higher one is named, whether the arrival
+   * key fits in 64 bits (times close together) or is the dialect's wide pair (one collective
+   * 2^61 ns after the others, past what a packed key of four ranks can hold: ArrivalKeyTest).
+   */
+  @Test
+  void aTieForLastGoesToTheHigherRankWhateverTheKeyWidth() throws Exception {
+    for (boolean wide : new boolean[] {false, true}) {
+      Path gen = tmp.resolve("gen-" + wide);
+      Path logs = tmp.resolve("tie-" + wide);
+      java.nio.file.Files.createDirectories(logs);
+      TestSupport.generate(SyntheticConfig.builder(gen).nodes(1).gpusPerNode(4)
+          .workload(Workload.WORLD_ALLREDUCE).iterations(20).seed(3).build());
+      long[] tie = new long[2]; // sn and start of the tied collective
+      for (int rank = 0; rank < 4; rank++) {
+        List<String> lines = TestSupport.lines(gen.resolve("node00-pid1000" + rank + ".log"));
+        com.fasterxml.jackson.databind.node.ObjectNode r5 = (com.fasterxml.jackson.databind.node
+            .ObjectNode) io.ncclinspector.report.output.TableFiles.json().readTree(lines.get(5));
+        if (rank == 0) {
+          tie[0] = r5.get("coll_perf").get("coll_sn").asLong();
+          tie[1] = r5.get("coll_perf").get("coll_gpu_start_ns").asLong();
+        }
+        long start = tie[1] + (rank == 1 || rank == 2 ? 5_000_000 : 0);
+        lines.set(5, HostileInputTest.edit(lines.get(5), r -> ((com.fasterxml.jackson.databind
+            .node.ObjectNode) r.get("coll_perf")).put("coll_gpu_start_ns", start)));
+        if (wide) {
+          lines.set(10, HostileInputTest.edit(lines.get(10), r -> ((com.fasterxml.jackson
+              .databind.node.ObjectNode) r.get("coll_perf")).put("coll_gpu_start_ns", 1L << 61)));
+        }
+        TestSupport.writeLines(logs.resolve("r" + rank + ".log"), lines);
+      }
+      ReportResult r = TestSupport.report(ReportOptions.builder(tmp.resolve("out-tie-" + wide))
+          .inputs(logs.toString()).threads(TestSupport.THREADS).progress(false)
+          .clockSync(ClockSync.NONE).build());
+      StragglerResult s = r.data().stragglers();
+      assertEquals(20, s.alignedCollectives());
+      CollectiveSkew tied = s.worst().stream().filter(c -> c.sn() == tie[0]).findFirst()
+          .orElseThrow();
+      assertEquals(2, tied.lastRank(), "wide key: " + wide);
+      // last − mean of the others: 5 ms − (0 + 0 + 5 ms) / 3, the quotient truncated in ns
+      assertEquals(3333.334, tied.delayUs(), 1e-9, "wide key: " + wide);
+      if (wide) {
+        assertEquals(3, s.worst().stream().filter(c -> c.firstStartNs() == 1L << 61)
+            .findFirst().orElseThrow().lastRank(), "four ranks tied: the highest");
+      }
+    }
+  }
 }
