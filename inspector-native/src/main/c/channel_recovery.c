@@ -407,23 +407,26 @@ static uint32_t round_of(const recov_op_info* info, int32_t nranks) {
   return (uint32_t)(d < 0 ? d + nranks : d);
 }
 
+/* A taken slot's recovery fields as for an operation not yet numbered. Relaxed: the slot is in
+ * INIT, seen by no other thread; op_publish releases it. */
+static void reset_op_recovery(op_slot* s, uint8_t off_reason) {
+  atomic_store_explicit(&s->recov_state, RECOV_OP_NONE, memory_order_relaxed);
+  s->recov_hold = 0;
+  s->recov_wait = 0;
+  s->recov_reads = 0;
+  s->recov_lagging = 0;
+  s->recov_max_lag = 0;
+  atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->recov_found, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
+  atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
+  s->recov_off_reason = off_reason;
+}
+
 static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
   recov_state* r = c->recov;
-  if (s != NULL) {
-    /* Relaxed: the slot is in INIT; op_publish releases it. */
-    atomic_store_explicit(&s->recov_state, RECOV_OP_NONE, memory_order_relaxed);
-    s->recov_hold = 0;
-    s->recov_wait = 0;
-    s->recov_reads = 0;
-    s->recov_lagging = 0;
-    s->recov_max_lag = 0;
-    atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->recov_found, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
-    atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
-    s->recov_off_reason = off_reason(c);
-  }
+  if (s != NULL) reset_op_recovery(s, off_reason(c));
   if (r == NULL || off_reason(c)) return;
   /* Preconditions of the rule, on the enqueuing thread, before this event is numbered. */
   uint8_t reason = RECOV_OFF_NONE;
@@ -995,20 +998,7 @@ static void leave_enqueue_side(comm_slot* c) {
 
 void recov_number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void* handle) {
   if (!enter_enqueue_side(c)) {
-    if (s != NULL) {
-      atomic_store_explicit(&s->recov_state, RECOV_OP_NONE, memory_order_relaxed);
-      s->recov_hold = 0;
-      s->recov_wait = 0;
-      s->recov_reads = 0;
-      s->recov_lagging = 0;
-      s->recov_max_lag = 0;
-      atomic_store_explicit(&s->recov_got, 0, memory_order_relaxed);
-      atomic_store_explicit(&s->recov_found, 0, memory_order_relaxed);
-      atomic_store_explicit(&s->recov_lost, 0, memory_order_relaxed);
-      atomic_store_explicit(&s->recov_answered, 0, memory_order_relaxed);
-      atomic_store_explicit(&s->recov_lost_reason, WITHHELD_NONE, memory_order_relaxed);
-      s->recov_off_reason = RECOV_OFF_UNEXPECTED;
-    }
+    if (s != NULL) reset_op_recovery(s, RECOV_OFF_UNEXPECTED);
     return;
   }
   number_op(c, info, s, handle);
