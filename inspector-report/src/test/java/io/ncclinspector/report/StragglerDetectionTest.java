@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ncclinspector.report.analysis.ClockSync;
 import io.ncclinspector.report.analysis.CollectiveSkew;
 import io.ncclinspector.report.analysis.RankLateness;
@@ -12,9 +14,11 @@ import io.ncclinspector.report.analysis.StragglerResult;
 import io.ncclinspector.report.engine.duckdb.DuckDbEngine;
 import io.ncclinspector.report.engine.duckdb.EngineSettings;
 import io.ncclinspector.report.output.OutputFiles;
+import io.ncclinspector.report.output.TableFiles;
 import io.ncclinspector.report.synthetic.LogFormat;
 import io.ncclinspector.report.synthetic.SyntheticConfig;
 import io.ncclinspector.report.synthetic.Workload;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -161,7 +165,7 @@ class StragglerDetectionTest {
     Path logs = tmp.resolve("logs");
     // A copy taken while the job ran (its first 200 records): not the same file, the same
     // records. (A file of identical content is read once: HostileInputTest.)
-    java.nio.file.Files.write(logs.resolve("copy-of-rank5.log"), java.nio.file.Files.readAllLines(
+    Files.write(logs.resolve("copy-of-rank5.log"), Files.readAllLines(
         logs.resolve("node01-pid10005.log")).subList(0, 200));
     StragglerResult s = report(ClockSync.AUTO).data().stragglers();
     assertEquals(200, s.duplicateRecords());
@@ -180,24 +184,20 @@ class StragglerDetectionTest {
     for (boolean wide : new boolean[] {false, true}) {
       Path gen = tmp.resolve("gen-" + wide);
       Path logs = tmp.resolve("tie-" + wide);
-      java.nio.file.Files.createDirectories(logs);
+      Files.createDirectories(logs);
       TestSupport.generate(SyntheticConfig.builder(gen).nodes(1).gpusPerNode(4)
           .workload(Workload.WORLD_ALLREDUCE).iterations(20).seed(3).build());
       long[] tie = new long[2]; // sn and start of the tied collective
       for (int rank = 0; rank < 4; rank++) {
         List<String> lines = TestSupport.lines(gen.resolve("node00-pid1000" + rank + ".log"));
-        com.fasterxml.jackson.databind.node.ObjectNode r5 = (com.fasterxml.jackson.databind.node
-            .ObjectNode) io.ncclinspector.report.output.TableFiles.json().readTree(lines.get(5));
         if (rank == 0) {
-          tie[0] = r5.get("coll_perf").get("coll_sn").asLong();
-          tie[1] = r5.get("coll_perf").get("coll_gpu_start_ns").asLong();
+          JsonNode perf = TableFiles.json().readTree(lines.get(5)).get("coll_perf");
+          tie[0] = perf.get("coll_sn").asLong();
+          tie[1] = perf.get("coll_gpu_start_ns").asLong();
         }
-        long start = tie[1] + (rank == 1 || rank == 2 ? 5_000_000 : 0);
-        lines.set(5, HostileInputTest.edit(lines.get(5), r -> ((com.fasterxml.jackson.databind
-            .node.ObjectNode) r.get("coll_perf")).put("coll_gpu_start_ns", start)));
+        lines.set(5, withStart(lines.get(5), tie[1] + (rank == 1 || rank == 2 ? 5_000_000 : 0)));
         if (wide) {
-          lines.set(10, HostileInputTest.edit(lines.get(10), r -> ((com.fasterxml.jackson
-              .databind.node.ObjectNode) r.get("coll_perf")).put("coll_gpu_start_ns", 1L << 61)));
+          lines.set(10, withStart(lines.get(10), 1L << 61));
         }
         TestSupport.writeLines(logs.resolve("r" + rank + ".log"), lines);
       }
@@ -216,5 +216,11 @@ class StragglerDetectionTest {
             .findFirst().orElseThrow().lastRank(), "four ranks tied: the highest");
       }
     }
+  }
+
+  /** A collective record's line with its GPU start at {@code ns}. */
+  private static String withStart(String line, long ns) throws Exception {
+    return HostileInputTest.edit(line,
+        r -> ((ObjectNode) r.get("coll_perf")).put("coll_gpu_start_ns", ns));
   }
 }

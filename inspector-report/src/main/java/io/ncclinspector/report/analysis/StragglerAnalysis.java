@@ -146,13 +146,12 @@ public final class StragglerAnalysis {
    * 128-bit value), otherwise the dialect's pair; both order alike.
    */
   private String arrivalKey() throws SQLException {
-    long[] range = engine.query("SELECT coalesce(max(f.last_start - k.base_ns), 0) AS span,"
-        + " coalesce(min(f.rank), 0) AS lo, coalesce(max(f.rank), 0) AS hi"
+    int bits = engine.query("SELECT coalesce(max(f.last_start - k.base_ns), 0) AS span,"
+        + " coalesce(min(f.rank), 0) AS lo, coalesce(max(f.rank), 0) AS hi,"
+        + " (SELECT coalesce(max(abs(offset_ns)), 0) FROM st_offsets WHERE applied) AS max_offset"
         + " FROM st_files f JOIN st_keys k ON f.comm_id = k.comm_id AND f.op = k.op",
-        r -> new long[] {r.getLong("span"), r.getLong("lo"), r.getLong("hi")}).get(0);
-    double offset = engine.query("SELECT coalesce(max(abs(offset_ns)), 0) AS o FROM st_offsets"
-        + " WHERE applied", r -> r.getDouble("o")).get(0);
-    int bits = packedRankBits(range[0], offset, range[1], range[2]);
+        r -> packedRankBits(r.getLong("span"), r.getDouble("max_offset"), r.getLong("lo"),
+            r.getLong("hi"))).get(0);
     return bits < 0 ? d.pair("s.arr", "s.rank") : "(s.arr * " + (1L << bits) + " + s.rank)";
   }
 
