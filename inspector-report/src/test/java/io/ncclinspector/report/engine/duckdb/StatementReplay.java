@@ -3,8 +3,10 @@ package io.ncclinspector.report.engine.duckdb;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -67,9 +69,7 @@ public final class StatementReplay {
         threads = Integer.parseInt(args[++i]);
       } else if (args[i].equals("--list")) {
         for (int k = 0; k < logged.size(); k++) {
-          String s = logged.get(k);
-          System.out.printf(Locale.ROOT, "%d: %s%n", k,
-              s.substring(0, Math.min(100, s.length())).replace('\n', ' '));
+          System.out.printf(Locale.ROOT, "%d: %s%n", k, start(logged.get(k), 100));
         }
         return;
       } else {
@@ -81,21 +81,31 @@ public final class StatementReplay {
       for (String step : steps) {
         for (String sql : resolve(step, logged)) {
           long t0 = System.nanoTime();
-          long rows = 0;
-          try (var st = engine.connection().createStatement()) {
-            if (st.execute(sql)) {
-              try (ResultSet r = st.getResultSet()) {
-                while (r.next()) {
-                  rows++;
-                }
-              }
-            }
-          }
-          System.out.printf(Locale.ROOT, "%d ms, %d rows: %s%n", (System.nanoTime() - t0) / 1_000_000,
-              rows, sql.substring(0, Math.min(90, sql.length())).replace('\n', ' '));
+          long rows = execute(engine.connection(), sql);
+          long ms = (System.nanoTime() - t0) / 1_000_000;
+          System.out.printf(Locale.ROOT, "%d ms, %d rows: %s%n", ms, rows, start(sql, 90));
         }
       }
     }
+  }
+
+  /** Runs one statement and reads every row it returns; the number of rows. */
+  private static long execute(Connection c, String sql) throws SQLException {
+    long rows = 0;
+    try (Statement st = c.createStatement()) {
+      if (st.execute(sql)) {
+        try (ResultSet r = st.getResultSet()) {
+          while (r.next()) {
+            rows++;
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static String start(String sql, int chars) {
+    return sql.substring(0, Math.min(chars, sql.length())).replace('\n', ' ');
   }
 
   private static List<String> resolve(String step, List<String> logged) throws IOException {
