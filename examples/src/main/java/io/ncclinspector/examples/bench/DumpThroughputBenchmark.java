@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  *       second and what the ring had to drop (it never blocks the producer);
  *   <li>sustained: the producer is paced to a target rate of operations per second with the
  *       default ring size, JSON output off (drain, decode, deliver) and on; a run passes if
- *       nothing is dropped and the record path kept up: when the producer stops, at most 100 ms of
+ *       nothing is dropped and the record path kept up: when the producer stops, at most 250 ms of
  *       its production is still on its way (not yet delivered; with JSON, not yet written), so a
  *       lag that only the queues absorbed for the run's few seconds does not pass.
  * </ul>
@@ -50,10 +50,13 @@ import java.util.stream.Stream;
 public final class DumpThroughputBenchmark {
   /**
    * A paced run passes when nothing was dropped and, when the producer stopped, at most this much
-   * of its production (in milliseconds at the target rate) was still on its way: the ring (about
-   * 40 ms at 500k/s), the dump thread's nap, the writer's 64 KiB buffer.
+   * of its production (in milliseconds at the target rate) was still on its way: at 500k/s about
+   * half the JSON writer's queue (2^18 records), so that over a 5 s run the writer kept at least
+   * 95 % of the rate, rather than passing on a queue that absorbed a steady lag for the run's
+   * length. The ring (about 40 ms at 500k/s), the dump thread's naps and a pause of the writer fit
+   * well within it.
    */
-  private static final int MAX_BACKLOG_MS = 100;
+  private static final int MAX_BACKLOG_MS = 250;
 
   private DumpThroughputBenchmark() {}
 
@@ -134,7 +137,7 @@ public final class DumpThroughputBenchmark {
     }
     long produceEnd = System.nanoTime();
     /* What had come through when the producer stopped: a paced run passes only if the record path
-       kept up, not if a backlog (up to 2^18 records per queue) absorbed its lag and drained at close. */
+       kept up, not if a queue (2^18 records) absorbed a steady lag and drained at close. */
     long doneAtStop = json ? inspector.status().records().written() + inspector.status().records().quarantined()
         : inspector.status().records().received();
     threadCpu(threadCpu, threadKernel);
