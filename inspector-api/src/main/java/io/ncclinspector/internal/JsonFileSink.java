@@ -5,6 +5,7 @@ import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.OperationRecord;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.internal.output.AccountedFile;
+import io.ncclinspector.internal.output.AppendThread;
 import io.ncclinspector.internal.output.FileNames;
 import io.ncclinspector.internal.output.OutputFileSystem;
 import io.ncclinspector.spi.InspectorExporter;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -28,33 +30,41 @@ import java.util.Optional;
  * whole line is in the file; lines that could not be written are held and retried (a disk that
  * fills up and frees again loses nothing while the held lines fit), and what cannot be held is
  * counted as not written ({@link AccountedFile}).
+ *
+ * <p>Lines are encoded on the caller's thread (the JSON writer thread) and appended to the files
+ * by a thread of the sink's own ({@link AppendThread}, {@code nccl-inspector-json-append}), so
+ * that encoding and the kernel's copy of the bytes into the page cache run side by side.
+ * {@link #flush} and {@link #close} return once what came before is in the files (or held).
  */
 public final class JsonFileSink implements InspectorExporter {
   private static final int WRITE_BYTES = 1 << 16;
   private static final int MAX_PENDING_BYTES = 8 << 20;
   private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
+  /** The appender's files, by index. */
+  private static final int MAIN = 0;
+  private static final int QUARANTINE = 1;
 
   private final InspectorConfig config;
   private final String gitRev;
-  private final OutputFileSystem fs;
-  private final FileNames quarantineNames;
-  private final Ticker ticker;
   private final AccountedFile main;
+  private final AccountedFile quarantine;
+  private final AppendThread append;
   private final JsonLinesWriter writer;
-  private volatile AccountedFile quarantine;
   private JsonLinesWriter quarantineWriter;
 
   private JsonFileSink(InspectorConfig config, String gitRev, OutputFileSystem fs, Ticker ticker) throws IOException {
-    this.ticker = ticker;
     this.config = config;
     this.gitRev = gitRev;
-    this.fs = fs;
     Path dir = config.dumpDirectory().toAbsolutePath();
     String stem = config.processIdentity().hostname() + "-pid" + config.processIdentity().pid();
     this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", WRITE_BYTES,
         MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
-    this.quarantineNames = new FileNames(dir, stem + ".quarantine", ".log");
-    this.writer = new JsonLinesWriter(main.stream(), config.processIdentity(), gitRev, config.verbose());
+    /* Like the output file, the quarantine file is created at its first line, never before. */
+    this.quarantine = new AccountedFile(fs, new FileNames(dir, stem + ".quarantine", ".log"), "NCCL Inspector quarantine output", WRITE_BYTES,
+        MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
+    main.preflight(); /* before the appending thread starts, which then owns both files */
+    this.append = new AppendThread("nccl-inspector-json-append", List.of(main, quarantine));
+    this.writer = new JsonLinesWriter(append.stream(), config.processIdentity(), gitRev, config.verbose());
   }
 
   /** The output of a configuration, on the local file system. Creates no file; never throws. */
@@ -73,9 +83,7 @@ public final class JsonFileSink implements InspectorExporter {
   /** As above, with the clock the retry interval of a failing output is measured on. */
   public static JsonFileSink open(InspectorConfig config, String gitRev, OutputFileSystem fs, Ticker ticker) {
     try {
-      JsonFileSink sink = new JsonFileSink(config, gitRev, fs, ticker);
-      sink.main.preflight();
-      return sink;
+      return new JsonFileSink(config, gitRev, fs, ticker);
     } catch (IOException e) {
       throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
@@ -88,8 +96,7 @@ public final class JsonFileSink implements InspectorExporter {
 
   /** The quarantine file: the one created, or the name it will get. */
   public Path quarantineFile() {
-    AccountedFile q = quarantine;
-    return q != null ? q.plannedPath() : quarantineNames.first();
+    return quarantine.plannedPath();
   }
 
   /** The output file, if it was created. */
@@ -100,15 +107,13 @@ public final class JsonFileSink implements InspectorExporter {
   /** Why output cannot be written right now, if it cannot. */
   public Optional<String> error() {
     Optional<String> e = main.error();
-    AccountedFile q = quarantine;
-    return e.isPresent() || q == null ? e : q.error().map(m -> "quarantine file: " + m);
+    return e.isPresent() ? e : quarantine.error().map(m -> "quarantine file: " + m);
   }
 
   /** The first reason output could not be written, if it ever could not (it may work again). */
   public Optional<String> firstError() {
     Optional<String> e = main.firstError();
-    AccountedFile q = quarantine;
-    return e.isPresent() || q == null ? e : q.firstError().map(m -> "quarantine file: " + m);
+    return e.isPresent() ? e : quarantine.firstError().map(m -> "quarantine file: " + m);
   }
 
   /** Records whose line is in the output file. */
@@ -118,14 +123,12 @@ public final class JsonFileSink implements InspectorExporter {
 
   /** Records whose line is in the quarantine file. */
   public long linesQuarantined() {
-    AccountedFile q = quarantine;
-    return q == null ? 0 : q.written();
+    return quarantine.written();
   }
 
   /** Records that will never be written (output failed and they could not be held). */
   public long linesNotWritten() {
-    AccountedFile q = quarantine;
-    return main.lost() + (q == null ? 0 : q.lost());
+    return main.lost() + quarantine.lost() + append.lost();
   }
 
   /** Wall-clock microseconds, read at most every 100 µs (records written together share it). */
@@ -146,15 +149,12 @@ public final class JsonFileSink implements InspectorExporter {
     long now = dumpMicros();
     try {
       if (record.timing().quarantine() != Quarantine.NONE) {
-        if (quarantine == null) {
-          AccountedFile q = new AccountedFile(fs, quarantineNames, "NCCL Inspector quarantine output", WRITE_BYTES,
-              MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
-          quarantineWriter = new JsonLinesWriter(q.stream(), config.processIdentity(), gitRev, config.verbose());
-          quarantine = q;
+        if (quarantineWriter == null) {
+          quarantineWriter = new JsonLinesWriter(append.stream(), config.processIdentity(), gitRev, config.verbose());
         }
-        line(quarantineWriter, quarantine, record, now);
+        line(quarantineWriter, QUARANTINE, record, now);
       } else {
-        line(writer, main, record, now);
+        line(writer, MAIN, record, now);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); /* in-memory streams: not reached */
@@ -169,20 +169,25 @@ public final class JsonFileSink implements InspectorExporter {
     }
   }
 
-  /** One record as one unit: the writer's bytes are pushed to the held buffer, then the line ends. */
-  private static void line(JsonLinesWriter w, AccountedFile f, OperationRecord record, long now) throws IOException {
+  /** One record as one unit: the writer's bytes are pushed to the appender's chunk, then the line ends. */
+  private void line(JsonLinesWriter w, int target, OperationRecord record, long now) throws IOException {
     w.write(record, now);
     w.flush();
-    f.endUnit(1);
+    append.endUnit(target, 1);
   }
 
+  /** Returns once every line so far is in its file (or held where the file cannot be written). */
   @Override
   public void flush() {
-    main.flush();
-    AccountedFile q = quarantine;
-    if (q != null) {
-      q.flush();
+    try {
+      writer.flush();
+      if (quarantineWriter != null) {
+        quarantineWriter.flush();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
+    append.flush();
   }
 
   @Override
@@ -195,10 +200,6 @@ public final class JsonFileSink implements InspectorExporter {
     } catch (IOException e) {
       throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
-    main.close();
-    AccountedFile q = quarantine;
-    if (q != null) {
-      q.close();
-    }
+    append.close(); /* appends what is left, closes both files, ends its thread */
   }
 }

@@ -28,7 +28,10 @@ import java.util.stream.Stream;
  * <ul>
  *   <li>writer: {@code JsonLinesWriter} to a stream that discards the bytes (the encoding alone);
  *   <li>file: {@code JsonFileSink}, what the JSON writer thread runs per record, to local disk
- *       (encoding, the held buffer, the file writes; user and user + system time).
+ *       (encoding, the held buffer, the file writes; user and user + system time);
+ *   <li>appending thread: in builds whose sink appends the lines on a thread of its own
+ *       ({@code nccl-inspector-json-append}), that thread's CPU time per line (the file writes,
+ *       which then are not in the figures above); "-" in builds without it.
  * </ul>
  *
  * <p>Uses only what every build since 55f8703 (typed records, exporters) has, so that it also runs
@@ -53,6 +56,8 @@ public final class JsonWriterCpuBenchmark {
       double[] writer = new double[ROUNDS];
       double[] fileUser = new double[ROUNDS];
       double[] fileTotal = new double[ROUNDS];
+      double[] appendTotal = new double[ROUNDS];
+      boolean appending = false;
       long micros = 1_795_942_870_000_000L;
       JsonLinesWriter w = new JsonLinesWriter(OutputStream.nullOutputStream(), new ProcessIdentity("bench-host", 1),
           "bench", false);
@@ -70,6 +75,7 @@ public final class JsonWriterCpuBenchmark {
 
         Path out = Files.createTempDirectory(work, "out");
         JsonFileSink sink = JsonFileSink.open(InspectorConfig.builder().dumpDirectory(out).build(), "bench");
+        long a0 = appendingCpu(cpu);
         c0 = cpu.getCurrentThreadCpuTime();
         long u0 = cpu.getCurrentThreadUserTime();
         lines = 0;
@@ -83,9 +89,12 @@ public final class JsonWriterCpuBenchmark {
           }
         }
         sink.flush();
+        long a1 = appendingCpu(cpu); /* before the close, which ends the thread */
         sink.close();
         fileTotal[round] = (cpu.getCurrentThreadCpuTime() - c0) / (double) lines;
         fileUser[round] = (cpu.getCurrentThreadUserTime() - u0) / (double) lines;
+        appendTotal[round] = (a1 - a0) / (double) lines;
+        appending |= a1 > 0;
         delete(out);
       }
       System.out.printf("%s: %d records; CPU ns per line, median (min) of %d rounds after %d warm-up rounds:%n",
@@ -93,9 +102,21 @@ public final class JsonWriterCpuBenchmark {
       System.out.printf("  writer (encoding only) %s%n", summary(writer));
       System.out.printf("  file sink, user        %s%n", summary(fileUser));
       System.out.printf("  file sink, user+system %s%n", summary(fileTotal));
+      System.out.printf("  appending thread       %s%n", appending ? summary(appendTotal) : "     -");
     } finally {
       delete(work);
     }
+  }
+
+  /** CPU time so far of the sink's appending threads alive now (0 if the build has none). */
+  private static long appendingCpu(ThreadMXBean cpu) {
+    long sum = 0;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("nccl-inspector-json-append")) {
+        sum += Math.max(0, cpu.getThreadCpuTime(t.getId()));
+      }
+    }
+    return sum;
   }
 
   /** The records a replay of the trace delivers, as the dump thread hands them on. */

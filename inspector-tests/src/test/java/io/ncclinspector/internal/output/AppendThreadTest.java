@@ -1,0 +1,124 @@
+package io.ncclinspector.internal.output;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AppendThreadTest {
+  @TempDir
+  Path dir;
+
+  /** The local file system, noting which threads write. */
+  private static final class WatchedFileSystem implements OutputFileSystem {
+    final Set<String> writers = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public OutputChannel createNew(Path file) throws IOException {
+      OutputChannel real = OutputFileSystem.local().createNew(file);
+      return new OutputChannel() {
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+          writers.add(Thread.currentThread().getName());
+          return real.write(src);
+        }
+
+        @Override
+        public long size() throws IOException {
+          return real.size();
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+          real.truncate(size);
+        }
+
+        @Override
+        public void close() throws IOException {
+          real.close();
+        }
+      };
+    }
+
+    @Override
+    public void createDirectories(Path d) throws IOException {
+      OutputFileSystem.local().createDirectories(d);
+    }
+
+    @Override
+    public boolean exists(Path path) {
+      return OutputFileSystem.local().exists(path);
+    }
+  }
+
+  private AccountedFile file(OutputFileSystem fs, String stem) {
+    return new AccountedFile(fs, new FileNames(dir, stem, ".log"), "test " + stem, 1 << 16, 8 << 20, 1_000_000_000L);
+  }
+
+  private static List<String> lines(AccountedFile f) throws IOException {
+    return f.path().isPresent() ? Files.readAllLines(f.path().get()) : List.of();
+  }
+
+  @Test
+  void unitsReachTheirFilesWholeAndInOrderFromTheAppendingThread() throws Exception {
+    WatchedFileSystem fs = new WatchedFileSystem();
+    AccountedFile a = file(fs, "a");
+    AccountedFile b = file(fs, "b");
+    AppendThread append = new AppendThread("test-append", List.of(a, b));
+    Random random = new Random(7);
+    List<List<String>> expected = List.of(new ArrayList<>(), new ArrayList<>());
+    int units = 6_000;
+    for (int i = 0; i < units; i++) {
+      /* mostly short lines, some longer than a whole chunk */
+      int length = random.nextInt(50) == 0 ? AppendThread.HANDOFF_BYTES * 2 + random.nextInt(1000) : 1 + random.nextInt(1500);
+      char[] text = new char[length];
+      Arrays.fill(text, (char) ('a' + i % 26));
+      String line = i + ":" + new String(text);
+      byte[] bytes = (line + "\n").getBytes(StandardCharsets.US_ASCII);
+      int cut = random.nextInt(bytes.length); /* a unit written in two parts */
+      append.stream().write(bytes, 0, cut);
+      append.stream().write(bytes, cut, bytes.length - cut);
+      int target = random.nextInt(4) == 0 ? 1 : 0;
+      append.endUnit(target, 1);
+      expected.get(target).add(line);
+      if (i == units / 2) {
+        append.flush();
+        assertEquals(expected.get(0), lines(a), "after flush, every line so far is in its file");
+        assertEquals(expected.get(1), lines(b));
+        assertEquals(expected.get(0).size(), a.written());
+        assertEquals(expected.get(1).size(), b.written());
+      }
+    }
+    append.close();
+    append.thread().join(10_000);
+    assertFalse(append.thread().isAlive(), "the thread ends at close");
+    assertEquals(expected.get(0), lines(a));
+    assertEquals(expected.get(1), lines(b));
+    assertEquals(units, a.written() + b.written());
+    assertEquals(0, a.lost() + b.lost() + append.lost());
+    assertEquals(Set.of("test-append"), fs.writers, "only the appending thread writes");
+  }
+
+  @Test
+  void aUnitForAFileThatIsNotThereIsRefused() {
+    AppendThread append = new AppendThread("test-append", List.of(file(new WatchedFileSystem(), "a")));
+    try {
+      assertThrows(IllegalArgumentException.class, () -> append.endUnit(1, 1));
+    } finally {
+      append.close();
+    }
+  }
+}
