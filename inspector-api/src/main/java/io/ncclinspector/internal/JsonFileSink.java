@@ -64,7 +64,7 @@ public final class JsonFileSink implements InspectorExporter {
         MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     main.preflight(); /* before the appending thread starts, which then owns both files */
     this.append = new AppendThread("nccl-inspector-json-append", List.of(main, quarantine));
-    this.writer = new JsonLinesWriter(append.stream(), config.processIdentity(), gitRev, config.verbose());
+    this.writer = new JsonLinesWriter(append.stream(MAIN), config.processIdentity(), gitRev, config.verbose());
   }
 
   /** The output of a configuration, on the local file system. Creates no file; never throws. */
@@ -150,7 +150,8 @@ public final class JsonFileSink implements InspectorExporter {
     try {
       if (record.timing().quarantine() != Quarantine.NONE) {
         if (quarantineWriter == null) {
-          quarantineWriter = new JsonLinesWriter(append.stream(), config.processIdentity(), gitRev, config.verbose());
+          quarantineWriter = new JsonLinesWriter(append.stream(QUARANTINE), config.processIdentity(), gitRev,
+              config.verbose());
         }
         line(quarantineWriter, QUARANTINE, record, now);
       } else {

@@ -127,6 +127,46 @@ public final class AccountedFile {
     return true;
   }
 
+  /**
+   * Adds {@code count} whole units at once: unit {@code i} is {@code data[ends[i - 1], ends[i])}
+   * (from 0 for the first) with {@code items[i]} items. The result is that of writing each to
+   * {@link #stream} and ending it with {@link #endUnit}; where none of them can be refused (nothing
+   * of a unit pending, and all of them within the bound on what is held) it takes one copy.
+   */
+  public void appendUnits(byte[] data, int[] ends, int[] items, int count) {
+    if (count == 0) {
+      return;
+    }
+    int bytes = ends[count - 1];
+    if (unitStart != length || (long) length + bytes > maxPendingBytes) {
+      int start = 0;
+      for (int i = 0; i < count; i++) {
+        stream.write(data, start, ends[i] - start);
+        endUnit(items[i]);
+        start = ends[i];
+      }
+      return;
+    }
+    stream.ensure(bytes);
+    System.arraycopy(data, 0, buffer, length, bytes);
+    if (units + count > this.ends.length) {
+      int size = Math.max(this.ends.length * 2, units + count);
+      this.ends = Arrays.copyOf(this.ends, size);
+      this.items = Arrays.copyOf(this.items, size);
+    }
+    for (int i = 0; i < count; i++) {
+      this.ends[units + i] = length + ends[i];
+      this.items[units + i] = items[i];
+      pendingItems += items[i];
+    }
+    units += count;
+    length += bytes;
+    unitStart = length;
+    if (length >= writeBytes) {
+      writeOut(false);
+    }
+  }
+
   /** Writes what is held (while failing, at most every retry interval). */
   public void flush() {
     writeOut(false);
@@ -345,7 +385,7 @@ public final class AccountedFile {
 
   /** Appends to the held buffer. */
   private final class UnitStream extends OutputStream {
-    private void ensure(int more) {
+    void ensure(int more) {
       if (length + more > buffer.length) {
         buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, length + more));
       }

@@ -16,12 +16,13 @@ import org.slf4j.LoggerFactory;
  * on the 2-vCPU VM of BENCHMARKS.md that copy is 0.4 to 1.5 µs of a record's ~850 bytes, as much as
  * or three times more than encoding it, and one thread doing both was the JSON path's limit.
  *
- * <p>The encoding thread writes a unit's bytes to {@link #stream()} and ends it with
- * {@link #endUnit}, naming the file it goes to; units collect in a chunk that is handed over once
- * it holds {@value #HANDOFF_BYTES} bytes. This thread gives each unit to its file exactly as the
- * encoder would have (the same {@code stream().write} and {@code endUnit}), so every rule of
- * {@link AccountedFile} (whole units, holding while a file cannot be written, counting what is
- * lost) is unchanged; the files are only ever touched by this thread once it has started.
+ * <p>The encoding thread writes a unit's bytes to {@link #stream(int)} of the file it goes to and
+ * ends it with {@link #endUnit}; each file's units collect in a chunk of their own that is handed
+ * over once it holds {@value #HANDOFF_BYTES} bytes. This thread gives the units to their file in
+ * one call ({@link AccountedFile#appendUnits}), with the same result as the encoder's own
+ * {@code stream().write} and {@code endUnit} per unit, so every rule of {@link AccountedFile}
+ * (whole units, holding while a file cannot be written, counting what is lost) is unchanged; the
+ * files are only ever touched by this thread once it has started.
  *
  * <p>Bounded: {@value #CHUNKS} chunks circulate; an encoder that gets ahead waits for a free one
  * (the encoder runs behind its own bounded queue, which drops and counts, so nobody upstream
@@ -36,44 +37,58 @@ public final class AppendThread implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AppendThread.class);
   /** Bytes a chunk collects before it is handed over: the files' own write size. */
   static final int HANDOFF_BYTES = 1 << 16;
-  /** Chunks in circulation: at most this many times {@link #HANDOFF_BYTES} (plus a line) waiting. */
+  /** Chunks in circulation beside the one each file collects in. */
   static final int CHUNKS = 4;
 
   private final List<AccountedFile> files;
-  private final BlockingQueue<Chunk> free = new ArrayBlockingQueue<>(CHUNKS);
-  private final BlockingQueue<Object> work = new ArrayBlockingQueue<>(CHUNKS + 1);
+  private final BlockingQueue<Chunk> free;
+  private final BlockingQueue<Object> work;
   private final Thread thread;
-  private final Stream stream = new Stream();
+  private final Stream[] streams;
   private final AtomicLong lost = new AtomicLong();
-  private Chunk current;
+  /** The chunk each file's units collect in. */
+  private final Chunk[] current;
   private boolean closed;
 
   /** Starts the thread; {@code files} are indexed by the target given to {@link #endUnit}. */
   public AppendThread(String threadName, List<AccountedFile> files) {
     this.files = List.copyOf(files);
-    for (int i = 0; i < CHUNKS - 1; i++) {
+    int n = this.files.size();
+    free = new ArrayBlockingQueue<>(CHUNKS + n);
+    work = new ArrayBlockingQueue<>(CHUNKS + n + 1);
+    for (int i = 0; i < CHUNKS; i++) {
       free.add(new Chunk());
     }
-    current = new Chunk();
+    current = new Chunk[n];
+    streams = new Stream[n];
+    for (int i = 0; i < n; i++) {
+      current[i] = new Chunk();
+      streams[i] = new Stream(i);
+    }
     thread = new Thread(this::run, threadName);
     thread.setDaemon(true);
     thread.start(); /* happens-before: the files as set up so far are seen by the thread */
   }
 
-  /** Where the current unit's bytes go. Its flush() and close() do nothing. */
-  public OutputStream stream() {
-    return stream;
+  /** Where the bytes of units for file {@code target} go. Its flush() and close() do nothing. */
+  public OutputStream stream(int target) {
+    return streams[checked(target)];
   }
 
-  /** Ends the unit written since the previous one: {@code items} items for file {@code target}. */
+  /** Ends the unit written to {@code stream(target)} since its previous one: {@code items} items. */
   public void endUnit(int target, int items) {
+    Chunk c = current[checked(target)];
+    c.endUnit(items);
+    if (c.length >= HANDOFF_BYTES) {
+      handOver(target);
+    }
+  }
+
+  private int checked(int target) {
     if (target < 0 || target >= files.size()) {
       throw new IllegalArgumentException("no file " + target + " of " + files.size());
     }
-    current.endUnit(target, items);
-    if (current.length >= HANDOFF_BYTES) {
-      handOver();
-    }
+    return target;
   }
 
   /**
@@ -82,7 +97,7 @@ public final class AppendThread implements AutoCloseable {
    */
   public void flush() {
     if (!closed) {
-      handOver();
+      handOverAll();
       sync(false);
     }
   }
@@ -93,7 +108,7 @@ public final class AppendThread implements AutoCloseable {
     if (closed) {
       return;
     }
-    handOver();
+    handOverAll();
     closed = true;
     sync(true);
   }
@@ -108,11 +123,17 @@ public final class AppendThread implements AutoCloseable {
     return thread;
   }
 
-  private void handOver() {
-    if (current.units == 0) {
+  private void handOverAll() {
+    for (int t = 0; t < current.length; t++) {
+      handOver(t);
+    }
+  }
+
+  private void handOver(int target) {
+    Chunk full = current[target];
+    if (full.units == 0) {
       return;
     }
-    Chunk full = current;
     Chunk next;
     try {
       next = free.take(); /* the appender returns each chunk it took, whether or not one is queued */
@@ -120,8 +141,9 @@ public final class AppendThread implements AutoCloseable {
       Thread.currentThread().interrupt();
       next = new Chunk(); /* abandoned (see the class comment): go on without waiting */
     }
+    full.target = target;
     next.takeTail(full); /* bytes of a unit not yet ended stay with the encoder, before full is shared */
-    current = next;
+    current[target] = next;
     if (!work.offer(full)) {
       try {
         work.put(full);
@@ -149,7 +171,7 @@ public final class AppendThread implements AutoCloseable {
         if (m instanceof Chunk c) {
           append(c);
           c.clear();
-          free.offer(c); /* never full: CHUNKS chunks in all, one of them with the encoder */
+          free.offer(c); /* never full: it holds every chunk there is but those the encoder collects in */
         } else if (m instanceof Sync s) {
           for (AccountedFile f : files) {
             try {
@@ -174,30 +196,25 @@ public final class AppendThread implements AutoCloseable {
   }
 
   private void append(Chunk c) {
-    int start = 0;
-    for (int i = 0; i < c.units; i++) {
-      int end = c.ends[i];
-      try {
-        AccountedFile f = files.get(c.targets[i]);
-        f.stream().write(c.data, start, end - start);
-        f.endUnit(c.items[i]);
-      } catch (java.io.IOException | RuntimeException e) {
-        /* AccountedFile handles output errors itself; anything else must not stop the appender */
-        lost.addAndGet(c.items[i]);
-        log.error("NCCL Inspector: appending a unit to {} failed, it is counted as not written", thread.getName(), e);
-      }
-      start = end;
+    try {
+      files.get(c.target).appendUnits(c.data, c.ends, c.items, c.units);
+    } catch (RuntimeException e) {
+      /* AccountedFile handles output errors itself; anything else must not stop the appender */
+      lost.addAndGet(c.items());
+      log.error("NCCL Inspector: appending to a file on {} failed, {} units counted as not written", thread.getName(),
+          c.units, e);
     }
   }
 
-  /** Units collected for handing over: their bytes, ends, targets and item counts. */
+  /** Units of one file collected for handing over: their bytes, ends and item counts. */
   private static final class Chunk {
     byte[] data = new byte[HANDOFF_BYTES + (HANDOFF_BYTES >> 2)];
     int length;
     int[] ends = new int[128];
-    byte[] targets = new byte[128];
     int[] items = new int[128];
     int units;
+    /** The file, set when handed over. */
+    int target;
 
     void ensure(int more) {
       if (length + more > data.length) {
@@ -205,14 +222,12 @@ public final class AppendThread implements AutoCloseable {
       }
     }
 
-    void endUnit(int target, int itemCount) {
+    void endUnit(int itemCount) {
       if (units == ends.length) {
         ends = Arrays.copyOf(ends, units * 2);
-        targets = Arrays.copyOf(targets, units * 2);
         items = Arrays.copyOf(items, units * 2);
       }
       ends[units] = length;
-      targets[units] = (byte) target;
       items[units] = itemCount;
       units++;
     }
@@ -253,19 +268,27 @@ public final class AppendThread implements AutoCloseable {
     }
   }
 
-  /** Appends to the current chunk. */
+  /** Appends to a file's current chunk. */
   private final class Stream extends OutputStream {
+    private final int target;
+
+    Stream(int target) {
+      this.target = target;
+    }
+
     @Override
     public void write(int b) {
-      current.ensure(1);
-      current.data[current.length++] = (byte) b;
+      Chunk c = current[target];
+      c.ensure(1);
+      c.data[c.length++] = (byte) b;
     }
 
     @Override
     public void write(byte[] b, int off, int len) {
-      current.ensure(len);
-      System.arraycopy(b, off, current.data, current.length, len);
-      current.length += len;
+      Chunk c = current[target];
+      c.ensure(len);
+      System.arraycopy(b, off, c.data, c.length, len);
+      c.length += len;
     }
   }
 }

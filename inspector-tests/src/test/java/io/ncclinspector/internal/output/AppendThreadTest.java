@@ -3,6 +3,7 @@ package io.ncclinspector.internal.output;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -89,9 +90,9 @@ class AppendThreadTest {
       String line = i + ":" + new String(text);
       byte[] bytes = (line + "\n").getBytes(StandardCharsets.US_ASCII);
       int cut = random.nextInt(bytes.length); /* a unit written in two parts */
-      append.stream().write(bytes, 0, cut);
-      append.stream().write(bytes, cut, bytes.length - cut);
       int target = random.nextInt(4) == 0 ? 1 : 0;
+      append.stream(target).write(bytes, 0, cut);
+      append.stream(target).write(bytes, cut, bytes.length - cut);
       append.endUnit(target, 1);
       expected.get(target).add(line);
       if (i == units / 2) {
@@ -110,6 +111,52 @@ class AppendThreadTest {
     assertEquals(units, a.written() + b.written());
     assertEquals(0, a.lost() + b.lost() + append.lost());
     assertEquals(Set.of("test-append"), fs.writers, "only the appending thread writes");
+  }
+
+  @Test
+  void unitsAddedTogetherAreHeldLostAndWrittenAsUnitsAddedOneByOne() throws Exception {
+    /* Two files on disks that are full, holding at most 10,000 bytes: one gets its units one by
+       one, the other in batches; what each holds, loses and finally writes must be the same. */
+    QuotaFileSystem diskOne = new QuotaFileSystem(0);
+    QuotaFileSystem diskBatch = new QuotaFileSystem(0);
+    AccountedFile one = new AccountedFile(diskOne, new FileNames(dir, "one", ".log"), "one", 4096, 10_000, 0L);
+    AccountedFile batch = new AccountedFile(diskBatch, new FileNames(dir, "batch", ".log"), "batch", 4096, 10_000, 0L);
+    Random random = new Random(11);
+    for (int round = 0; round < 40; round++) {
+      int count = 1 + random.nextInt(9);
+      byte[] data = new byte[count * 2000];
+      int[] ends = new int[count];
+      int[] items = new int[count];
+      int at = 0;
+      for (int i = 0; i < count; i++) {
+        String line = "round " + round + " unit " + i + " " + "x".repeat(random.nextInt(900)) + "\n";
+        byte[] b = line.getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(b, 0, data, at, b.length);
+        one.stream().write(b);
+        one.endUnit(i + 1);
+        at += b.length;
+        ends[i] = at;
+        items[i] = i + 1;
+      }
+      batch.appendUnits(data, ends, items, count);
+      if (round == 20) {
+        diskOne.setQuota(6_000); /* part of what is held fits, then the disk is full again */
+        diskBatch.setQuota(6_000);
+      }
+      one.flush();
+      batch.flush();
+      assertEquals(one.written(), batch.written(), "round " + round);
+      assertEquals(one.lost(), batch.lost(), "round " + round);
+      assertEquals(one.pending(), batch.pending(), "round " + round);
+    }
+    assertTrue(one.lost() > 0, "the bound was reached");
+    diskOne.setQuota(10_000_000);
+    diskBatch.setQuota(10_000_000);
+    one.close();
+    batch.close();
+    assertEquals(one.written(), batch.written());
+    assertEquals(one.lost(), batch.lost());
+    assertEquals(Files.readAllLines(one.path().orElseThrow()), Files.readAllLines(batch.path().orElseThrow()));
   }
 
   @Test
