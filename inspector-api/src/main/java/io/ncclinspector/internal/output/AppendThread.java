@@ -19,14 +19,14 @@ import org.slf4j.LoggerFactory;
  * <p>The encoding thread writes a unit's bytes to {@link #stream(int)} of the file it goes to and
  * ends it with {@link #endUnit}; each file's units collect in a chunk of their own that is handed
  * over once it holds {@value #HANDOFF_BYTES} bytes. This thread gives the units to their file in
- * one call ({@link AccountedFile#appendUnits}), with the same result as the encoder's own
- * {@code stream().write} and {@code endUnit} per unit, so every rule of {@link AccountedFile}
- * (whole units, holding while a file cannot be written, counting what is lost) is unchanged; the
- * files are only ever touched by this thread once it has started.
+ * one call ({@link AccountedFile#appendUnits}), with the same result as writing each unit to the
+ * file's own {@code stream()} and ending it with its {@code endUnit}, so every rule of
+ * {@link AccountedFile} (whole units, holding while a file cannot be written, counting what is
+ * lost) is unchanged; the files are only ever touched by this thread once it has started.
  *
- * <p>Bounded: {@value #CHUNKS} chunks circulate; an encoder that gets ahead waits for a free one
- * (the encoder runs behind its own bounded queue, which drops and counts, so nobody upstream
- * waits). {@link #flush} and {@link #close} return once everything handed over is appended and
+ * <p>Bounded: besides the chunk each file collects in, {@value #CHUNKS} circulate; an encoder that
+ * gets ahead waits for a free one (the encoder runs behind its own bounded queue, which drops and
+ * counts, so nobody upstream waits). {@link #flush} and {@link #close} return once everything handed over is appended and
  * the files are flushed (or closed). Units that never reached a file because a waiting encoder was
  * interrupted (its sink abandoned at close) are counted in {@link #lost()}.
  *
