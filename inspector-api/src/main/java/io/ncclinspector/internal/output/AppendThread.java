@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded: besides the chunk each file collects in, {@value #CHUNKS} circulate; an encoder that
  * gets ahead waits for a free one (the encoder runs behind its own bounded queue, which drops and
- * counts, so nobody upstream waits). {@link #flush} and {@link #close} return once everything handed over is appended and
- * the files are flushed (or closed). Units that never reached a file because a waiting encoder was
- * interrupted (its sink abandoned at close) are counted in {@link #lost()}.
+ * counts, so nobody upstream waits). {@link #flush} and {@link #close} return once everything
+ * handed over is appended and the files are flushed (or closed). Units that never reached a file
+ * because a waiting encoder was interrupted (its sink abandoned at close) are counted in
+ * {@link #lost()}.
  *
  * <p>The encoder side ({@link #stream}, {@link #endUnit}, {@link #flush}, {@link #close}) is
  * single-threaded.
