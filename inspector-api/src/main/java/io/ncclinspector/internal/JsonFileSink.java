@@ -60,8 +60,8 @@ public final class JsonFileSink implements InspectorExporter {
     this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", WRITE_BYTES,
         MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     /* Like the output file, the quarantine file is created at its first line, never before. */
-    this.quarantine = new AccountedFile(fs, new FileNames(dir, stem + ".quarantine", ".log"), "NCCL Inspector quarantine output", WRITE_BYTES,
-        MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
+    this.quarantine = new AccountedFile(fs, new FileNames(dir, stem + ".quarantine", ".log"),
+        "NCCL Inspector quarantine output", WRITE_BYTES, MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     main.preflight(); /* before the appending thread starts, which then owns both files */
     this.append = new AppendThread("nccl-inspector-json-append", List.of(main, quarantine));
     this.writer = new JsonLinesWriter(append.stream(MAIN), config.processIdentity(), gitRev, config.verbose());

@@ -181,10 +181,10 @@ public final class DumpThroughputBenchmark {
   /**
    * Adds the CPU time so far of the threads that work on records to {@code out}, and the part of it
    * spent in the kernel (system time: the page-cache copy of the writes, futex waits) to
-   * {@code kernelOut}: the inspector's
-   * threads by their name without its per-instance number (each run starts a new inspector, so theirs
-   * covers the run; read before the close, while they live), and the producer (this thread, whose
-   * entry the caller started at minus its CPU time at the start of the run).
+   * {@code kernelOut}: the inspector's threads by their name without its per-instance number (each
+   * run starts a new inspector, so theirs covers the run; read before the close, while they live),
+   * and the producer (this thread, whose entries the caller started at minus its times at the
+   * start of the run).
    */
   private static void threadCpu(Map<String, Long> out, Map<String, Long> kernelOut) {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
