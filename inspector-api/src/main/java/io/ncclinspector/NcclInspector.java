@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * before returning; closing twice is harmless.
  *
  * <p>Threads: {@code nccl-inspector-dump} drains the native ring; {@code nccl-inspector-json-writer}
- * writes the JSON Lines file; {@code nccl-inspector-analysis} keeps the statistics and finds slow
+ * encodes the JSON Lines and {@code nccl-inspector-json-append} appends them to the files;
+ * {@code nccl-inspector-analysis} keeps the statistics and finds slow
  * collectives; {@code nccl-inspector-watchdog} looks for hangs; each listener has its own thread.
  * None of them ever blocks NCCL.
  */
