@@ -12,10 +12,17 @@ import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.replay.ReplayResult;
 import io.ncclinspector.replay.TraceReplayer;
+import io.ncclinspector.spi.ExporterContext;
+import io.ncclinspector.spi.ExporterFactory;
+import io.ncclinspector.spi.InspectorExporter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -189,5 +196,45 @@ class NcclInspectorLifecycleTest {
     } finally {
       ProfilerTableDriver.close();
     }
+  }
+
+  @Test
+  void anExporterThatFailsToStartFailsEnableAndLeavesNoThreadBehind() throws Exception {
+    ExporterFactory broken = new ExporterFactory() {
+      @Override
+      public String name() {
+        return "broken";
+      }
+
+      @Override
+      public InspectorExporter start(ExporterContext context) {
+        throw new IllegalStateException("port 9400 is taken");
+      }
+    };
+    Set<Thread> before = inspectorThreads();
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> NcclInspector.enable(config().exporter(broken).build()));
+    assertTrue(e.getMessage().contains("port 9400 is taken"), e.getMessage());
+    assertTrue(NcclInspector.current().isEmpty());
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    Set<Thread> left = inspectorThreads();
+    left.removeAll(before);
+    while (!left.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      left = inspectorThreads();
+      left.removeAll(before);
+    }
+    assertEquals(List.of(), left.stream().map(Thread::getName).toList(),
+        "threads the failed enable() left behind");
+    try (NcclInspector again = NcclInspector.enable(config().build())) {
+      assertTrue(again.status().libraryPath().isPresent(), "enable() works again after a failed one");
+    }
+    logs.expect("WARN", NO_NCCL);
+  }
+
+  private static Set<Thread> inspectorThreads() {
+    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        .filter(t -> t.getName().startsWith("nccl-inspector"))
+        .collect(Collectors.toCollection(HashSet::new));
   }
 }

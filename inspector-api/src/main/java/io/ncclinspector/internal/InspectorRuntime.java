@@ -108,42 +108,64 @@ public final class InspectorRuntime {
       log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
           + "table sizes of that session are kept");
     }
-    CommunicatorRegistry communicators = new CommunicatorRegistry();
-    List<EventSink> sinks = new ArrayList<>();
-    NcclReleaseMonitor nccl = new NcclReleaseMonitor(workarounds);
-    sinks.add(nccl); /* on the dump thread itself: a few field tests per record */
+    /* Until it returns, a failure undoes what was started, so that enable() can be called again:
+       without this an exporter that failed to start left the core on (every later enable() refused)
+       and the JSON threads behind. */
     JsonFileSink json = null;
     AsyncSink jsonWriter = null;
-    if (config.jsonOutput()) {
-      json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
-      jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
-      sinks.add(jsonWriter);
+    ExporterSet exporters = null;
+    AsyncSink analysis = null;
+    try {
+      CommunicatorRegistry communicators = new CommunicatorRegistry();
+      List<EventSink> sinks = new ArrayList<>();
+      NcclReleaseMonitor nccl = new NcclReleaseMonitor(workarounds);
+      sinks.add(nccl); /* on the dump thread itself: a few field tests per record */
+      if (config.jsonOutput()) {
+        json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
+        jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
+        sinks.add(jsonWriter);
+      }
+      exporters = ExporterSet.start(config, inspector, BACKLOG);
+      ListenerDispatcher listeners = new ListenerDispatcher(config.listenerCloseTimeout());
+      StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
+      SlowCollectiveDetection slow = config.slowCollectives();
+      analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
+          new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, exporters,
+          ticker::nanoTime), "nccl-inspector-analysis", BACKLOG);
+      sinks.add(analysis);
+      sinks.add(exporters); /* after the analysis, which reports slow collectives to them until it closes */
+      sinks.add(listeners); /* last, for the same reason */
+      TraceRecording recording = config.recording()
+          ? TraceRecording.start(config.traceDirectory().orElseThrow(), config.processIdentity().pid(),
+              config.traceMaxBytes(), config.traceRingCells())
+          : null;
+      RecordDecoder decoder = new RecordDecoder(core, communicators);
+      KernelTimeJoiner joiner = startKernelRecords(config, core, decoder);
+      DumpThread thread = new DumpThread(core, decoder, sinks, config.dumpInterval(), recording, joiner,
+          config.kernelRecords());
+      thread.start();
+      HangWatchdog watchdog = config.hangTimeout().isZero() ? null
+          : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
+      return new InspectorRuntime(config, core, communicators, json, jsonWriter, statistics, analysis, listeners,
+          exporters, thread, watchdog, recording, nccl,
+          config.kernelRecords() && joiner == null
+              ? "CUPTI kernel records were asked for but are not available: " + core.kernelRecordsReason() : null);
+    } catch (RuntimeException | Error e) {
+      if (analysis != null) {
+        analysis.discard();
+      }
+      if (exporters != null) {
+        exporters.close();
+      }
+      if (jsonWriter != null) {
+        jsonWriter.discard(); /* closes the sink, which ends its appending thread */
+      } else if (json != null) {
+        json.close();
+      }
+      core.close();
+      core.release();
+      throw e;
     }
-    ExporterSet exporters = ExporterSet.start(config, inspector, BACKLOG);
-    ListenerDispatcher listeners = new ListenerDispatcher(config.listenerCloseTimeout());
-    StatisticsStore statistics = new StatisticsStore(config.lastRecordsPerCommunicator());
-    SlowCollectiveDetection slow = config.slowCollectives();
-    AsyncSink analysis = new AsyncSink(new AnalysisSink(statistics, new SlowCollectiveDetector(slow),
-        new SlowCollectiveRateLimiter(slow.maxEventsPerInterval(), slow.interval()), listeners, exporters,
-        ticker::nanoTime), "nccl-inspector-analysis", BACKLOG);
-    sinks.add(analysis);
-    sinks.add(exporters); /* after the analysis, which reports slow collectives to them until it closes */
-    sinks.add(listeners); /* last, for the same reason */
-    TraceRecording recording = config.recording()
-        ? TraceRecording.start(config.traceDirectory().orElseThrow(), config.processIdentity().pid(),
-            config.traceMaxBytes(), config.traceRingCells())
-        : null;
-    RecordDecoder decoder = new RecordDecoder(core, communicators);
-    KernelTimeJoiner joiner = startKernelRecords(config, core, decoder);
-    DumpThread thread = new DumpThread(core, decoder, sinks, config.dumpInterval(), recording, joiner,
-        config.kernelRecords());
-    thread.start();
-    HangWatchdog watchdog = config.hangTimeout().isZero() ? null
-        : new HangWatchdog(core, communicators, listeners, exporters, config.hangTimeout(), ticker);
-    return new InspectorRuntime(config, core, communicators, json, jsonWriter, statistics, analysis, listeners,
-        exporters, thread, watchdog, recording, nccl,
-        config.kernelRecords() && joiner == null
-            ? "CUPTI kernel records were asked for but are not available: " + core.kernelRecordsReason() : null);
   }
 
   /* Kernel records: a held record waits at most this long for its kernel's CUPTI record (CUPTI's
