@@ -177,17 +177,12 @@ public final class JsonFileSink implements InspectorExporter {
     append.endUnit(target, 1);
   }
 
-  /** Returns once every line so far is in its file (or held where the file cannot be written). */
+  /**
+   * Returns once every line so far is in its file (or held where the file cannot be written):
+   * each line's bytes are with the appender already ({@link #line}).
+   */
   @Override
   public void flush() {
-    try {
-      writer.flush();
-      if (quarantineWriter != null) {
-        quarantineWriter.flush();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); /* in-memory streams: not reached */
-    }
     append.flush();
   }
 
