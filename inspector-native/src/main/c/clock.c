@@ -5,6 +5,7 @@
 
 #include "inspector_limits.h"
 #include "launch_clock.h"
+#include "tsc_clock.h"
 
 /* All three variables are read with relaxed loads: each is a self-contained value, and the virtual
  * clock is only driven by a replay that makes its callbacks from the thread that sets the clock,
@@ -23,7 +24,7 @@ uint64_t clock_mono_ns(void) {
   if (INSPECTOR_UNLIKELY(atomic_load_explicit(&virtual_enabled, memory_order_relaxed))) {
     return atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
   }
-  return read_clock(CLOCK_MONOTONIC);
+  return tsc_clock_read_ns(); /* clock_gettime where the counter is not in use */
 }
 
 uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
@@ -33,7 +34,9 @@ uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
 
 void clock_refresh_wall_offset(void) {
   if (atomic_load_explicit(&virtual_enabled, memory_order_relaxed)) return;
-  uint64_t mono = read_clock(CLOCK_MONOTONIC);
+  tsc_clock_refresh();
+  /* The hot path's own clock, so that its readings convert to wall time without its gap. */
+  uint64_t mono = clock_mono_ns();
   uint64_t wall = read_clock(CLOCK_REALTIME);
   atomic_store_explicit(&wall_minus_mono_ns, (int64_t)(wall - mono), memory_order_relaxed);
 }

@@ -11,6 +11,7 @@
 #include "op_reclaim.h"
 #include "record_emit.h"
 #include "trace_recorder.h"
+#include "tsc_clock.h"
 
 core g_core = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -94,6 +95,8 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   gpu_clock_reset(); /* a session learns the GPU clocks afresh */
   launch_clock_new_epoch();
   names_reset_cache();
+  /* Relaxed: a setting stored before enable was called (nccl_inspector_set_tsc_clock). */
+  tsc_clock_start(atomic_load_explicit(&g_core.tsc_clock_off, memory_order_relaxed) == 0);
   clock_refresh_wall_offset();
   apply_settings(settings);
   /* Communicators that outlived an earlier session are announced again to the new one. */

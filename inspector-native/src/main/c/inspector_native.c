@@ -17,6 +17,7 @@
 #include "trace_recorder.h"
 #include "inflight_query.h"
 #include "thread_tags.h"
+#include "tsc_clock.h"
 
 extern ncclProfiler_v6_t ncclProfiler_v6;
 extern ncclProfiler_v5_t ncclProfiler_v5;
@@ -61,6 +62,13 @@ void nccl_inspector_set_channel_recovery(int on) {
   /* Relaxed: an independent setting read at each communicator's init. */
   atomic_store_explicit(&g_core.channel_recovery_off, on ? 0 : 1, memory_order_relaxed);
 }
+
+void nccl_inspector_set_tsc_clock(int on) {
+  /* Relaxed: an independent setting read at the next enable, under the lifecycle lock. */
+  atomic_store_explicit(&g_core.tsc_clock_off, on ? 0 : 1, memory_order_relaxed);
+}
+
+int nccl_inspector_tsc_clock_active(void) { return tsc_clock_active() ? 1 : 0; }
 
 void nccl_inspector_set_min_size(long long min_size_bytes) {
   if (min_size_bytes < 0) return;

@@ -27,6 +27,10 @@ void nccl_inspector_set_network_breakdown(int on);
 /* Whether communicators initialised from now on recover the times of kernel channels NCCL put out
  * of step (channel_recovery.h). On by default. */
 void nccl_inspector_set_channel_recovery(int on);
+/* Whether the next enable may take CPU times from the TSC (tsc_clock.h). On by default. */
+void nccl_inspector_set_tsc_clock(int on);
+/* 1 if CPU times come from the TSC now, 0 if from clock_gettime. */
+int nccl_inspector_tsc_clock_active(void);
 void nccl_inspector_set_min_size(long long min_size_bytes);
 
 /* CUPTI kernel records (kernel_records.h): start (library: a path, or NULL/"" for the default
