@@ -128,6 +128,14 @@ public final class InspectorConfig {
     return get(Setting.CHANNEL_RECOVERY);
   }
 
+  /**
+   * Whether the callbacks' CPU times come from the processor's time-stamp counter where the kernel's
+   * monotonic clock is that counter (default on); off, or where it is not, from {@code clock_gettime}.
+   */
+  public boolean tscClock() {
+    return get(Setting.TSC_CLOCK);
+  }
+
   /** Whether CUPTI kernel records time the operations NCCL's channels cannot (default off). */
   public boolean kernelRecords() {
     return get(Setting.KERNEL_RECORDS);
@@ -399,6 +407,11 @@ public final class InspectorConfig {
     /** Recover kernel-channel times NCCL put out of step (default on); off, they are withheld. */
     public Builder channelRecovery(boolean v) {
       return set(Setting.CHANNEL_RECOVERY, v);
+    }
+
+    /** CPU times from the time-stamp counter where the kernel's clock is that counter (default on). */
+    public Builder tscClock(boolean v) {
+      return set(Setting.TSC_CLOCK, v);
     }
 
     public Builder requireKernelTiming(boolean v) {

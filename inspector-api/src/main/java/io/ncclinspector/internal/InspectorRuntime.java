@@ -98,6 +98,7 @@ public final class InspectorRuntime {
         NcclWorkarounds.apply(core, config.ncclWorkarounds(), core.ncclAlreadyLoaded());
     core.setNetworkBreakdown(config.networkBreakdown());
     core.setChannelRecovery(config.channelRecovery());
+    core.setTscClock(config.tscClock());
     int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
         config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
         config.inflightExpiry().toNanos());
@@ -108,6 +109,8 @@ public final class InspectorRuntime {
       log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
           + "table sizes of that session are kept");
     }
+    log.debug("NCCL Inspector: CPU times from {}", core.tscClockActive() ? "the time-stamp counter"
+        : "clock_gettime" + (config.tscClock() ? " (the kernel's clock is not the time-stamp counter)" : ""));
     /* Until it returns, a failure undoes what was started, so that enable() can be called again:
        without this an exporter that failed to start left the core on (every later enable() refused)
        and the JSON threads behind. */

@@ -129,6 +129,16 @@ public final class NativeCore {
     InspectorNative.setChannelRecovery(on ? 1 : 0);
   }
 
+  /** Whether the next {@link #enable} may take CPU times from the time-stamp counter (tsc_clock.h). */
+  public void setTscClock(boolean on) {
+    InspectorNative.setTscClock(on ? 1 : 0);
+  }
+
+  /** Whether CPU times come from the time-stamp counter now (else from clock_gettime). */
+  public boolean tscClockActive() {
+    return InspectorNative.tscClockActive() != 0;
+  }
+
   /** Kernel-records states of the native core (kernel_records.h). */
   public static final int KERNEL_RECORDS_OFF = 0, KERNEL_RECORDS_ACTIVE = 1, KERNEL_RECORDS_UNAVAILABLE = 2;
 

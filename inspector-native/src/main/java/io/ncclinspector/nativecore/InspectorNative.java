@@ -60,6 +60,12 @@ public final class InspectorNative {
   @Name("nccl_inspector_set_channel_recovery")
   public static native void setChannelRecovery(int on);
 
+  @Name("nccl_inspector_set_tsc_clock")
+  public static native void setTscClock(int on);
+
+  @Name("nccl_inspector_tsc_clock_active")
+  public static native int tscClockActive();
+
   @Name("nccl_inspector_kernel_records_start")
   public static native int kernelRecordsStart(String library, int shared);
 
