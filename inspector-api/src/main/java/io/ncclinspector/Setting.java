@@ -48,8 +48,9 @@ enum Setting {
   TSC_CLOCK("NCCL_INSPECTOR_TSC_CLOCK", "tscClock", Kind.SWITCH, Reading.PLAIN, true, "1",
       "take the CPU times of the callbacks from the processor's time-stamp counter, scaled to CLOCK_MONOTONIC and"
           + " kept on it every 100 ms, where the kernel's own clock is that counter (x86-64, invariant TSC,"
-          + " clocksource `tsc`); elsewhere, or at 0, from `clock_gettime` (10–20 ns more per clock read: on the"
-          + " h3_mix trace, 29–32 ns per callback against 33–39: BENCHMARKS.md); read at `enable()`"),
+          + " clocksource `tsc`); elsewhere, or at 0, from `clock_gettime` (14 ns more per clock read on the"
+          + " development VM; on the h3_mix trace 28–32 ns per callback against 33–39: BENCHMARKS.md); read at"
+          + " `enable()`"),
   KERNEL_RECORDS("NCCL_INSPECTOR_KERNEL_RECORDS", "kernelRecords", Kind.SWITCH, Reading.PLAIN, false, "0",
       "time the operations NCCL's kernel channels cannot (withheld, lower bounds) by their kernel's CUPTI activity"
           + " record, where the kernel ran that operation alone (`timing_source: kernel_cupti`:"
