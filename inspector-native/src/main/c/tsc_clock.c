@@ -21,6 +21,8 @@
 #define TSC_MAX_SLEW_PPM 500
 /* ...unless it is over 1 ms: then the clock steps to CLOCK_MONOTONIC. */
 #define TSC_STEP_NS 1000000ll
+/* A slower rate takes over from a point this far ahead (tsc_clock_refresh). */
+#define TSC_ANCHOR_AHEAD_NS 10000000ull
 /* The start measures the counter's rate over about 2 ms. */
 #define TSC_CALIBRATION_NS 2000000ull
 
@@ -29,29 +31,28 @@
 #if defined(__SANITIZE_THREAD__)
 #define FIELD_STORE memory_order_release
 #define FIELD_LOAD memory_order_acquire
-#define SEQLOCK_FENCE(order) ((void)0)
+#define FENCE(order) ((void)0)
 #else
 #define FIELD_STORE memory_order_relaxed
 #define FIELD_LOAD memory_order_relaxed
-#define SEQLOCK_FENCE(order) atomic_thread_fence(order)
+#define FENCE(order) atomic_thread_fence(order)
 #endif
 
-/* The parameters, twice: readers use the slot 'current' names, a refresh writes the other and
- * then names it. A refresh preempted halfway through its stores therefore never holds a reader up
- * (a seqlock over one set would make every reader spin until the writer ran again). Each slot
- * still has its sequence count, odd while written, for the one case where a reader took its slot
- * and was held up for a whole refresh while the writer came round to that slot again: the reader
- * sees the count change and reads again. mult == 0: the counter is not in use. */
+/* The parameters, twice. 'g_generation' counts the sets published; readers use the slot of its
+ * low bit, and a refresh writes the other slot and then advances it. A refresh preempted halfway
+ * through its stores therefore never holds a reader up (a seqlock over one set makes every reader
+ * spin until the writer runs again). A reader checks after its reading that the generation has
+ * not moved: then no refresh wrote its slot meanwhile (the writer only writes the slot of the
+ * generation before the current one), and its counter reading was taken while its set was in
+ * force. mult == 0: the counter is not in use. */
 typedef struct {
-  _Atomic uint64_t seq;
   _Atomic uint64_t tsc0;
   _Atomic uint64_t ns0;
   _Atomic uint64_t mult;
 } __attribute__((aligned(64))) tsc_params;
 
 static tsc_params g_slots[2];
-/* The slot readers use (its low bit). */
-static _Atomic uint32_t g_current;
+static _Atomic uint64_t g_generation;
 /* One writer at a time: starts, stops and refreshes take this flag (acquire on taking it,
  * release on giving it back, so each writer sees the previous one's parameters and baseline). */
 static _Atomic int g_writer;
@@ -87,44 +88,39 @@ static inline uint64_t scale(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t
   return ns0 + (uint64_t)(int64_t)((d * (__int128)mult) >> TSC_SHIFT);
 }
 
-/* Reads the parameters consistently. Acquire on 'current' pairs with the release that named the
- * slot after its fields were written; acquire on the first load of seq orders the field loads
- * after it, and the acquire fence orders them before the second load of seq, so an unchanged, even
- * count means no refresh wrote the slot in between (a seqlock's read side). */
+/* Reads the parameters in force, and the counter while they are. Acquire on the generation
+ * orders the field loads after it; the acquire fence orders them before the second load of the
+ * generation. A field value stored by a later refresh comes after that refresh's release fence,
+ * which the reader's fence pairs with, so the second load then sees the generation moved. */
 static inline void params_read(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
   for (;;) {
-    const tsc_params* p = &g_slots[atomic_load_explicit(&g_current, memory_order_acquire) & 1];
-    uint64_t s = atomic_load_explicit(&p->seq, memory_order_acquire);
+    uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
+    const tsc_params* p = &g_slots[g & 1];
     *tsc0 = atomic_load_explicit(&p->tsc0, FIELD_LOAD);
     *ns0 = atomic_load_explicit(&p->ns0, FIELD_LOAD);
     *mult = atomic_load_explicit(&p->mult, FIELD_LOAD);
     if (tsc) *tsc = tsc_read();
-    SEQLOCK_FENCE(memory_order_acquire);
-    if ((s & 1) == 0 && atomic_load_explicit(&p->seq, memory_order_relaxed) == s) return;
+    FENCE(memory_order_acquire);
+    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == g) return;
   }
 }
 
-/* The write side, called with g_writer held: fills the slot readers do not use, then names it.
- * The relaxed store of the odd count is followed by a release fence, so no field store can be
- * seen before it; the release store of the even count and the release store of 'current' publish
- * the fields. */
+/* The write side, called with g_writer held: fills the slot readers do not use (the release
+ * fence first: see params_read), then publishes it with a release store of the generation. */
 static void params_write(uint64_t tsc0, uint64_t ns0, uint64_t mult) {
-  uint32_t cur = atomic_load_explicit(&g_current, memory_order_relaxed);
-  tsc_params* p = &g_slots[(cur + 1) & 1];
-  uint64_t s = atomic_load_explicit(&p->seq, memory_order_relaxed);
-  atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
-  SEQLOCK_FENCE(memory_order_release);
+  uint64_t g = atomic_load_explicit(&g_generation, memory_order_relaxed);
+  tsc_params* p = &g_slots[(g + 1) & 1];
+  FENCE(memory_order_release);
   atomic_store_explicit(&p->tsc0, tsc0, FIELD_STORE);
   atomic_store_explicit(&p->ns0, ns0, FIELD_STORE);
   atomic_store_explicit(&p->mult, mult, FIELD_STORE);
-  atomic_store_explicit(&p->seq, s + 2, memory_order_release);
-  atomic_store_explicit(&g_current, cur + 1, memory_order_release);
+  atomic_store_explicit(&g_generation, g + 1, memory_order_release);
 }
 
 /* The parameters in force, as their writer sees them (with g_writer held: relaxed, the flag
  * orders them). */
 static void params_current(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult) {
-  const tsc_params* p = &g_slots[atomic_load_explicit(&g_current, memory_order_relaxed) & 1];
+  const tsc_params* p = &g_slots[atomic_load_explicit(&g_generation, memory_order_relaxed) & 1];
   *tsc0 = atomic_load_explicit(&p->tsc0, memory_order_relaxed);
   *ns0 = atomic_load_explicit(&p->ns0, memory_order_relaxed);
   *mult = atomic_load_explicit(&p->mult, memory_order_relaxed);
@@ -253,12 +249,25 @@ int64_t tsc_clock_refresh(void) {
       params_write(t, n, rate);
       atomic_fetch_add_explicit(&g_steps, 1, memory_order_relaxed);
     } else {
-      /* Continuous at t; the rate is lowered by gap per second (raised for a negative gap). */
+      /* The rate is lowered by gap per second (raised for a negative gap). */
       __int128 adjust = (__int128)rate * gap / TSC_SLEW_HORIZON_NS;
       __int128 limit = (__int128)rate * TSC_MAX_SLEW_PPM / 1000000;
       if (adjust > limit) adjust = limit;
       if (adjust < -limit) adjust = -limit;
-      params_write(t, ours, (uint64_t)((__int128)rate - adjust));
+      uint64_t next = (uint64_t)((__int128)rate - adjust);
+      /* Where the two sets meet, so that no thread's readings go back across the switch: a
+       * reader of the old set read the counter before the switch (params_read checks), a reader
+       * of the new set after it. The new set reads 1 ns above the old one at its anchor (for the
+       * floors of the two scalings). A faster rate is anchored now: after it, the new set reads
+       * above the old. A slower rate is anchored 10 ms ahead, past any reading of the old set
+       * even with this thread preempted before the switch: before the anchor the new set reads
+       * above the old (readings jump ahead by at most 10 ms times the rate change, 5 us at the
+       * 500 ppm limit, nanoseconds for a usual correction). */
+      uint64_t anchor = tsc_read_ordered();
+      if (next < mult) {
+        anchor += (uint64_t)(((unsigned __int128)TSC_ANCHOR_AHEAD_NS << TSC_SHIFT) / mult);
+      }
+      params_write(anchor, scale(anchor, tsc0, ns0, mult) + 1, next);
     }
   }
   writer_unlock();

@@ -12,16 +12,19 @@
  *    clock_gettime: the choice is made once per enable and can be forced off with
  *    NCCL_INSPECTOR_TSC_CLOCK=0.
  *  - Each refresh measures the gap between this clock and CLOCK_MONOTONIC and changes the rate
- *    from there on by the gap per second (at most 500 ppm), continuously: no step, so no duration
- *    it spans goes negative or jumps. Refreshed every 100 ms, a gap decays with a time constant of
- *    about a second (a tenth of it per refresh); after the calibration the gap stays within a
- *    few hundred ns (test_tsc_clock.c measures it). A gap over 1 ms (a suspended VM, a
- *    clocksource change) is stepped over instead. Between refreshes the clock runs at the rate
- *    of the counter against CLOCK_MONOTONIC measured over the whole session, so a missing
- *    refresh costs parts per million, never a wrong order.
+ *    from there on by the gap per second (at most 500 ppm), without a step back: no reading on a
+ *    thread is below the one before (a switch moves readings ahead by 1 ns, or by up to 10 ms
+ *    times the rate change when the rate falls: nanoseconds for a usual correction). Refreshed
+ *    every 100 ms, a gap decays with a time constant of about a second (a tenth of it per
+ *    refresh); after the calibration the gap stays within a few hundred ns (test_tsc_clock.c
+ *    measures it). A gap over 1 ms (a suspended VM, a clocksource change) is stepped over
+ *    instead. Between refreshes the clock runs at the rate of the counter against
+ *    CLOCK_MONOTONIC measured over the whole session, so a missing refresh costs parts per
+ *    million, never a wrong order.
  *
  * The parameters are kept twice: a refresh writes the set readers do not use and then switches
- * them over, so a reader never waits for a writer, even one preempted halfway (tsc_clock.c). */
+ * them over, so a reader never waits for a writer, even one preempted halfway; a reader checks
+ * that its set stayed in force while it read the counter (tsc_clock.c). */
 #ifndef NCCL_INSPECTOR_TSC_CLOCK_H
 #define NCCL_INSPECTOR_TSC_CLOCK_H
 
