@@ -261,8 +261,8 @@ int64_t tsc_clock_refresh(void) {
        * floors of the two scalings). A faster rate is anchored now: after it, the new set reads
        * above the old. A slower rate is anchored 10 ms ahead, past any reading of the old set
        * even with this thread preempted before the switch: before the anchor the new set reads
-       * above the old (readings jump ahead by at most 10 ms times the rate change, 5 us at the
-       * 500 ppm limit, nanoseconds for a usual correction). */
+       * above the old (readings jump ahead by at most 10 ms times the rate change: 10 us for two
+       * corrections at the 500 ppm limit in opposite directions, nanoseconds for usual ones). */
       uint64_t anchor = tsc_read_ordered();
       if (next < mult) {
         anchor += (uint64_t)(((unsigned __int128)TSC_ANCHOR_AHEAD_NS << TSC_SHIFT) / mult);

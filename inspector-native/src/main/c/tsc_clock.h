@@ -18,9 +18,9 @@
  *    every 100 ms, a gap decays with a time constant of about a second (a tenth of it per
  *    refresh); after the calibration the gap stays within a few hundred ns (test_tsc_clock.c
  *    measures it). A gap over 1 ms (a suspended VM, a clocksource change) is stepped over
- *    instead. Between refreshes the clock runs at the rate of the counter against
- *    CLOCK_MONOTONIC measured over the whole session, so a missing refresh costs parts per
- *    million, never a wrong order.
+ *    instead, a jump either way. Between refreshes the clock runs at the rate of the counter
+ *    against CLOCK_MONOTONIC measured over the whole session, so a missing refresh costs parts
+ *    per million, never a wrong order.
  *
  * The parameters are kept twice: a refresh writes the set readers do not use and then switches
  * them over, so a reader never waits for a writer, even one preempted halfway; a reader checks
