@@ -126,9 +126,20 @@ static void params_current(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult) {
   *mult = atomic_load_explicit(&p->mult, memory_order_relaxed);
 }
 
-static void writer_lock(void) {
+/* Takes the writer flag, waiting at most 10 ms (a refresh holds it for microseconds). Bounded so
+ * that a flag left taken (a fork() while a refresh ran: the child inherits it taken) cannot hang
+ * an enable(); false: not taken, nothing may be written. */
+static bool writer_lock(void) {
+  uint64_t deadline = 0;
   while (atomic_exchange_explicit(&g_writer, 1, memory_order_acquire)) {
+    uint64_t now = mono_now();
+    if (deadline == 0) {
+      deadline = now + 10000000ull;
+    } else if (now > deadline) {
+      return false;
+    }
   }
+  return true;
 }
 
 static void writer_unlock(void) { atomic_store_explicit(&g_writer, 0, memory_order_release); }
@@ -179,7 +190,7 @@ static uint64_t rate_between(uint64_t t1, uint64_t n1, uint64_t t2, uint64_t n2)
 }
 
 bool tsc_clock_start(bool allowed) {
-  writer_lock();
+  if (!writer_lock()) return tsc_clock_active();
   params_write(0, 0, 0);
   atomic_store_explicit(&g_steps, 0, memory_order_relaxed);
   bool started = false;
@@ -203,7 +214,7 @@ bool tsc_clock_start(bool allowed) {
 }
 
 void tsc_clock_stop(void) {
-  writer_lock();
+  if (!writer_lock()) return;
   params_write(0, 0, 0);
   writer_unlock();
 }
@@ -275,9 +286,13 @@ int64_t tsc_clock_refresh(void) {
 }
 
 void tsc_clock_shift_for_test(int64_t delta_ns) {
-  writer_lock();
+  if (!writer_lock()) return;
   uint64_t tsc0, ns0, mult;
   params_current(&tsc0, &ns0, &mult);
   if (mult != 0) params_write(tsc0, ns0 + (uint64_t)delta_ns, mult);
   writer_unlock();
+}
+
+void tsc_clock_hold_writer_for_test(int held) {
+  atomic_store_explicit(&g_writer, held ? 1 : 0, held ? memory_order_relaxed : memory_order_release);
 }

@@ -33,9 +33,11 @@
 
 /* Decides whether the counter can be used (see above), and if so calibrates it against
  * CLOCK_MONOTONIC (about 2 ms) and starts it. Returns whether it is in use. Called by enable,
- * under the lifecycle lock; a second call re-decides and starts afresh. */
+ * under the lifecycle lock; a second call re-decides and starts afresh. Should a refresh hold the
+ * parameters for over 10 ms (never, but for a fork() in the middle of one), it leaves them as they
+ * are and says whether the counter is in use. */
 bool tsc_clock_start(bool allowed);
-/* Stops using the counter: clock_mono_ns() goes back to clock_gettime. */
+/* Stops using the counter: clock_mono_ns() goes back to clock_gettime (bounded as above). */
 void tsc_clock_stop(void);
 /* Whether the counter is in use (relaxed: a setting). */
 bool tsc_clock_active(void);
@@ -55,5 +57,7 @@ uint64_t tsc_clock_steps(void);
 /* Moves the clock by delta_ns at once, as a drift or a suspended VM would (no-op when the
  * counter is not in use). */
 void tsc_clock_shift_for_test(int64_t delta_ns);
+/* Takes (held != 0) or gives back the writer flag, as a refresh caught by a fork() would leave it. */
+void tsc_clock_hold_writer_for_test(int held);
 
 #endif

@@ -161,6 +161,21 @@ static void stopped_it_hands_back_to_clock_gettime(void) {
   CHECK(!tsc_clock_active());
 }
 
+static void a_writer_flag_left_taken_hangs_nothing(void) {
+  bool usable = tsc_clock_start(true);
+  tsc_clock_hold_writer_for_test(1); /* as a fork() during a refresh leaves it in the child */
+  uint64_t t0 = mono();
+  CHECK_EQ(tsc_clock_start(true), usable); /* gives up after 10 ms, parameters as they were */
+  CHECK(mono() - t0 < 1000000000ull);
+  CHECK_EQ(tsc_clock_refresh(), 0); /* skipped */
+  tsc_clock_stop();                 /* gives up too */
+  CHECK_EQ(tsc_clock_active(), usable);
+  CHECK(absdiff(tsc_clock_read_ns(), mono()) < 1000000); /* readers go on */
+  tsc_clock_hold_writer_for_test(0);
+  tsc_clock_stop();
+  CHECK(!tsc_clock_active());
+}
+
 static void the_core_follows_its_setting_and_wall_time_agrees(void) {
   nccl_inspector_set_tsc_clock(0);
   test_enable(test_defaults());
@@ -185,6 +200,7 @@ int main(void) {
   RUN(a_small_gap_is_slewed_away);
   RUN(a_large_gap_is_stepped_over);
   RUN(stopped_it_hands_back_to_clock_gettime);
+  RUN(a_writer_flag_left_taken_hangs_nothing);
   RUN(the_core_follows_its_setting_and_wall_time_agrees);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
