@@ -294,5 +294,6 @@ void tsc_clock_shift_for_test(int64_t delta_ns) {
 }
 
 void tsc_clock_hold_writer_for_test(int held) {
-  atomic_store_explicit(&g_writer, held ? 1 : 0, held ? memory_order_relaxed : memory_order_release);
+  /* Release when given back, as writer_unlock. */
+  atomic_store_explicit(&g_writer, held ? 1 : 0, memory_order_release);
 }

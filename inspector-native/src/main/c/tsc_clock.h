@@ -57,7 +57,7 @@ uint64_t tsc_clock_steps(void);
 /* Moves the clock by delta_ns at once, as a drift or a suspended VM would (no-op when the
  * counter is not in use). */
 void tsc_clock_shift_for_test(int64_t delta_ns);
-/* Takes (held != 0) or gives back the writer flag, as a refresh caught by a fork() would leave it. */
+/* Takes (held != 0) or gives back the writer flag, as a refresh caught by a fork() leaves it. */
 void tsc_clock_hold_writer_for_test(int held);
 
 #endif
