@@ -6,6 +6,7 @@
  * statistics, the native binding) is internal and not exported.
  */
 module io.ncclinspector {
+  requires jdk.unsupported; /* com.sun.nio.file.ExtendedOpenOption.DIRECT: JSON files with O_DIRECT */
   requires io.ncclinspector.nativecore;
   requires io.ncclinspector.format;
   requires com.fasterxml.jackson.core;

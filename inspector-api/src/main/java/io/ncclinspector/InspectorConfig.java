@@ -136,6 +136,11 @@ public final class InspectorConfig {
     return get(Setting.TSC_CLOCK);
   }
 
+  /** Whether the JSON files are written with {@code O_DIRECT} where their directory takes it (default on). */
+  public boolean directIo() {
+    return get(Setting.DIRECT_IO);
+  }
+
   /** Whether CUPTI kernel records time the operations NCCL's channels cannot (default off). */
   public boolean kernelRecords() {
     return get(Setting.KERNEL_RECORDS);
@@ -412,6 +417,11 @@ public final class InspectorConfig {
     /** CPU times from the time-stamp counter where the kernel's clock is that counter (default on). */
     public Builder tscClock(boolean v) {
       return set(Setting.TSC_CLOCK, v);
+    }
+
+    /** JSON files with {@code O_DIRECT} where their directory takes it (default on). */
+    public Builder directIo(boolean v) {
+      return set(Setting.DIRECT_IO, v);
     }
 
     public Builder requireKernelTiming(boolean v) {

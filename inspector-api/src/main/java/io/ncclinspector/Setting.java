@@ -51,6 +51,11 @@ enum Setting {
           + " clocksource `tsc`); elsewhere, or at 0, from `clock_gettime` (14 ns more per clock read on the"
           + " development VM; on the h3_mix trace 28–32 ns per callback against 33–39: BENCHMARKS.md); read at"
           + " `enable()`"),
+  DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
+      "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
+          + " bypass the page cache, which they would otherwise fill, at a tenth of the CPU on the development VM"
+          + " (BENCHMARKS.md); between a write and the cut that follows it the file can end in up to a block of"
+          + " blank lines; 0: through the page cache"),
   KERNEL_RECORDS("NCCL_INSPECTOR_KERNEL_RECORDS", "kernelRecords", Kind.SWITCH, Reading.PLAIN, false, "0",
       "time the operations NCCL's kernel channels cannot (withheld, lower bounds) by their kernel's CUPTI activity"
           + " record, where the kernel ran that operation alone (`timing_source: kernel_cupti`:"

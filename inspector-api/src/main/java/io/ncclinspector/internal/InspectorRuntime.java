@@ -124,7 +124,8 @@ public final class InspectorRuntime {
       NcclReleaseMonitor nccl = new NcclReleaseMonitor(workarounds);
       sinks.add(nccl); /* on the dump thread itself: a few field tests per record */
       if (config.jsonOutput()) {
-        json = JsonFileSink.open(config, gitRevision(), OutputFileSystem.local(), ticker);
+        json = JsonFileSink.open(config, gitRevision(),
+            config.directIo() ? OutputFileSystem.localDirect() : OutputFileSystem.local(), ticker);
         jsonWriter = new AsyncSink(json, "nccl-inspector-json-writer", BACKLOG);
         sinks.add(jsonWriter);
       }

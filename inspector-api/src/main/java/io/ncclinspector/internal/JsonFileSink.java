@@ -37,7 +37,6 @@ import java.util.Optional;
  * {@link #flush} and {@link #close} return once what came before is in the files (or held).
  */
 public final class JsonFileSink implements InspectorExporter {
-  private static final int WRITE_BYTES = 1 << 16;
   private static final int MAX_PENDING_BYTES = 8 << 20;
   private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
   /** The appender's files, by index. */
@@ -57,11 +56,11 @@ public final class JsonFileSink implements InspectorExporter {
     this.gitRev = gitRev;
     Path dir = config.dumpDirectory().toAbsolutePath();
     String stem = config.processIdentity().hostname() + "-pid" + config.processIdentity().pid();
-    this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", WRITE_BYTES,
+    this.main = new AccountedFile(fs, new FileNames(dir, stem, ".log"), "NCCL Inspector output", fs.writeBytes(),
         MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     /* Like the output file, the quarantine file is created at its first line, never before. */
     this.quarantine = new AccountedFile(fs, new FileNames(dir, stem + ".quarantine", ".log"),
-        "NCCL Inspector quarantine output", WRITE_BYTES, MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
+        "NCCL Inspector quarantine output", fs.writeBytes(), MAX_PENDING_BYTES, RETRY_NANOS, ticker::nanoTime);
     main.preflight(); /* before the appending thread starts, which then owns both files */
     this.append = new AppendThread("nccl-inspector-json-append", List.of(main, quarantine));
     this.writer = new JsonLinesWriter(append.stream(MAIN), config.processIdentity(), gitRev, config.verbose());
