@@ -130,8 +130,19 @@ public interface OutputFileSystem {
       if (block == 0) {
         return Local.INSTANCE.createNew(file);
       }
-      FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS, ExtendedOpenOption.DIRECT);
+      FileChannel ch;
+      try {
+        ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+            StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS, ExtendedOpenOption.DIRECT);
+      } catch (FileAlreadyExistsException taken) {
+        throw taken; /* the caller takes the next name */
+      } catch (IOException | UnsupportedOperationException e) {
+        /* The probe passed, this open did not: the directory is taken as one without O_DIRECT from
+           now on. The exclusive open created the file if anything: it is ours, and empty. */
+        blocks.put(file.toAbsolutePath().getParent(), 0);
+        Files.deleteIfExists(file);
+        return Local.INSTANCE.createNew(file);
+      }
       return new DirectAppendChannel(ch, block);
     }
 
