@@ -188,12 +188,12 @@ public interface OutputFileSystem {
 
     @Override
     public void createDirectories(Path dir) throws IOException {
-      Files.createDirectories(dir);
+      Local.INSTANCE.createDirectories(dir);
     }
 
     @Override
     public boolean exists(Path path) {
-      return Files.exists(path, LinkOption.NOFOLLOW_LINKS);
+      return Local.INSTANCE.exists(path);
     }
   }
 }
