@@ -206,7 +206,8 @@ void recov_number_op(struct comm_slot* c, const recov_op_info* info, struct op_s
 /* A kernel channel of operation s (entered) started / got its GPU stop: channel slot index i. */
 void recov_channel_started(struct op_slot* s, uint32_t i);
 void recov_channel_recorded(struct op_slot* s, uint32_t i);
-/* The operation is closing (its owner builds the record): hands on what it owes. */
+/* The operation is closing (its owner builds the record): hands on what it owes and clears its
+ * channels' reading flags for the slot's next operation. */
 void recov_op_closing(struct op_slot* s);
 
 /* Counter of channels whose own-item state is decided at numbering (used by op_timing). */

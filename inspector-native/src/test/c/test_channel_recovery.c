@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "channel_recovery.h"
+#include "core_state.h"
+#include "handles.h"
+#include "op_table.h"
 #include "harness.h"
 #include "names.h"
 
@@ -549,6 +552,37 @@ static void several_collectives_in_one_launch_turn_it_off(void) {
   end(ctx);
 }
 
+/* A P2P to a peer whose channel set was never seen waits in the queue to be numbered. One of its two
+ * channels reads meanwhile (its reading flag is set, nobody claims it), and the communicator's
+ * finalize closes it before it is numbered (so would an eviction). Its slot must go back with no reading flag set: the next
+ * operation in the slot, queued too, would otherwise have a drainer take a reading of it before
+ * its own channel start had cleared the flag (number_held scans the started channels' flags). */
+static void a_slot_closed_before_numbering_keeps_no_reading_flag(void) {
+  begin((long long)(5 * MS), 0);
+  void* ctx = test_comm(0x51a7, 0, 2);
+  (void)test_drain();
+  test_launch(ctx);
+  at(now_mono + 12 * US);
+  void* p = test_p2p(ctx, "Send", 1, 65536, 2);
+  test_stop(p);
+  at(now_mono + 40 * US);
+  void* ch = test_channel(p, 0, gpu(now_mono - 30 * US));
+  test_channel_done(ch, gpu(now_mono - 10 * US));
+  test_stop(ch);
+  op_slot* s = &g_core.ops.slots[handle_index(p)];
+  CHECK_EQ(atomic_load(&s->recov_state), RECOV_OP_QUEUED);
+  CHECK_EQ(atomic_load(&s->ch[0].recov_ready), 1);
+  CHECK_EQ(atomic_load(&s->ch[0].recov_claimed), 0);
+  at(now_mono + 10 * MS);
+  ncclProfiler_v5.finalize(ctx); /* flushed: closed, never numbered */
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK_EQ(atomic_load(&s->ch[0].recov_ready), 0);
+  CHECK_EQ(atomic_load(&s->ch[0].recov_claimed), 0);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
 int main(void) {
   RUN(a_lagging_collective_gets_its_own_item_from_the_next_reader);
   RUN(pairs_share_a_count_and_an_empty_part_has_none);
@@ -564,5 +598,6 @@ int main(void) {
   RUN(a_late_reading_before_its_launch_window_exists_is_left_out);
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
+  RUN(a_slot_closed_before_numbering_keeps_no_reading_flag);
   return test_failures ? 1 : 0;
 }
