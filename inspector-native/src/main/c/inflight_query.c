@@ -9,7 +9,8 @@
 int inflight_query(uint64_t now_ns, uint64_t min_age_ns, inflight_entry* out, int max) {
   op_table* t = &g_core.ops;
   int n = 0;
-  for (uint32_t i = 0; i < t->capacity && n < max; i++) {
+  uint32_t used = op_table_used_bound(t);
+  for (uint32_t i = 0; i < used && n < max; i++) {
     op_slot* s = &t->slots[i];
     if (!op_enter_any(s)) continue;
     /* Relaxed: we are inside the slot; the values describe it as of now. */

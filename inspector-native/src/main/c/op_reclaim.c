@@ -31,7 +31,8 @@ static bool only_recovery_pending(op_slot* s, uint64_t c) {
 
 void reclaim_flush_all(int when, uint64_t comm_serial) {
   op_table* t = &g_core.ops;
-  for (uint32_t i = 0; i < t->capacity; i++) {
+  uint32_t used = op_table_used_bound(t);
+  for (uint32_t i = 0; i < used; i++) {
     op_slot* s = &t->slots[i];
     for (int attempt = 0; attempt < FLUSH_RETRIES; attempt++) {
       if (!op_enter_any(s)) break;
@@ -59,7 +60,8 @@ uint32_t reclaim_sweep(uint64_t now_ns) {
   uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);
   op_table* t = &g_core.ops;
   uint32_t closed = 0;
-  for (uint32_t i = 0; i < t->capacity; i++) {
+  uint32_t used = op_table_used_bound(t);
+  for (uint32_t i = 0; i < used; i++) {
     op_slot* s = &t->slots[i];
     if (!op_enter_any(s)) continue;
     /* Relaxed: a channel that starts concurrently makes the slot busy, and the close below then

@@ -21,6 +21,7 @@ int op_table_init(op_table* t, uint32_t capacity) {
   t->capacity = capacity;
   atomic_init(&t->free_top, top_make(0, 1));
   atomic_init(&t->evict_cursor, 0);
+  atomic_init(&t->used_bound, 0);
   return 0;
 }
 
@@ -75,6 +76,13 @@ int64_t op_table_claim_free(op_table* t) {
     if (ctl_flags(c) == 0 && ctl_busy(c) == 0 &&
         atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
                                                 memory_order_acquire, memory_order_relaxed)) {
+      /* Relaxed (see op_table_used_bound); a CAS only while raising, which stops once the table
+       * has seen its most operations in flight. */
+      uint32_t bound = atomic_load_explicit(&t->used_bound, memory_order_relaxed);
+      while ((uint32_t)index >= bound &&
+             !atomic_compare_exchange_weak_explicit(&t->used_bound, &bound, (uint32_t)index + 1,
+                                                    memory_order_relaxed, memory_order_relaxed)) {
+      }
       return index;
     }
   }

@@ -3,8 +3,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "core_state.h"
+#include "handles.h"
+#include "inflight_query.h"
 #include "names.h"
 #include "harness.h"
+#include "op_table.h"
 
 static const uint64_t T0 = 1795942870000000000ull;
 
@@ -267,6 +271,54 @@ static void expiry_closes_operations_that_no_channel_joined(void) {
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
+/* The sweep, the finalize's flush and the in-flight query visit the slots up to the highest ever
+ * claimed (op_table_used_bound), not the whole table. 40 operations in flight at once take slots
+ * 0..39; the one left open in the highest of them is still expired by the sweep, and a later one,
+ * back in a low slot, is flushed at finalize; slots above stay unvisited. */
+static void scans_reach_the_highest_slot_used(void) {
+  test_config cfg = test_defaults();
+  cfg.expiry_ns = 1000000000ll; /* 1 s */
+  test_enable(cfg);
+  nccl_inspector_set_virtual_clock(1, 1000000000ull, T0);
+  void* ctx = test_comm(9, 0, 2);
+  (void)test_drain();
+  void* ops[40];
+  for (int i = 0; i < 40; i++) ops[i] = test_coll(ctx, "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 1);
+  CHECK_EQ(atomic_load(&g_core.ops.used_bound), 40);
+  uint32_t top = 0;
+  for (int i = 0; i < 40; i++) {
+    if (handle_index(ops[i]) > handle_index(ops[top])) top = (uint32_t)i;
+  }
+  CHECK_EQ(handle_index(ops[top]), 39);
+  for (int i = 0; i < 40; i++) {
+    if ((uint32_t)i == top) continue;
+    void* ch = test_channel(ops[i], 0, T0);
+    test_stop(ops[i]);
+    test_channel_done(ch, T0 + 10);
+    test_stop(ch);
+  }
+  CHECK_EQ(test_drain().ops, 39);
+  test_stop(ops[top]); /* no channel will come */
+  nccl_inspector_set_virtual_clock(1, 1200000000ull, T0 + 200000000ull);
+  inflight_entry e[4];
+  CHECK_EQ(nccl_inspector_inflight(0, e, 4), 1);
+  nccl_inspector_set_virtual_clock(1, 2500000000ull, T0 + 1500000000ull);
+  CHECK_EQ(nccl_inspector_sweep(), 1);
+  decoded d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK(d.last.flags & RECORD_FLAG_EXPIRED);
+  void* late = test_coll(ctx, "AllGather", 40, 4096, "ncclFloat32", 1);
+  CHECK(handle_index(late) < 40);
+  test_stop(late);
+  ncclProfiler_v5.finalize(ctx);
+  d = test_drain();
+  CHECK_EQ(d.ops, 1);
+  CHECK(d.last.flags & RECORD_FLAG_FLUSHED);
+  CHECK_EQ(atomic_load(&g_core.ops.used_bound), 40);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
 static void verbose_records_carry_their_channels(void) {
   test_config cfg = test_defaults();
   cfg.verbose = 1;
@@ -303,6 +355,7 @@ static void verbose_records_carry_their_channels(void) {
 }
 
 int main(void) {
+  RUN(scans_reach_the_highest_slot_used);
   RUN(coll_stopped_before_its_channels_start);
   RUN(channels_finishing_before_the_stop);
   RUN(events_for_recycled_handles_are_dropped_and_counted);
