@@ -8,6 +8,7 @@
 #include "kernel_records.h"
 #include "launch_clock.h"
 #include "names.h"
+#include "nccl_release.h"
 #include "op_reclaim.h"
 #include "record_emit.h"
 #include "trace_recorder.h"
@@ -97,6 +98,7 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   names_reset_cache();
   /* Relaxed: a setting stored before enable was called (nccl_inspector_set_tsc_clock). */
   tsc_clock_start(atomic_load_explicit(&g_core.tsc_clock_off, memory_order_relaxed) == 0);
+  nccl_release_forget();
   clock_refresh_wall_offset();
   apply_settings(settings);
   /* Communicators that outlived an earlier session are announced again to the new one. */

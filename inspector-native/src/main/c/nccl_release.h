@@ -14,6 +14,9 @@
  * ncclGetVersion; 0 when none answers. */
 int32_t nccl_release_of_caller(const void* caller);
 
+/* Forgets the releases found so far (nccl_release.c keeps them by library address); at enable. */
+void nccl_release_forget(void);
+
 /* Splits a version code into its parts; returns 0 for an unknown (0) or malformed code. */
 int nccl_release_parts(int32_t code, int* major, int* minor, int* patch);
 

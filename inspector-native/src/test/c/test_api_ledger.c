@@ -214,7 +214,32 @@ static void a_full_ledger_is_counted(void) {
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
+/* The release is asked once per calling library and enabled session (nccl_release.c): a mapped
+ * library cannot change release, so a later communicator gets the answer kept, not a new dlopen;
+ * the next session asks again. */
+static void the_release_is_asked_once_per_library_and_session(void) {
+  nccl_release(22809);
+  at(SEC);
+  test_enable(with_expiry());
+  void* a = test_comm(0x71, 0, 2);
+  CHECK_EQ(created_release(), 22809);
+  nccl_release(23007); /* what a second ask would answer */
+  void* b = test_comm(0x72, 0, 2);
+  CHECK_EQ(created_release(), 22809);
+  ncclProfiler_v5.finalize(a);
+  ncclProfiler_v5.finalize(b);
+  (void)test_drain();
+  test_shutdown();
+  test_enable(with_expiry());
+  void* c = test_comm(0x73, 0, 2);
+  CHECK_EQ(created_release(), 23007);
+  ncclProfiler_v5.finalize(c);
+  test_shutdown();
+  nccl_inspector_set_virtual_clock(0, 0, 0);
+}
+
 int main(void) {
+  RUN(the_release_is_asked_once_per_library_and_session);
   RUN(linked_calls_give_one_record_each);
   RUN(broadcast_without_events_is_recorded_at_expiry);
   RUN(finalize_and_close_record_unlinked_calls);
