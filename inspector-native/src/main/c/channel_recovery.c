@@ -1,5 +1,6 @@
 #include "channel_recovery.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,24 @@ static void count_off(uint8_t reason) {
   (void)reason;
 }
 
+/* A used state back to what calloc gave: every field up to the owner rows and the launch windows
+ * zeroed, of the per-channel rows only those of the channels the last communicator numbered (the
+ * others were never written). A full memset of the 604 KiB was most of a communicator's init on
+ * NCCL's thread, and left the state in the caches in place of what the callbacks use. */
+static void reset_state(recov_state* r) {
+  /* Relaxed: the last communicator's numbering is over (it was finalized, under the lifecycle lock
+   * that this init holds too). */
+  uint64_t used = atomic_load_explicit(&r->used_channels, memory_order_relaxed);
+  memset(r, 0, offsetof(recov_state, owner));
+  memset(r->windows, 0, sizeof(r->windows));
+  for (; used; used &= used - 1) {
+    uint32_t ch = (uint32_t)__builtin_ctzll(used);
+    memset(r->owner[ch], 0, sizeof(r->owner[ch]));
+    memset(&r->placed[ch], 0, sizeof(r->placed[ch]));
+    memset(&r->parked[ch], 0, sizeof(r->parked[ch]));
+  }
+}
+
 void recov_comm_init(comm_slot* c, bool enabled) {
   c->recov = NULL;
   uint8_t reason = RECOV_OFF_NONE;
@@ -35,7 +54,7 @@ void recov_comm_init(comm_slot* c, bool enabled) {
     /* At communicator init, on NCCL's init thread: the one allocation recovery makes, once per
      * communicator slot (comm_table.h: a later communicator in the slot resets it). */
     if (c->recov_mem == NULL) c->recov_mem = calloc(1, sizeof(recov_state));
-    else memset(c->recov_mem, 0, sizeof(recov_state));
+    else reset_state(c->recov_mem);
     c->recov = c->recov_mem;
     if (c->recov == NULL) reason = RECOV_OFF_NO_MEMORY;
     else atomic_store_explicit(&c->recov->max_units, 1, memory_order_relaxed);
@@ -223,6 +242,9 @@ static void number_unit(comm_slot* c, recov_state* r, const recov_unit* u, uint6
   bool merge = u->kind == RECOV_UNIT_MERGE;
   uint64_t wait = 0, reads = 0, lagging = 0;
   uint32_t max_lag = 0;
+  /* Relaxed load and store: the drainer is the only writer (see used_channels). */
+  uint64_t used = atomic_load_explicit(&r->used_channels, memory_order_relaxed);
+  if ((used & set) != set) atomic_store_explicit(&r->used_channels, used | set, memory_order_relaxed);
   /* The set's channels only, in ascending order (a unit has one or a few: walking all 64 bits was
    * about a third of an operation start's numbering). */
   for (uint64_t rest = set; rest; rest &= rest - 1) {

@@ -39,8 +39,8 @@
  * owner ring 256 KiB, the rings of placed items 257 KiB, the parked readings 81 KiB, the launch
  * windows 6 KiB; docs/configuration.md), calloc'ed at the
  * first communicator init in the slot that wants recovery, reset by the slot's later communicators
- * and freed with the comm table (comm_table.h: recov_mem); NULL (recovery off) when the allocation
- * fails.
+ * (only the rows of the channels the last one numbered: a few KiB, not 604) and freed with the
+ * comm table (comm_table.h: recov_mem); NULL (recovery off) when the allocation fails.
  * Per operation slot (allocated with the table at enable): its host count per channel, the handed-on
  * timestamps per channel and each channel's guard values: 2.2 KiB of op_slot's 11.3 KiB (the
  * network breakdown's step rings take most of the rest). */
@@ -164,6 +164,11 @@ typedef struct recov_state {
   /* Drainer only. */
   uint64_t last_channels, last_counted; /* the last unit numbered */
   uint8_t last_kind;
+  /* Channels ever numbered: the only ones whose rows of owner, placed and parked below were
+   * written (a reading is placed or parked only on a channel its operation was numbered on), so
+   * the next communicator of the slot has only those rows zeroed (recov_comm_init). Written by the
+   * drainer (relaxed: one at a time), read at the next init. */
+  _Atomic uint64_t used_channels;
   _Atomic uint32_t dev_items[INSPECTOR_MAX_CHANNELS];
   /* Drainer only. */
   uint32_t host_items[INSPECTOR_MAX_CHANNELS];

@@ -583,6 +583,36 @@ static void a_slot_closed_before_numbering_keeps_no_reading_flag(void) {
   nccl_inspector_set_virtual_clock(0, 0, 0);
 }
 
+/* A communicator slot's recovery state, reused by the slot's next communicator, is reset to what a
+ * fresh one is: only the rows of the channels the last one numbered are zeroed (recov_comm_init),
+ * which must leave nothing behind, whether its readings were placed (0) or parked (1). */
+static void a_reused_slot_starts_from_a_clean_state(void) {
+  static recov_state fresh;
+  memset(&fresh, 0, sizeof(fresh));
+  atomic_store(&fresh.max_units, 1);
+  for (int late = 0; late < 2; late++) {
+    void* ctx;
+    (void)read_after_sixty_four_later_items(&ctx, late);
+    CHECK_EQ(test_counter(late ? "recovery_parked" : "recovery_causal_placed"), 2);
+    ncclProfiler_v5.finalize(ctx);
+    (void)test_drain();
+    uint32_t index = handle_index(ctx);
+    recov_state* r = g_core.comms.slots[index].recov_mem;
+    CHECK(r != NULL);
+    uint64_t used; /* copied out: an atomic load here trips GCC's overflow check in ASan builds */
+    memcpy(&used, (const void*)&r->used_channels, sizeof(used));
+    CHECK_EQ(used, 3); /* channels 0 and 1 */
+    CHECK(memcmp(r, &fresh, sizeof(fresh)) != 0);
+    void* next = test_comm(0x65, 0, 2);
+    CHECK_EQ(handle_index(next), index);
+    CHECK(g_core.comms.slots[index].recov == r);
+    CHECK(memcmp(r, &fresh, sizeof(fresh)) == 0);
+    ncclProfiler_v5.finalize(next);
+    test_shutdown();
+    nccl_inspector_set_virtual_clock(0, 0, 0);
+  }
+}
+
 int main(void) {
   RUN(a_lagging_collective_gets_its_own_item_from_the_next_reader);
   RUN(pairs_share_a_count_and_an_empty_part_has_none);
@@ -599,5 +629,6 @@ int main(void) {
   RUN(off_by_setting_withholds_as_before);
   RUN(several_collectives_in_one_launch_turn_it_off);
   RUN(a_slot_closed_before_numbering_keeps_no_reading_flag);
+  RUN(a_reused_slot_starts_from_a_clean_state);
   return test_failures ? 1 : 0;
 }
