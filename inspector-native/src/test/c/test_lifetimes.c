@@ -282,6 +282,8 @@ static void scans_reach_the_highest_slot_used(void) {
   nccl_inspector_set_virtual_clock(1, 1000000000ull, T0);
   void* ctx = test_comm(9, 0, 2);
   (void)test_drain();
+  /* A fresh table (first in main; a test that leaves a communicator live keeps the tables). */
+  CHECK_EQ(atomic_load(&g_core.ops.used_bound), 0);
   void* ops[40];
   for (int i = 0; i < 40; i++) ops[i] = test_coll(ctx, "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 1);
   CHECK_EQ(atomic_load(&g_core.ops.used_bound), 40);
