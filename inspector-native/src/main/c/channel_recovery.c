@@ -961,31 +961,27 @@ void recov_channel_recorded(op_slot* s, uint32_t i) {
   if (state == RECOV_OP_NUMBERED) process_reading(s, i);
 }
 
-static void hand_on_owed(op_slot* s);
+static void hand_on_owed(op_slot* s, uint32_t started);
 
 /* A closing slot's reading flags, back to 0 for its next operation. number_held scans the flags of
  * the channels started so far, and a channel start clears its own only once it has entered the
  * slot: a flag left set (a reading that came while this operation was queued, and it closed before
  * it was numbered) would let the next operation's drainer take a reading that has not come. Relaxed:
  * op_release's release store publishes them before the slot is taken again. */
-void recov_op_closing(op_slot* s) {
-  hand_on_owed(s);
-  uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
-  if (started > INSPECTOR_MAX_CHANNELS) started = INSPECTOR_MAX_CHANNELS;
+void recov_op_closing(op_slot* s, uint32_t started) {
+  hand_on_owed(s, started);
   for (uint32_t i = 0; i < started; i++) {
     atomic_store_explicit(&s->ch[i].recov_ready, 0, memory_order_relaxed);
     atomic_store_explicit(&s->ch[i].recov_claimed, 0, memory_order_relaxed);
   }
 }
 
-static void hand_on_owed(op_slot* s) {
+static void hand_on_owed(op_slot* s, uint32_t started) {
   uint8_t state = atomic_load_explicit(&s->recov_state, memory_order_relaxed);
   if (state == RECOV_OP_QUEUED) {
     /* Never numbered: its readings are judged by today's late-read guard, now (later than they
      * were read, so it errs towards leaving them out). */
     comm_slot* c = comm_of(s);
-    uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
-    if (started > INSPECTOR_MAX_CHANNELS) started = INSPECTOR_MAX_CHANNELS;
     for (uint32_t i = 0; i < started; i++) {
       if (c == NULL || late_read_possible(c, s->work_sn)) s->ch[i].read_late = 1;
     }
@@ -997,8 +993,6 @@ static void hand_on_owed(op_slot* s) {
   if (c == NULL || c->recov == NULL) return;
   recov_state* r = c->recov;
   uint64_t owed = s->recov_lagging & s->recov_reads;
-  uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
-  if (started > INSPECTOR_MAX_CHANNELS) started = INSPECTOR_MAX_CHANNELS;
   for (uint32_t i = 0; i < started; i++) {
     channel_slot* ch = &s->ch[i];
     if (ch->channel_id < 64 && atomic_load_explicit(&ch->recov_claimed, memory_order_relaxed)) {

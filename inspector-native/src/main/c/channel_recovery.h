@@ -212,8 +212,9 @@ void recov_number_op(struct comm_slot* c, const recov_op_info* info, struct op_s
 void recov_channel_started(struct op_slot* s, uint32_t i);
 void recov_channel_recorded(struct op_slot* s, uint32_t i);
 /* The operation is closing (its owner builds the record): hands on what it owes and clears its
- * channels' reading flags for the slot's next operation. */
-void recov_op_closing(struct op_slot* s);
+ * channels' reading flags for the slot's next operation. `started`: its channel slots in use (the
+ * control word's count, at most INSPECTOR_MAX_CHANNELS). */
+void recov_op_closing(struct op_slot* s, uint32_t started);
 
 /* Counter of channels whose own-item state is decided at numbering (used by op_timing). */
 static inline uint64_t recov_bit(uint32_t c) { return c < 64 ? (1ull << c) : 0; }

@@ -57,7 +57,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
   uint32_t started = ctl_started(atomic_load_explicit(&s->ctl, memory_order_relaxed));
   uint32_t seen = started < INSPECTOR_MAX_CHANNELS ? started : INSPECTOR_MAX_CHANNELS;
   /* Readings it owes to earlier operations that never came: they learn so now. */
-  recov_op_closing(s);
+  recov_op_closing(s, seen);
   op_timing timing;
   op_timing_compute(s, seen, close_flags, &timing);
   if (seen > 0 && !s->comm_got_kernel_events) note_kernel_events(s);
