@@ -85,9 +85,7 @@ final class DirectAppendChannel implements OutputChannel {
     end = tailStart + total;
     /* The partial last block moves to the front for the next write. */
     int whole = total / block * block;
-    for (int i = whole; i < total; i++) {
-      staging.put(i - whole, staging.get(i));
-    }
+    staging.put(0, staging, whole, total - whole);
     tailStart += whole;
     tail = total - whole;
     src.position(src.position() + n);

@@ -132,8 +132,7 @@ public interface OutputFileSystem {
       }
       FileChannel ch;
       try {
-        ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-            StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS, ExtendedOpenOption.DIRECT);
+        ch = openDirect(file);
       } catch (FileAlreadyExistsException taken) {
         throw taken; /* the caller takes the next name */
       } catch (IOException | UnsupportedOperationException e) {
@@ -156,14 +155,19 @@ public interface OutputFileSystem {
       blocks.put(dir.toAbsolutePath(), 0);
     }
 
+    /** A new file (O_CREAT | O_EXCL | O_NOFOLLOW) opened with O_DIRECT, for reading back its last block too. */
+    private static FileChannel openDirect(Path file) throws IOException {
+      return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+          StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS, ExtendedOpenOption.DIRECT);
+    }
+
     /** The block size to align O_DIRECT writes to in {@code dir}, or 0 if it does not take them. */
     private static int probe(Path dir) {
       Path probe = dir.resolve(".nccl-inspector-direct-probe-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
       boolean ours = true;
       try {
         int block = Math.max(MIN_BLOCK, (int) Math.min(1 << 20, Files.getFileStore(dir).getBlockSize()));
-        try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-            StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS, ExtendedOpenOption.DIRECT)) {
+        try (FileChannel ch = openDirect(probe)) {
           ByteBuffer b = ByteBuffer.allocateDirect(2 * block).alignedSlice(block);
           b.limit(block);
           ch.write(b, 0); /* some file systems take the flag and refuse the write */
