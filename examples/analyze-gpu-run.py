@@ -20,6 +20,8 @@ from pathlib import Path
 def records_by_step(log):
     by = {}
     for line in log.read_text().splitlines():
+        if not line.strip():
+            continue  # a block of blank lines a killed process can leave (docs/failure-behaviour.md)
         r = json.loads(line)
         perf = r.get("coll_perf") or r.get("p2p_perf")
         step = perf.get("coll_step", perf.get("p2p_step"))

@@ -54,8 +54,8 @@ enum Setting {
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
       "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
           + " bypass the page cache, which they would otherwise fill, for a third of the appending thread's CPU or"
-          + " less on the development VM (BENCHMARKS.md); between a write and the cut that follows it the file can end in up to a block of"
-          + " blank lines; 0: through the page cache"),
+          + " less on the development VM (BENCHMARKS.md); until the next flush (the dump interval) the file can end in less than a"
+          + " block of blank lines; 0: through the page cache"),
   KERNEL_RECORDS("NCCL_INSPECTOR_KERNEL_RECORDS", "kernelRecords", Kind.SWITCH, Reading.PLAIN, false, "0",
       "time the operations NCCL's kernel channels cannot (withheld, lower bounds) by their kernel's CUPTI activity"
           + " record, where the kernel ran that operation alone (`timing_source: kernel_cupti`:"

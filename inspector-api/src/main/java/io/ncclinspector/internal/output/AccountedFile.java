@@ -167,9 +167,20 @@ public final class AccountedFile {
     }
   }
 
-  /** Writes what is held (while failing, at most every retry interval). */
+  /**
+   * Writes what is held (while failing, at most every retry interval); the file then ends at its
+   * last line ({@link OutputChannel#settle}).
+   */
   public void flush() {
     writeOut(false);
+    if (channel != null) {
+      try {
+        channel.settle(); /* the file ends at its last line at every flush */
+      } catch (IOException e) {
+        /* Only padding stays (blank lines after the last line): tried again at the next flush. */
+        log.debug("NCCL Inspector: cutting the padding of {} failed: {}", describe(), e.toString());
+      }
+    }
   }
 
   /** Writes what is held, counts what still cannot be written as lost, and closes the file. */

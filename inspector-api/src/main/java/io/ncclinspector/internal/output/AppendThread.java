@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@link AccountedFile} (whole units, holding while a file cannot be written, counting what is
  * lost) is unchanged; the files are only ever touched by this thread once it has started.
  *
- * <p>Bounded: besides the chunk each file collects in, {@value #CHUNKS} circulate; an encoder that
- * gets ahead waits for a free one (the encoder runs behind its own bounded queue, which drops and
+ * <p>Bounded: besides the chunk each file collects in, up to {@value #CHUNKS} circulate, made as
+ * the encoder first needs them (a job that writes a few lines a second keeps one or two); an
+ * encoder that gets ahead of all of them waits for a free one (the encoder runs behind its own bounded queue, which drops and
  * counts, so nobody upstream waits). {@link #flush} and {@link #close} return once everything
  * handed over is appended and the files are flushed (or closed). Units that never reached a file
  * because a waiting encoder was interrupted (its sink abandoned at close) are counted in
@@ -38,8 +39,14 @@ public final class AppendThread implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AppendThread.class);
   /** Bytes a chunk collects before it is handed over: the files' own write size. */
   static final int HANDOFF_BYTES = 1 << 16;
-  /** Chunks in circulation beside the one each file collects in. */
-  static final int CHUNKS = 4;
+  /**
+   * Chunks in circulation beside the one each file collects in, at most: 2 MiB, twice the write
+   * of a file opened with {@code O_DIRECT}, which waits for the disk (about 0.7 ms a MiB on the
+   * development VM, 1.5 GB/s). With four, the encoder waited for a free chunk 22–40 % of its time
+   * at 500k lines a second while the disk wrote, and the CPU it could have used went idle
+   * (BENCHMARKS.md, "The appending thread's chunks").
+   */
+  static final int CHUNKS = 32;
 
   private final List<AccountedFile> files;
   private final BlockingQueue<Chunk> free;
@@ -49,6 +56,8 @@ public final class AppendThread implements AutoCloseable {
   private final AtomicLong lost = new AtomicLong();
   /** The chunk each file's units collect in. */
   private final Chunk[] current;
+  /** Chunks made for circulation so far (encoder side), at most {@link #CHUNKS}. */
+  private int made;
   private boolean closed;
 
   /** Starts the thread; {@code files} are indexed by the target given to {@link #endUnit}. */
@@ -57,9 +66,6 @@ public final class AppendThread implements AutoCloseable {
     int n = this.files.size();
     free = new ArrayBlockingQueue<>(CHUNKS + n);
     work = new ArrayBlockingQueue<>(CHUNKS + n + 1);
-    for (int i = 0; i < CHUNKS; i++) {
-      free.add(new Chunk());
-    }
     current = new Chunk[n];
     streams = new Stream[n];
     for (int i = 0; i < n; i++) {
@@ -135,12 +141,18 @@ public final class AppendThread implements AutoCloseable {
     if (full.units == 0) {
       return;
     }
-    Chunk next;
-    try {
-      next = free.take(); /* the appender returns each chunk it took, whether or not one is queued */
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      next = new Chunk(); /* abandoned (see the class comment): go on without waiting */
+    Chunk next = free.poll();
+    if (next == null && made < CHUNKS) {
+      made++;
+      next = new Chunk();
+    }
+    if (next == null) {
+      try {
+        next = free.take(); /* the appender returns each chunk it took, whether or not one is queued */
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        next = new Chunk(); /* abandoned (see the class comment): go on without waiting */
+      }
     }
     full.target = target;
     next.takeTail(full); /* bytes of a unit not yet ended stay with the encoder, before full is shared */

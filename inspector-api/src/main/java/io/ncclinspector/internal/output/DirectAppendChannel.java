@@ -12,11 +12,13 @@ import java.nio.channels.FileChannel;
  * runs also stays out of the page cache the training job's data lives in.
  *
  * <p>{@code O_DIRECT} writes whole aligned blocks. Every {@link #write} writes all it returns: its
- * whole blocks, and the file's last partial block padded with newlines, which a truncation then
- * cuts back, so that the file never holds fewer bytes than were accepted and, once the call
- * returns, never more. The next write writes that last block again with the bytes that follow.
- * A reader that looks at the file in between the write and the cut sees blank lines at its end;
- * a process that dies there leaves at most one block of them.
+ * whole blocks, and the file's last partial block padded with newlines, so that the file never
+ * holds fewer bytes than were accepted. The next write writes that last block again with the
+ * bytes that follow, over the padding. The padding is cut off at {@link #settle} (the owner's
+ * flush, at every dump interval) and at {@link #close}, not after every write: on the
+ * development VM the cut, a metadata change of the file system, made a 1 MiB write take
+ * 860 µs instead of 590 (BENCHMARKS.md, "The appending thread's chunks"). In between, the file
+ * ends in less than a block of blank lines; a process that dies there leaves them behind.
  *
  * <p>Not thread safe: {@link AccountedFile} calls it from one thread.
  */
@@ -30,8 +32,10 @@ final class DirectAppendChannel implements OutputChannel {
   private final ByteBuffer staging;
   private long tailStart;
   private int tail;
-  /* The file's bytes that were accepted (its size, but for padding a failed cut left). */
+  /* The file's bytes that were accepted (its size, but for padding not cut yet). */
   private long end;
+  /* The file's size: end, or the end of its last block while that is padded. */
+  private long padEnd;
   /* Set when a failed write left the staging buffer unlike the file's last block. */
   private boolean stale;
 
@@ -66,16 +70,15 @@ final class DirectAppendChannel implements OutputChannel {
       while (staging.hasRemaining()) {
         at += channel.write(staging, at);
       }
-      if (padded != total) {
-        channel.truncate(tailStart + total);
-      }
     } catch (IOException e) {
       /* What reached the file of the bytes, never of the padding; the padding is cut if it can be
          (AccountedFile cuts back to whole lines from there). */
       end = Math.max(end, Math.min(at, tailStart + total));
       stale = true; /* the staging buffer no longer mirrors the file's last block */
+      padEnd = Math.max(padEnd, at);
       try {
         channel.truncate(end);
+        padEnd = end;
         resync();
       } catch (IOException cannotCut) {
         e.addSuppressed(cannotCut);
@@ -83,6 +86,7 @@ final class DirectAppendChannel implements OutputChannel {
       throw e;
     }
     end = tailStart + total;
+    padEnd = Math.max(padEnd, tailStart + padded);
     /* The partial last block moves to the front for the next write. */
     int whole = total / block * block;
     staging.put(0, staging, whole, total - whole);
@@ -92,7 +96,7 @@ final class DirectAppendChannel implements OutputChannel {
     return n;
   }
 
-  /** The bytes accepted so far (the file may hold padding beyond them only after a failed cut). */
+  /** The bytes accepted so far (the file may hold padding beyond them until {@link #settle}). */
   @Override
   public long size() {
     return end;
@@ -102,6 +106,7 @@ final class DirectAppendChannel implements OutputChannel {
   public void truncate(long size) throws IOException {
     channel.truncate(size);
     end = Math.min(end, size);
+    padEnd = size;
     stale = true;
     resync();
   }
@@ -118,8 +123,21 @@ final class DirectAppendChannel implements OutputChannel {
     stale = false;
   }
 
+  /** Cuts the padding after the last accepted byte, if the file has any. */
+  @Override
+  public void settle() throws IOException {
+    if (padEnd > end) {
+      channel.truncate(end);
+      padEnd = end;
+    }
+  }
+
   @Override
   public void close() throws IOException {
-    channel.close();
+    try {
+      settle();
+    } finally {
+      channel.close();
+    }
   }
 }

@@ -14,4 +14,11 @@ public interface OutputChannel extends Closeable {
 
   /** Cuts the file back to {@code size} bytes. */
   void truncate(long size) throws IOException;
+
+  /**
+   * Makes the file hold exactly the bytes written, where a channel leaves more after a write
+   * ({@link DirectAppendChannel}'s padding of its last block). Called at every flush and by
+   * {@link #close}.
+   */
+  default void settle() throws IOException {}
 }

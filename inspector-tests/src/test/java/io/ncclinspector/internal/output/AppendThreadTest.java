@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,9 +26,18 @@ class AppendThreadTest {
   @TempDir
   Path dir;
 
-  /** The local file system, noting which threads write. */
+  /** The local file system, noting which threads write; writes wait while the gate is shut. */
   private static final class WatchedFileSystem implements OutputFileSystem {
     final Set<String> writers = ConcurrentHashMap.newKeySet();
+    final CountDownLatch gate;
+
+    WatchedFileSystem() {
+      this(new CountDownLatch(0));
+    }
+
+    WatchedFileSystem(CountDownLatch gate) {
+      this.gate = gate;
+    }
 
     @Override
     public OutputChannel createNew(Path file) throws IOException {
@@ -34,6 +46,12 @@ class AppendThreadTest {
         @Override
         public int write(ByteBuffer src) throws IOException {
           writers.add(Thread.currentThread().getName());
+          try {
+            gate.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException();
+          }
           return real.write(src);
         }
 
@@ -157,6 +175,55 @@ class AppendThreadTest {
     assertEquals(one.written(), batch.written());
     assertEquals(one.lost(), batch.lost());
     assertEquals(Files.readAllLines(one.path().orElseThrow()), Files.readAllLines(batch.path().orElseThrow()));
+  }
+
+  @Test
+  void anEncoderAheadOfAStuckDiskWaitsOnceTheChunksAreInUse() throws Exception {
+    /* The disk does not return from its first write: the encoder hands over one chunk per unit
+       (each unit fills one) until every chunk there may be is queued or held, then waits; none
+       is lost, and all reach the file in order once the disk answers. */
+    CountDownLatch gate = new CountDownLatch(1);
+    AccountedFile a = file(new WatchedFileSystem(gate), "a");
+    AppendThread append = new AppendThread("test-append", List.of(a));
+    int units = AppendThread.CHUNKS + 8;
+    AtomicInteger ended = new AtomicInteger();
+    byte[] body = new byte[AppendThread.HANDOFF_BYTES];
+    Thread encoder = new Thread(() -> {
+      for (int i = 0; i < units; i++) {
+        byte[] head = (i + ":").getBytes(StandardCharsets.US_ASCII);
+        Arrays.fill(body, (byte) ('a' + i % 26));
+        body[body.length - 1] = '\n';
+        try {
+          append.stream(0).write(head, 0, head.length);
+          append.stream(0).write(body, 0, body.length);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e); /* the stream's writes do not throw */
+        }
+        append.endUnit(0, 1);
+        ended.incrementAndGet();
+      }
+    }, "test-encoder");
+    encoder.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (encoder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(Thread.State.WAITING, encoder.getState(), "the encoder waits for a free chunk");
+    /* handed over: the one the appender is stuck in, the queued ones, and the encoder's first */
+    int handedOver = ended.get();
+    assertTrue(handedOver >= AppendThread.CHUNKS && handedOver <= AppendThread.CHUNKS + 2,
+        "units ended before the encoder waited: " + handedOver);
+    gate.countDown();
+    encoder.join(10_000);
+    assertFalse(encoder.isAlive());
+    append.close();
+    List<String> lines = lines(a);
+    assertEquals(units, lines.size());
+    for (int i = 0; i < units; i++) {
+      assertTrue(lines.get(i).startsWith(i + ":" + (char) ('a' + i % 26)), "line " + i);
+    }
+    assertEquals(units, a.written());
+    assertEquals(0, a.lost() + append.lost());
   }
 
   @Test

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JSON files written with O_DIRECT ({@link DirectAppendChannel}): after every write the file
- * holds exactly the bytes accepted, whatever the sizes and cuts; a directory that does not take
+ * holds the bytes accepted and at most a block's padding of newlines, and exactly those bytes once
+ * settled or closed, whatever the sizes and cuts; a directory that does not take
  * O_DIRECT gets the plain channel; a replay writes the same files either way.
  */
 class DirectAppendChannelTest {
@@ -74,11 +75,29 @@ class DirectAppendChannelTest {
       expected.write(b);
       assertEquals(expected.size(), ch.size());
       if (i % 40 == 0 || i < special.length) {
-        assertArrayEquals(expected.toByteArray(), Files.readAllBytes(dir.resolve("sizes.log")), "after write " + i);
+        assertPadded(expected.toByteArray(), Files.readAllBytes(dir.resolve("sizes.log")), "after write " + i);
+        if (i % 80 == 0) {
+          ch.settle();
+          assertArrayEquals(expected.toByteArray(), Files.readAllBytes(dir.resolve("sizes.log")), "settled " + i);
+        }
       }
     }
     ch.close();
-    assertArrayEquals(expected.toByteArray(), Files.readAllBytes(dir.resolve("sizes.log")));
+    assertArrayEquals(expected.toByteArray(), Files.readAllBytes(dir.resolve("sizes.log")), "closed");
+  }
+
+  /**
+   * Between a write and the next settle the file holds the bytes accepted, then newlines up to the
+   * end of its block at most.
+   */
+  private static void assertPadded(byte[] expected, byte[] file, String when) {
+    assertTrue(file.length >= expected.length && file.length - expected.length < 4096
+        && (file.length == expected.length || file.length % 512 == 0), when + ": " + file.length + " bytes for "
+        + expected.length);
+    assertArrayEquals(expected, Arrays.copyOf(file, expected.length), when);
+    for (int i = expected.length; i < file.length; i++) {
+      assertEquals('\n', file[i], when + ": padding at " + i);
+    }
   }
 
   @Test
@@ -94,10 +113,35 @@ class DirectAppendChannelTest {
       writeAll(ch, more);
       byte[] want = Arrays.copyOf(Arrays.copyOf(first, (int) cut), (int) cut + more.length);
       System.arraycopy(more, 0, want, (int) cut, more.length);
-      assertArrayEquals(want, Files.readAllBytes(dir.resolve("cut.log")), "after a cut at " + cut);
+      assertPadded(want, Files.readAllBytes(dir.resolve("cut.log")), "after a cut at " + cut);
       first = want;
     }
     ch.close();
+    assertArrayEquals(first, Files.readAllBytes(dir.resolve("cut.log")), "closed");
+  }
+
+  @Test
+  void aFileEndsAtItsLastLineAfterEveryFlush() throws IOException {
+    /* Writes of the file's own size (1 MiB with O_DIRECT) leave padding; every flush cuts it. */
+    OutputFileSystem fs = OutputFileSystem.localDirect();
+    AccountedFile f = new AccountedFile(fs, new FileNames(dir, "flushed", ".log"), "flushed", fs.writeBytes(),
+        8 << 20, 1_000_000_000L, System::nanoTime);
+    Random random = new Random(3);
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    for (int round = 0; round < 6; round++) {
+      for (int i = 0; i < 3_000; i++) {
+        byte[] line = ("round " + round + " line " + i + " " + "x".repeat(random.nextInt(700)) + "\n")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        f.stream().write(line);
+        f.endUnit(1);
+        expected.write(line);
+      }
+      f.flush();
+      assertArrayEquals(expected.toByteArray(), Files.readAllBytes(f.path().orElseThrow()), "round " + round);
+    }
+    assertEquals(18_000, f.written());
+    f.close();
+    assertArrayEquals(expected.toByteArray(), Files.readAllBytes(dir.resolve("flushed.log")));
   }
 
   @Test
