@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>Nothing waits on the sink's thread without a bound either: closing asks the thread to finish
  * (without ever blocking on the full queue) and waits at most the close timeout; a thread still
  * busy then is <em>abandoned</em>: interrupted, never handed anything again, its queued items
- * counted as dropped, and the fact logged with where it was stuck.
+ * counted as dropped, and the fact logged with where it was stuck. Its delegate is then not closed
+ * (that could block too); an {@link Abandonable} one is told, once the thread is free again.
  */
 public final class AsyncSink implements EventSink {
   private static final Logger log = LoggerFactory.getLogger(AsyncSink.class);
@@ -240,6 +241,12 @@ public final class AsyncSink implements EventSink {
           delegate.close();
         } catch (RuntimeException ex) {
           log.error("NCCL Inspector: {} failed while closing", thread.getName(), ex);
+        }
+      } else if (delegate instanceof Abandonable a) {
+        try {
+          a.abandoned(); /* never waits: whatever held this thread may still hold the delegate's */
+        } catch (RuntimeException ex) {
+          log.error("NCCL Inspector: {} failed while letting go after it was abandoned", thread.getName(), ex);
         }
       }
     }

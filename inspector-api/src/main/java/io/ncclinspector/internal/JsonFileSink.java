@@ -36,7 +36,7 @@ import java.util.Optional;
  * that encoding and the kernel's copy of the bytes into the page cache run side by side.
  * {@link #flush} and {@link #close} return once what came before is in the files (or held).
  */
-public final class JsonFileSink implements InspectorExporter {
+public final class JsonFileSink implements InspectorExporter, Abandonable {
   private static final int MAX_PENDING_BYTES = 8 << 20;
   private static final long RETRY_NANOS = Duration.ofSeconds(1).toNanos();
   /** The appender's files, by index. */
@@ -113,6 +113,11 @@ public final class JsonFileSink implements InspectorExporter {
   public Optional<String> firstError() {
     Optional<String> e = main.firstError();
     return e.isPresent() ? e : quarantine.firstError().map(m -> "quarantine file: " + m);
+  }
+
+  /** The thread that appends the lines to the files (tests: it must end at close or abandonment). */
+  Thread appendThread() {
+    return append.thread();
   }
 
   /** Records whose line is in the output file. */
@@ -196,5 +201,15 @@ public final class JsonFileSink implements InspectorExporter {
       throw new UncheckedIOException(e); /* in-memory streams: not reached */
     }
     append.close(); /* appends what is left, closes both files, ends its thread */
+  }
+
+  /**
+   * The writer thread was abandoned (stuck past the close timeout, in all likelihood behind a disk
+   * that does not answer): the appending thread is asked to append what it was handed, close both
+   * files and end, without waiting for it. Lines it cannot take are counted as not written.
+   */
+  @Override
+  public void abandoned() {
+    append.closeLater();
   }
 }

@@ -14,6 +14,7 @@ import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.Quarantine;
 import io.ncclinspector.testkit.SyntheticTrace;
 import io.ncclinspector.testsupport.TestData;
+import io.ncclinspector.internal.output.GatedFileSystem;
 import io.ncclinspector.internal.output.QuotaFileSystem;
 import io.ncclinspector.replay.TracePlayer;
 import io.ncclinspector.replay.TraceReader;
@@ -76,6 +77,31 @@ class JsonFileSinkTest {
     assertFalse(quarantined.isEmpty());
     /* h3_mix: 262 records, 79 of them untimed after its AlltoAll (kernel-channel desync) */
     assertTrue(records.size() > 150, "records: " + records.size());
+  }
+
+  @Test
+  void anAbandonedWriterLeavesNoThreadOrFileOpenOnceTheDiskAnswers() throws Exception {
+    /* The disk hangs in the first write; the writer thread, waiting for it in a flush, is abandoned
+       at close. Its appending thread must still end (closing both files) once the disk answers,
+       and every record be written, counted as not written, or dropped. */
+    logs.expect("WARN", "test-json-writer did not finish within 200 ms and is abandoned");
+    GatedFileSystem disk = new GatedFileSystem(true);
+    JsonFileSink json = JsonFileSink.open(config(dir), "test", disk);
+    AsyncSink writer = new AsyncSink(json, "test-json-writer", 1 << 12, Duration.ofMillis(200));
+    writer.acceptAll(records);
+    writer.flush();
+    writer.acceptAll(records.subList(0, 10)); /* queued behind the stuck flush: dropped at abandonment */
+    writer.close();
+    assertTrue(writer.abandoned());
+    writer.thread().join(10_000);
+    assertTrue(json.appendThread().isAlive(), "still in the first write");
+    disk.open();
+    json.appendThread().join(10_000);
+    assertFalse(json.appendThread().isAlive(), "the appending thread ends once the disk answers");
+    assertEquals(records.size() + 10, writer.delivered() + writer.dropped());
+    assertEquals(writer.delivered(), json.linesWritten() + json.linesNotWritten());
+    assertTrue(json.linesWritten() > 0);
+    assertEquals(json.linesWritten(), Files.readAllLines(json.createdFile().orElseThrow()).size());
   }
 
   private InspectorConfig config(Path out) {

@@ -59,6 +59,8 @@ public final class AppendThread implements AutoCloseable {
   /** Chunks made for circulation so far (encoder side), at most {@link #CHUNKS}. */
   private int made;
   private boolean closed;
+  /** {@link #closeLater} was called: the thread ends once its queue is empty. */
+  private volatile boolean closeLater;
 
   /** Starts the thread; {@code files} are indexed by the target given to {@link #endUnit}. */
   public AppendThread(String threadName, List<AccountedFile> files) {
@@ -118,6 +120,32 @@ public final class AppendThread implements AutoCloseable {
     handOverAll();
     closed = true;
     sync(true);
+  }
+
+  /**
+   * Hands over what each file's chunk holds (where the queue has room; otherwise those units are
+   * counted in {@link #lost()}) and asks the thread to close the files and end once it has appended
+   * what it was handed, without waiting for it: for an encoder whose own thread was abandoned,
+   * while this thread may be stuck in a write. Nothing may be handed over after it.
+   */
+  public void closeLater() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (int t = 0; t < current.length; t++) {
+      Chunk c = current[t];
+      if (c.units > 0) {
+        c.target = t;
+        if (!work.offer(c)) {
+          lost.addAndGet(c.items());
+        }
+      }
+    }
+    /* Set before the marker is offered: a thread that finds its queue empty with the flag set
+       has appended every chunk handed over above, and ends as the marker would make it. */
+    closeLater = true;
+    work.offer(new Sync(true)); /* a full queue: the thread sees the flag once it has emptied it */
   }
 
   /** Units handed to this pipe that never reached their file (the encoder interrupted while waiting). */
@@ -185,18 +213,12 @@ public final class AppendThread implements AutoCloseable {
           append(c);
           c.clear();
           free.offer(c); /* never full: it holds every chunk there is but those the encoder collects in */
-        } else if (m instanceof Sync s) {
-          for (AccountedFile f : files) {
-            try {
-              if (s.closing) {
-                f.close();
-              } else {
-                f.flush();
-              }
-            } catch (RuntimeException e) {
-              log.error("NCCL Inspector: {} failed to {} a file", thread.getName(), s.closing ? "close" : "flush", e);
-            }
+          if (closeLater && work.isEmpty()) {
+            finish(true);
+            return;
           }
+        } else if (m instanceof Sync s) {
+          finish(s.closing);
           s.done.countDown(); /* the encoder waits for this, whatever happened above */
           if (s.closing) {
             return;
@@ -205,6 +227,21 @@ public final class AppendThread implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Flushes or closes every file. */
+  private void finish(boolean closing) {
+    for (AccountedFile f : files) {
+      try {
+        if (closing) {
+          f.close();
+        } else {
+          f.flush();
+        }
+      } catch (RuntimeException e) {
+        log.error("NCCL Inspector: {} failed to {} a file", thread.getName(), closing ? "close" : "flush", e);
+      }
     }
   }
 

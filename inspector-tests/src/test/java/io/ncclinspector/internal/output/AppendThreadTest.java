@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -25,63 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 class AppendThreadTest {
   @TempDir
   Path dir;
-
-  /** The local file system, noting which threads write; writes wait while the gate is shut. */
-  private static final class WatchedFileSystem implements OutputFileSystem {
-    final Set<String> writers = ConcurrentHashMap.newKeySet();
-    final CountDownLatch gate;
-
-    WatchedFileSystem() {
-      this(new CountDownLatch(0));
-    }
-
-    WatchedFileSystem(CountDownLatch gate) {
-      this.gate = gate;
-    }
-
-    @Override
-    public OutputChannel createNew(Path file) throws IOException {
-      OutputChannel real = OutputFileSystem.local().createNew(file);
-      return new OutputChannel() {
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-          writers.add(Thread.currentThread().getName());
-          try {
-            gate.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException();
-          }
-          return real.write(src);
-        }
-
-        @Override
-        public long size() throws IOException {
-          return real.size();
-        }
-
-        @Override
-        public void truncate(long size) throws IOException {
-          real.truncate(size);
-        }
-
-        @Override
-        public void close() throws IOException {
-          real.close();
-        }
-      };
-    }
-
-    @Override
-    public void createDirectories(Path d) throws IOException {
-      OutputFileSystem.local().createDirectories(d);
-    }
-
-    @Override
-    public boolean exists(Path path) {
-      return OutputFileSystem.local().exists(path);
-    }
-  }
 
   private AccountedFile file(OutputFileSystem fs, String stem) {
     return new AccountedFile(fs, new FileNames(dir, stem, ".log"), "test " + stem, 1 << 16, 8 << 20, 1_000_000_000L);
@@ -93,7 +33,7 @@ class AppendThreadTest {
 
   @Test
   void unitsReachTheirFilesWholeAndInOrderFromTheAppendingThread() throws Exception {
-    WatchedFileSystem fs = new WatchedFileSystem();
+    GatedFileSystem fs = new GatedFileSystem();
     AccountedFile a = file(fs, "a");
     AccountedFile b = file(fs, "b");
     AppendThread append = new AppendThread("test-append", List.of(a, b));
@@ -128,7 +68,7 @@ class AppendThreadTest {
     assertEquals(expected.get(1), lines(b));
     assertEquals(units, a.written() + b.written());
     assertEquals(0, a.lost() + b.lost() + append.lost());
-    assertEquals(Set.of("test-append"), fs.writers, "only the appending thread writes");
+    assertEquals(Set.of("test-append"), fs.writers(), "only the appending thread writes");
   }
 
   @Test
@@ -182,8 +122,8 @@ class AppendThreadTest {
     /* The disk does not return from its first write: the encoder hands over one chunk per unit
        (each unit fills one) until every chunk there may be is queued or held, then waits; none
        is lost, and all reach the file in order once the disk answers. */
-    CountDownLatch gate = new CountDownLatch(1);
-    AccountedFile a = file(new WatchedFileSystem(gate), "a");
+    GatedFileSystem disk = new GatedFileSystem(true);
+    AccountedFile a = file(disk, "a");
     AppendThread append = new AppendThread("test-append", List.of(a));
     int units = AppendThread.CHUNKS + 8;
     AtomicInteger ended = new AtomicInteger();
@@ -213,7 +153,7 @@ class AppendThreadTest {
     int handedOver = ended.get();
     assertTrue(handedOver >= AppendThread.CHUNKS && handedOver <= AppendThread.CHUNKS + 2,
         "units ended before the encoder waited: " + handedOver);
-    gate.countDown();
+    disk.open();
     encoder.join(10_000);
     assertFalse(encoder.isAlive());
     append.close();
@@ -227,8 +167,38 @@ class AppendThreadTest {
   }
 
   @Test
+  void closeLaterLetsAThreadStuckInAWriteFinishWithoutWaitingForIt() throws Exception {
+    /* An encoder whose own thread was abandoned asks for the close without waiting: the appending
+       thread, stuck in its first write, then appends what it was handed, the units still in the
+       encoder's chunk included, closes the file and ends once the disk answers. */
+    GatedFileSystem disk = new GatedFileSystem(true);
+    AccountedFile a = file(disk, "a");
+    AppendThread append = new AppendThread("test-append", List.of(a));
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String line = i + ":" + "y".repeat(i < 3 ? AppendThread.HANDOFF_BYTES : 100); /* 3 chunks, then small units */
+      append.stream(0).write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+      append.endUnit(0, 1);
+      expected.add(line);
+    }
+    long t0 = System.nanoTime();
+    append.closeLater();
+    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1), "does not wait for the stuck thread");
+    Thread.sleep(50);
+    assertTrue(append.thread().isAlive(), "still in its write");
+    disk.open();
+    append.thread().join(10_000);
+    assertFalse(append.thread().isAlive(), "ends once the disk answers");
+    List<String> got = lines(a);
+    assertEquals(expected.size(), got.size(), "lines in the file");
+    assertTrue(expected.equals(got), "the lines, in order");
+    assertEquals(40, a.written());
+    assertEquals(0, a.lost() + append.lost());
+  }
+
+  @Test
   void aUnitForAFileThatIsNotThereIsRefused() {
-    AppendThread append = new AppendThread("test-append", List.of(file(new WatchedFileSystem(), "a")));
+    AppendThread append = new AppendThread("test-append", List.of(file(new GatedFileSystem(), "a")));
     try {
       assertThrows(IllegalArgumentException.class, () -> append.endUnit(1, 1));
     } finally {
