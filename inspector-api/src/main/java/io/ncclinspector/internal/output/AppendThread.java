@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * lost) is unchanged; the files are only ever touched by this thread once it has started.
  *
  * <p>Bounded: besides the chunk each file collects in, up to {@value #CHUNKS} circulate, made as
- * the encoder first needs them (a job that writes a few lines a second keeps one or two); an
- * encoder that gets ahead of all of them waits for a free one (the encoder runs behind its own bounded queue, which drops and
- * counts, so nobody upstream waits). {@link #flush} and {@link #close} return once everything
+ * the encoder first needs them, each growing to the size its units need (a job that writes a few
+ * lines a second keeps one or two small ones); an encoder that gets ahead of all of them waits for
+ * a free one (the encoder runs behind its own bounded queue, which drops and counts, so nobody
+ * upstream waits). {@link #flush} and {@link #close} return once everything
  * handed over is appended and the files are flushed (or closed). Units that never reached a file
  * because a waiting encoder was interrupted (its sink abandoned at close) are counted in
  * {@link #lost()}.
@@ -37,16 +38,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class AppendThread implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AppendThread.class);
-  /** Bytes a chunk collects before it is handed over: the files' own write size. */
-  static final int HANDOFF_BYTES = 1 << 16;
+  /**
+   * Bytes a chunk collects before it is handed over. Each hand-over wakes this thread; at 500k
+   * lines a second, 64 KiB chunks woke it 7,000 times a second, and 256 KiB ones took a quarter
+   * less of its CPU a line (BENCHMARKS.md, "The appending thread's chunks").
+   */
+  static final int HANDOFF_BYTES = 1 << 18;
   /**
    * Chunks in circulation beside the one each file collects in, at most: 2 MiB, twice the write
    * of a file opened with {@code O_DIRECT}, which waits for the disk (about 0.7 ms a MiB on the
-   * development VM, 1.5 GB/s). With four, the encoder waited for a free chunk 22–40 % of its time
-   * at 500k lines a second while the disk wrote, and the CPU it could have used went idle
-   * (BENCHMARKS.md, "The appending thread's chunks").
+   * development VM, 1.5 GB/s). With 256 KiB in circulation, the encoder waited for a free chunk
+   * 22–40 % of its time at 500k lines a second while the disk wrote, and the CPU it could have
+   * used went idle (BENCHMARKS.md, "The appending thread's chunks").
    */
-  static final int CHUNKS = 32;
+  static final int CHUNKS = (2 << 20) / HANDOFF_BYTES;
+  /** A new chunk's room; it grows (and keeps) what its units need, up to about a hand-over. */
+  private static final int FIRST_BYTES = 1 << 14;
 
   private final List<AccountedFile> files;
   private final BlockingQueue<Chunk> free;
@@ -258,7 +265,7 @@ public final class AppendThread implements AutoCloseable {
 
   /** Units of one file collected for handing over: their bytes, ends and item counts. */
   private static final class Chunk {
-    byte[] data = new byte[HANDOFF_BYTES + (HANDOFF_BYTES >> 2)];
+    byte[] data = new byte[FIRST_BYTES];
     int length;
     int[] ends = new int[128];
     int[] items = new int[128];
@@ -268,7 +275,9 @@ public final class AppendThread implements AutoCloseable {
 
     void ensure(int more) {
       if (length + more > data.length) {
-        data = Arrays.copyOf(data, Math.max(data.length * 2, length + more));
+        /* doubling, up to a hand-over and a quarter (room for the unit that crosses it) */
+        int doubled = Math.min(data.length * 2, HANDOFF_BYTES + (HANDOFF_BYTES >> 2));
+        data = Arrays.copyOf(data, Math.max(doubled, length + more));
       }
     }
 
