@@ -74,6 +74,48 @@ final class JsonLineEncoder {
     afterName = true;
   }
 
+  /** A name and its number: the same bytes as {@link #writeFieldName} then {@link #writeNumber(long)}. */
+  void writeNumberField(SerializableString name, long v) throws IOException {
+    byte[] quoted = name.asQuotedUTF8();
+    ensure(quoted.length + 25);
+    putName(quoted);
+    len = NumberOutput.outputLong(v, buf, len);
+  }
+
+  /** A name and its number: the same bytes as {@link #writeFieldName} then {@link #writeNumber(int)}. */
+  void writeNumberField(SerializableString name, int v) throws IOException {
+    byte[] quoted = name.asQuotedUTF8();
+    ensure(quoted.length + 16);
+    putName(quoted);
+    len = NumberOutput.outputInt(v, buf, len);
+  }
+
+  /** A name and its string: the same bytes as {@link #writeFieldName} then {@link #writeString}. */
+  void writeStringField(SerializableString name, SerializableString value) throws IOException {
+    byte[] quoted = name.asQuotedUTF8();
+    byte[] text = value.asQuotedUTF8();
+    ensure(quoted.length + text.length + 6);
+    putName(quoted);
+    buf[len++] = '"';
+    System.arraycopy(text, 0, buf, len, text.length);
+    len += text.length;
+    buf[len++] = '"';
+  }
+
+  /** The separator, the quoted name and its colon; room for them was ensured. */
+  private void putName(byte[] quoted) {
+    if ((written & (1L << depth)) != 0) {
+      buf[len++] = ',';
+    } else {
+      written |= 1L << depth;
+    }
+    buf[len++] = '"';
+    System.arraycopy(quoted, 0, buf, len, quoted.length);
+    len += quoted.length;
+    buf[len++] = '"';
+    buf[len++] = ':';
+  }
+
   void writeString(SerializableString value) throws IOException {
     byte[] quoted = value.asQuotedUTF8();
     beforeValue(quoted.length + 2);

@@ -251,27 +251,17 @@ public final class JsonLinesWriter implements Closeable {
     Prefixed f = coll;
     json.writeFieldName(f.perf);
     json.writeStartObject();
-    json.writeFieldName(f.op);
-    json.writeString(value(c.operation()));
-    json.writeFieldName(f.sn);
-    json.writeNumber(c.sequence());
+    json.writeStringField(f.op, value(c.operation()));
+    json.writeNumberField(f.sn, c.sequence());
     writeCommon(f, c);
-    json.writeFieldName(f.algo);
-    json.writeString(value(c.algorithm().name()));
-    json.writeFieldName(f.proto);
-    json.writeString(value(c.algorithm().protocol()));
-    json.writeFieldName(f.datatype);
-    json.writeString(value(c.transfer().datatype()));
-    json.writeFieldName(f.count);
-    json.writeNumber(c.transfer().count());
-    json.writeFieldName(f.root);
-    json.writeNumber(c.root());
-    json.writeFieldName(f.nchannels);
-    json.writeNumber(c.channels().announced());
-    json.writeFieldName(f.channelsSeen);
-    json.writeNumber(c.channels().seen());
-    json.writeFieldName(f.nwarps);
-    json.writeNumber(c.algorithm().warps());
+    json.writeStringField(f.algo, value(c.algorithm().name()));
+    json.writeStringField(f.proto, value(c.algorithm().protocol()));
+    json.writeStringField(f.datatype, value(c.transfer().datatype()));
+    json.writeNumberField(f.count, c.transfer().count());
+    json.writeNumberField(f.root, c.root());
+    json.writeNumberField(f.nchannels, c.channels().announced());
+    json.writeNumberField(f.channelsSeen, c.channels().seen());
+    json.writeNumberField(f.nwarps, c.algorithm().warps());
     writeGpuAndFlags(f, c);
     if (verbose) {
       writeTrace(f, c);
@@ -283,21 +273,14 @@ public final class JsonLinesWriter implements Closeable {
     Prefixed f = p2p;
     json.writeFieldName(f.perf);
     json.writeStartObject();
-    json.writeFieldName(f.op);
-    json.writeString(value(p.operation()));
-    json.writeFieldName(f.sn);
-    json.writeNumber(p.sequence());
-    json.writeFieldName(f.peer);
-    json.writeNumber(p.peer());
+    json.writeStringField(f.op, value(p.operation()));
+    json.writeNumberField(f.sn, p.sequence());
+    json.writeNumberField(f.peer, p.peer());
     writeCommon(f, p);
-    json.writeFieldName(f.datatype);
-    json.writeString(value(p.transfer().datatype()));
-    json.writeFieldName(f.count);
-    json.writeNumber(p.transfer().count());
-    json.writeFieldName(f.nchannels);
-    json.writeNumber(p.channels().announced());
-    json.writeFieldName(f.channelsSeen);
-    json.writeNumber(p.channels().seen());
+    json.writeStringField(f.datatype, value(p.transfer().datatype()));
+    json.writeNumberField(f.count, p.transfer().count());
+    json.writeNumberField(f.nchannels, p.channels().announced());
+    json.writeNumberField(f.channelsSeen, p.channels().seen());
     writeGpuAndFlags(f, p);
     if (verbose) {
       writeTrace(f, p);
@@ -309,55 +292,42 @@ public final class JsonLinesWriter implements Closeable {
   private void writeCommon(Prefixed f, OperationRecord r) throws IOException {
     Transfer t = r.transfer();
     Timing time = r.timing();
-    json.writeFieldName(f.msgSize);
-    json.writeNumber(t.messageBytes());
-    json.writeFieldName(f.execTimeUs);
-    json.writeNumber(time.executionMicros());
-    json.writeFieldName(f.timingSource);
-    json.writeString(value(time.source().jsonName()));
+    json.writeNumberField(f.msgSize, t.messageBytes());
+    json.writeNumberField(f.execTimeUs, time.executionMicros());
+    json.writeStringField(f.timingSource, value(time.source().jsonName()));
     json.writeFieldName(f.algobw);
     writeFixed6(t.algorithmBandwidthGbs());
     json.writeFieldName(f.busbw);
     writeFixed6(t.busBandwidthGbs());
-    json.writeFieldName(f.execTimeNs);
-    json.writeNumber(time.executionNanos());
+    json.writeNumberField(f.execTimeNs, time.executionNanos());
   }
 
   private void writeGpuAndFlags(Prefixed f, OperationRecord r) throws IOException {
     Timing time = r.timing();
     if (time.gpuStartNanos() != 0) {
-      json.writeFieldName(f.gpuStart);
-      json.writeNumber(time.gpuStartNanos());
-      json.writeFieldName(f.gpuSpan);
-      json.writeNumber(time.gpuSpanNanos());
-      json.writeFieldName(f.gpuSkew);
-      json.writeNumber(time.gpuSkewNanos());
+      json.writeNumberField(f.gpuStart, time.gpuStartNanos());
+      json.writeNumberField(f.gpuSpan, time.gpuSpanNanos());
+      json.writeNumberField(f.gpuSkew, time.gpuSkewNanos());
     }
     Tags tags = r.tags();
     if (tags.hasStep()) {
-      json.writeFieldName(f.step);
-      json.writeNumber(tags.step());
+      json.writeNumberField(f.step, tags.step());
     }
     if (tags.phase() != null) {
-      json.writeFieldName(f.phase);
-      json.writeString(value(tags.phase()));
+      json.writeStringField(f.phase, value(tags.phase()));
     }
     if (time.quarantine() != Quarantine.NONE) {
-      json.writeFieldName(f.quarantine);
-      json.writeString(value(time.quarantine().jsonName()));
+      json.writeStringField(f.quarantine, value(time.quarantine().jsonName()));
     }
     if (time.untimedReason() != UntimedReason.NONE) {
-      json.writeFieldName(f.untimedReason);
-      json.writeString(value(time.untimedReason().jsonName()));
+      json.writeStringField(f.untimedReason, value(time.untimedReason().jsonName()));
     }
     if (r.channels().desynced() > 0) {
-      json.writeFieldName(f.channelsDesynced);
-      json.writeNumber(r.channels().desynced());
+      json.writeNumberField(f.channelsDesynced, r.channels().desynced());
     }
     writeRecovery(f, r.timeRecovery());
     if (f.apiSn != null && r instanceof CollectiveRecord c && c.callNumber() >= 0) {
-      json.writeFieldName(f.apiSn);
-      json.writeNumber(c.callNumber());
+      json.writeNumberField(f.apiSn, c.callNumber());
     }
     if (r.network().present()) {
       writeNetwork(f, r.network());
@@ -414,72 +384,51 @@ public final class JsonLinesWriter implements Closeable {
   /** How the GPU time was obtained (channel recovery): written for kernel-channel times only. */
   private void writeRecovery(Prefixed f, TimeRecovery rec) throws IOException {
     if (rec.method() != TimeRecovery.Method.NOT_KERNEL) {
-      json.writeFieldName(f.timeRecovery);
-      json.writeString(value(rec.method().jsonName()));
+      json.writeStringField(f.timeRecovery, value(rec.method().jsonName()));
     }
     if (rec.channelsRecovered() > 0) {
-      json.writeFieldName(f.channelsRecovered);
-      json.writeNumber(rec.channelsRecovered());
-      json.writeFieldName(f.maxChannelLag);
-      json.writeNumber(rec.maxChannelLag());
+      json.writeNumberField(f.channelsRecovered, rec.channelsRecovered());
+      json.writeNumberField(f.maxChannelLag, rec.maxChannelLag());
     }
     if (!rec.withheldReason().equals("none")) {
-      json.writeFieldName(f.withheldReason);
-      json.writeString(value(rec.withheldReason()));
+      json.writeStringField(f.withheldReason, value(rec.withheldReason()));
     }
     /* Off by the setting: the user knows; said only where recovery went off by itself. */
     if (!rec.recoveryOffReason().equals("none") && !rec.recoveryOffReason().equals("setting")) {
-      json.writeFieldName(f.recoveryOffReason);
-      json.writeString(value(rec.recoveryOffReason()));
+      json.writeStringField(f.recoveryOffReason, value(rec.recoveryOffReason()));
     }
   }
 
   private void writeNetwork(Prefixed f, NetworkBreakdown n) throws IOException {
-    json.writeFieldName(f.netBytesSent);
-    json.writeNumber(n.bytesSent());
-    json.writeFieldName(f.netBytesRecv);
-    json.writeNumber(n.bytesReceived());
+    json.writeNumberField(f.netBytesSent, n.bytesSent());
+    json.writeNumberField(f.netBytesRecv, n.bytesReceived());
     if (n.networkNanos() > 0) {
-      json.writeFieldName(f.netTime);
-      json.writeNumber(n.networkNanos());
+      json.writeNumberField(f.netTime, n.networkNanos());
     }
-    json.writeFieldName(f.netSendGpuWait);
-    json.writeNumber(n.sendGpuWaitNanos());
-    json.writeFieldName(f.netRecvWait);
-    json.writeNumber(n.receiveWaitNanos());
+    json.writeNumberField(f.netSendGpuWait, n.sendGpuWaitNanos());
+    json.writeNumberField(f.netRecvWait, n.receiveWaitNanos());
     if (n.slowestPeer() >= 0) {
-      json.writeFieldName(f.netSlowestPeer);
-      json.writeNumber(n.slowestPeer());
-      json.writeFieldName(f.netSlowestChannel);
-      json.writeNumber(n.slowestChannel());
+      json.writeNumberField(f.netSlowestPeer, n.slowestPeer());
+      json.writeNumberField(f.netSlowestChannel, n.slowestChannel());
     }
     if (n.lastArrivalWallNanos() != 0) {
-      json.writeFieldName(f.netLastArrival);
-      json.writeNumber(n.lastArrivalWallNanos() / 1000);
+      json.writeNumberField(f.netLastArrival, n.lastArrivalWallNanos() / 1000);
     }
-    json.writeFieldName(f.netProxyOps);
-    json.writeNumber(n.proxyOperations());
+    json.writeNumberField(f.netProxyOps, n.proxyOperations());
     /* The waits inside the steps, each only where NCCL's states let the core measure it. */
     NetworkBreakdown.StepWaits w = n.waits();
     if (w.peerWaitKnown()) {
-      json.writeFieldName(f.netSendPeerWait);
-      json.writeNumber(w.sendPeerWaitNanos());
-      json.writeFieldName(f.netSendPeerWaitMax);
-      json.writeNumber(w.sendPeerWaitMaxNanos());
-      json.writeFieldName(f.netSendPeerWaitPeer);
-      json.writeNumber(w.peerWaitPeer());
+      json.writeNumberField(f.netSendPeerWait, w.sendPeerWaitNanos());
+      json.writeNumberField(f.netSendPeerWaitMax, w.sendPeerWaitMaxNanos());
+      json.writeNumberField(f.netSendPeerWaitPeer, w.peerWaitPeer());
     }
     if (w.flushKnown()) {
-      json.writeFieldName(f.netRecvFlush);
-      json.writeNumber(w.receiveFlushNanos());
-      json.writeFieldName(f.netRecvFlushMax);
-      json.writeNumber(w.receiveFlushMaxNanos());
+      json.writeNumberField(f.netRecvFlush, w.receiveFlushNanos());
+      json.writeNumberField(f.netRecvFlushMax, w.receiveFlushMaxNanos());
     }
     if (w.lagKnown()) {
-      json.writeFieldName(f.netProxyLag);
-      json.writeNumber(w.proxyLagNanos());
-      json.writeFieldName(f.netProxyLagMax);
-      json.writeNumber(w.proxyLagMaxNanos());
+      json.writeNumberField(f.netProxyLag, w.proxyLagNanos());
+      json.writeNumberField(f.netProxyLagMax, w.proxyLagMaxNanos());
     }
   }
 
@@ -488,20 +437,14 @@ public final class JsonLinesWriter implements Closeable {
     json.writeStartArray();
     for (NetworkBreakdown.ProxyTransfer t : n.transfers()) {
       json.writeStartObject();
-      json.writeFieldName(F.PX_CHANNEL_ID);
-      json.writeNumber(t.channel());
-      json.writeFieldName(F.PX_PEER);
-      json.writeNumber(t.peer());
+      json.writeNumberField(F.PX_CHANNEL_ID, t.channel());
+      json.writeNumberField(F.PX_PEER, t.peer());
       json.writeFieldName(F.PX_SEND);
       json.writeBoolean(t.send());
-      json.writeFieldName(F.PX_STEPS);
-      json.writeNumber(t.steps());
-      json.writeFieldName(F.PX_STEPS_DONE);
-      json.writeNumber(t.stepsDone());
-      json.writeFieldName(F.PX_ANNOUNCED_STEPS);
-      json.writeNumber(t.announcedSteps());
-      json.writeFieldName(F.PX_BYTES);
-      json.writeNumber(t.bytes());
+      json.writeNumberField(F.PX_STEPS, t.steps());
+      json.writeNumberField(F.PX_STEPS_DONE, t.stepsDone());
+      json.writeNumberField(F.PX_ANNOUNCED_STEPS, t.announcedSteps());
+      json.writeNumberField(F.PX_BYTES, t.bytes());
       writeMicrosIfSet(F.PX_POST_TS, t.firstPostWallNanos());
       writeMicrosIfSet(F.PX_READY_TS, t.firstReadyWallNanos());
       writeMicrosIfSet(F.PX_LAST_ARRIVAL_TS, t.lastReadyWallNanos());
@@ -511,19 +454,13 @@ public final class JsonLinesWriter implements Closeable {
         json.writeStartArray();
         for (NetworkBreakdown.ProxyStep s : t.stepDetail()) {
           json.writeStartObject();
-          json.writeFieldName(F.ST_STEP);
-          json.writeNumber(s.step());
-          json.writeFieldName(F.ST_STATE);
-          json.writeString(STEP_STATE_NAMES[s.state().ordinal()]);
+          json.writeNumberField(F.ST_STEP, s.step());
+          json.writeStringField(F.ST_STATE, STEP_STATE_NAMES[s.state().ordinal()]);
           writeMicrosIfSet(F.ST_START_TS, s.startWallNanos());
-          json.writeFieldName(F.ST_POST);
-          json.writeNumber(s.postNanos());
-          json.writeFieldName(F.ST_WAIT);
-          json.writeNumber(s.waitNanos());
-          json.writeFieldName(F.ST_MOVE);
-          json.writeNumber(s.moveNanos());
-          json.writeFieldName(F.ST_DONE);
-          json.writeNumber(s.doneNanos());
+          json.writeNumberField(F.ST_POST, s.postNanos());
+          json.writeNumberField(F.ST_WAIT, s.waitNanos());
+          json.writeNumberField(F.ST_MOVE, s.moveNanos());
+          json.writeNumberField(F.ST_DONE, s.doneNanos());
           json.writeEndObject();
         }
         json.writeEndArray();
@@ -543,30 +480,23 @@ public final class JsonLinesWriter implements Closeable {
 
   private void writeMicrosIfSet(SerializableString name, long wallNanos) throws IOException {
     if (wallNanos != 0) {
-      json.writeFieldName(name);
-      json.writeNumber(wallNanos / 1000);
+      json.writeNumberField(name, wallNanos / 1000);
     }
   }
 
   private void writeTrace(Prefixed f, OperationRecord r) throws IOException {
     json.writeFieldName(f.eventTraceSn);
     json.writeStartObject();
-    json.writeFieldName(f.startSn);
-    json.writeNumber(r.trace().startSequence());
-    json.writeFieldName(f.stopSn);
-    json.writeNumber(r.trace().stopSequence());
+    json.writeNumberField(f.startSn, r.trace().startSequence());
+    json.writeNumberField(f.stopSn, r.trace().stopSequence());
     json.writeFieldName(f.kernelEvents);
     json.writeStartArray();
     for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
-      json.writeFieldName(F.CHANNEL_ID);
-      json.writeNumber(ch.channelId());
-      json.writeFieldName(F.KERNEL_START_SN);
-      json.writeNumber(ch.startSequence());
-      json.writeFieldName(F.KERNEL_STOP_SN);
-      json.writeNumber(ch.stopSequence());
-      json.writeFieldName(F.KERNEL_RECORD_SN);
-      json.writeNumber(ch.recordSequence());
+      json.writeNumberField(F.CHANNEL_ID, ch.channelId());
+      json.writeNumberField(F.KERNEL_START_SN, ch.startSequence());
+      json.writeNumberField(F.KERNEL_STOP_SN, ch.stopSequence());
+      json.writeNumberField(F.KERNEL_RECORD_SN, ch.recordSequence());
       json.writeEndObject();
     }
     json.writeEndArray();
@@ -574,33 +504,23 @@ public final class JsonLinesWriter implements Closeable {
 
     json.writeFieldName(f.eventTraceTs);
     json.writeStartObject();
-    json.writeFieldName(f.startTs);
-    json.writeNumber(r.timing().startWallNanos() / 1000);
-    json.writeFieldName(f.stopTs);
-    json.writeNumber(r.timing().stopWallNanos() / 1000);
+    json.writeNumberField(f.startTs, r.timing().startWallNanos() / 1000);
+    json.writeNumberField(f.stopTs, r.timing().stopWallNanos() / 1000);
     if (r.timing().launchWallNanos() != 0) {
-      json.writeFieldName(f.launchTs);
-      json.writeNumber(r.timing().launchWallNanos() / 1000);
+      json.writeNumberField(f.launchTs, r.timing().launchWallNanos() / 1000);
     }
     json.writeFieldName(f.kernelEvents);
     json.writeStartArray();
     for (KernelChannelTrace ch : r.trace().channels()) {
       json.writeStartObject();
-      json.writeFieldName(F.CHANNEL_ID);
-      json.writeNumber(ch.channelId());
-      json.writeFieldName(F.KERNEL_START_TS);
-      json.writeNumber(ch.startWallNanos() / 1000);
-      json.writeFieldName(F.KERNEL_STOP_TS);
-      json.writeNumber(ch.stopWallNanos() / 1000);
-      json.writeFieldName(F.KERNEL_RECORD_TS);
-      json.writeNumber(ch.recordWallNanos() / 1000);
-      json.writeFieldName(F.KERNEL_GPU_START);
-      json.writeNumber(ch.gpuStartNanos());
-      json.writeFieldName(F.KERNEL_GPU_STOP);
-      json.writeNumber(ch.gpuStopNanos());
+      json.writeNumberField(F.CHANNEL_ID, ch.channelId());
+      json.writeNumberField(F.KERNEL_START_TS, ch.startWallNanos() / 1000);
+      json.writeNumberField(F.KERNEL_STOP_TS, ch.stopWallNanos() / 1000);
+      json.writeNumberField(F.KERNEL_RECORD_TS, ch.recordWallNanos() / 1000);
+      json.writeNumberField(F.KERNEL_GPU_START, ch.gpuStartNanos());
+      json.writeNumberField(F.KERNEL_GPU_STOP, ch.gpuStopNanos());
       if (ch.desync() != KernelChannelTrace.Desync.IN_STEP) {
-        json.writeFieldName(F.KERNEL_DESYNC);
-        json.writeString(value(ch.desync().jsonName()));
+        json.writeStringField(F.KERNEL_DESYNC, value(ch.desync().jsonName()));
       }
       json.writeEndObject();
     }
