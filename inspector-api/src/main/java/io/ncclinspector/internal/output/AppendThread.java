@@ -220,16 +220,18 @@ public final class AppendThread implements AutoCloseable {
           append(c);
           c.clear();
           free.offer(c); /* never full: it holds every chunk there is but those the encoder collects in */
-          if (closeLater && work.isEmpty()) {
-            finish(true);
-            return;
-          }
         } else if (m instanceof Sync s) {
           finish(s.closing);
           s.done.countDown(); /* the encoder waits for this, whatever happened above */
           if (s.closing) {
             return;
           }
+        }
+        /* closeLater's marker may not have fit in the queue (chunks made past the bound by an
+           interrupted encoder): the thread then ends once the queue is empty, whatever came last */
+        if (closeLater && work.isEmpty()) {
+          finish(true);
+          return;
         }
       }
     } catch (InterruptedException e) {

@@ -17,7 +17,7 @@ import java.nio.channels.FileChannel;
  * bytes that follow, over the padding. The padding is cut off at {@link #settle} (the owner's
  * flush, at every dump interval) and at {@link #close}, not after every write: on the
  * development VM the cut, a metadata change of the file system, made a 1 MiB write take
- * 860 µs instead of 590 (BENCHMARKS.md, "The appending thread's chunks"). In between, the file
+ * 833–1,080 µs instead of 627–761 (BENCHMARKS.md, "The appending thread's chunks"). In between, the file
  * ends in less than a block of blank lines; a process that dies there leaves them behind.
  *
  * <p>Not thread safe: {@link AccountedFile} calls it from one thread.

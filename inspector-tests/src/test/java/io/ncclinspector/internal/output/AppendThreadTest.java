@@ -27,6 +27,15 @@ class AppendThreadTest {
     return new AccountedFile(fs, new FileNames(dir, stem, ".log"), "test " + stem, 1 << 16, 8 << 20, 1_000_000_000L);
   }
 
+  /** To file 0's stream, from an encoder thread (the stream's writes do not throw). */
+  private static void write(AppendThread append, byte[] bytes) {
+    try {
+      append.stream(0).write(bytes, 0, bytes.length);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static List<String> lines(AccountedFile f) throws IOException {
     return f.path().isPresent() ? Files.readAllLines(f.path().get()) : List.of();
   }
@@ -133,12 +142,8 @@ class AppendThreadTest {
         byte[] head = (i + ":").getBytes(StandardCharsets.US_ASCII);
         Arrays.fill(body, (byte) ('a' + i % 26));
         body[body.length - 1] = '\n';
-        try {
-          append.stream(0).write(head, 0, head.length);
-          append.stream(0).write(body, 0, body.length);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e); /* the stream's writes do not throw */
-        }
+        write(append, head);
+        write(append, body);
         append.endUnit(0, 1);
         ended.incrementAndGet();
       }
@@ -193,6 +198,44 @@ class AppendThreadTest {
     assertEquals(expected.size(), got.size(), "lines in the file");
     assertTrue(expected.equals(got), "the lines, in order");
     assertEquals(40, a.written());
+    assertEquals(0, a.lost() + append.lost());
+  }
+
+  @Test
+  void anInterruptedEncoderNeverWaitsAgainAndCloseLaterStillEndsTheThread() throws Exception {
+    /* The encoder, interrupted while it waited for a chunk (its sink abandoned), goes on without
+       waiting: a chunk made past the bound, a flush that returns at once, then closeLater. The
+       thread must end once the disk answers, with every unit written. */
+    GatedFileSystem disk = new GatedFileSystem(true);
+    AccountedFile a = file(disk, "a");
+    AppendThread append = new AppendThread("test-append", List.of(a));
+    int units = AppendThread.CHUNKS + 2;
+    byte[] body = new byte[AppendThread.HANDOFF_BYTES];
+    Arrays.fill(body, (byte) 'z');
+    body[body.length - 1] = '\n';
+    Thread encoder = new Thread(() -> {
+      for (int i = 0; i < units; i++) {
+        write(append, body);
+        append.endUnit(0, 1);
+      }
+      append.flush(); /* interrupted: returns at once, its marker left in the queue */
+      append.closeLater();
+    }, "test-encoder");
+    encoder.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (encoder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(Thread.State.WAITING, encoder.getState(), "the encoder waits for a free chunk");
+    encoder.interrupt();
+    encoder.join(10_000);
+    assertFalse(encoder.isAlive(), "the interrupted encoder never waits again");
+    assertTrue(append.thread().isAlive(), "still in its write");
+    disk.open();
+    append.thread().join(10_000);
+    assertFalse(append.thread().isAlive(), "ends once the disk answers");
+    assertEquals(units, a.written());
+    assertEquals(units, lines(a).size());
     assertEquals(0, a.lost() + append.lost());
   }
 
