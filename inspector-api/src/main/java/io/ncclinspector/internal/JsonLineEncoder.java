@@ -61,16 +61,7 @@ final class JsonLineEncoder {
   void writeFieldName(SerializableString name) throws IOException {
     byte[] quoted = name.asQuotedUTF8();
     ensure(quoted.length + 4);
-    if ((written & (1L << depth)) != 0) {
-      buf[len++] = ',';
-    } else {
-      written |= 1L << depth;
-    }
-    buf[len++] = '"';
-    System.arraycopy(quoted, 0, buf, len, quoted.length);
-    len += quoted.length;
-    buf[len++] = '"';
-    buf[len++] = ':';
+    putName(quoted);
     afterName = true;
   }
 
@@ -96,10 +87,7 @@ final class JsonLineEncoder {
     byte[] text = value.asQuotedUTF8();
     ensure(quoted.length + text.length + 6);
     putName(quoted);
-    buf[len++] = '"';
-    System.arraycopy(text, 0, buf, len, text.length);
-    len += text.length;
-    buf[len++] = '"';
+    putQuoted(text);
   }
 
   /** The separator, the quoted name and its colon; room for them was ensured. */
@@ -116,13 +104,18 @@ final class JsonLineEncoder {
     buf[len++] = ':';
   }
 
+  /** An encoded string between its quotes; room for them was ensured. */
+  private void putQuoted(byte[] text) {
+    buf[len++] = '"';
+    System.arraycopy(text, 0, buf, len, text.length);
+    len += text.length;
+    buf[len++] = '"';
+  }
+
   void writeString(SerializableString value) throws IOException {
     byte[] quoted = value.asQuotedUTF8();
     beforeValue(quoted.length + 2);
-    buf[len++] = '"';
-    System.arraycopy(quoted, 0, buf, len, quoted.length);
-    len += quoted.length;
-    buf[len++] = '"';
+    putQuoted(quoted);
   }
 
   void writeNumber(long v) throws IOException {

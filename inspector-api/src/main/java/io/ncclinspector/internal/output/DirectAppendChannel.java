@@ -34,8 +34,8 @@ final class DirectAppendChannel implements OutputChannel {
   private int tail;
   /* The file's bytes that were accepted (its size, but for padding not cut yet). */
   private long end;
-  /* The file's size: end, or the end of its last block while that is padded. */
-  private long padEnd;
+  /* The file may hold bytes past end: the last write's padding, or what a failed cut left. */
+  private boolean untrimmed;
   /* Set when a failed write left the staging buffer unlike the file's last block. */
   private boolean stale;
 
@@ -75,10 +75,10 @@ final class DirectAppendChannel implements OutputChannel {
          (AccountedFile cuts back to whole lines from there). */
       end = Math.max(end, Math.min(at, tailStart + total));
       stale = true; /* the staging buffer no longer mirrors the file's last block */
-      padEnd = Math.max(padEnd, at);
+      untrimmed = true;
       try {
         channel.truncate(end);
-        padEnd = end;
+        untrimmed = false;
         resync();
       } catch (IOException cannotCut) {
         e.addSuppressed(cannotCut);
@@ -86,7 +86,7 @@ final class DirectAppendChannel implements OutputChannel {
       throw e;
     }
     end = tailStart + total;
-    padEnd = Math.max(padEnd, tailStart + padded);
+    untrimmed = padded != total; /* a write ending on a block boundary covered any older padding */
     /* The partial last block moves to the front for the next write. */
     int whole = total / block * block;
     staging.put(0, staging, whole, total - whole);
@@ -106,7 +106,7 @@ final class DirectAppendChannel implements OutputChannel {
   public void truncate(long size) throws IOException {
     channel.truncate(size);
     end = Math.min(end, size);
-    padEnd = size;
+    untrimmed = size > end;
     stale = true;
     resync();
   }
@@ -126,9 +126,9 @@ final class DirectAppendChannel implements OutputChannel {
   /** Cuts the padding after the last accepted byte, if the file has any. */
   @Override
   public void settle() throws IOException {
-    if (padEnd > end) {
+    if (untrimmed) {
       channel.truncate(end);
-      padEnd = end;
+      untrimmed = false;
     }
   }
 

@@ -27,6 +27,15 @@ class AppendThreadTest {
     return new AccountedFile(fs, new FileNames(dir, stem, ".log"), "test " + stem, 1 << 16, 8 << 20, 1_000_000_000L);
   }
 
+  /** Waits (10 s at most) until the encoder thread waits, and asserts that it does. */
+  private static void awaitWaitingForAChunk(Thread encoder) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (encoder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertEquals(Thread.State.WAITING, encoder.getState(), "the encoder waits for a free chunk");
+  }
+
   /** To file 0's stream, from an encoder thread (the stream's writes do not throw). */
   private static void write(AppendThread append, byte[] bytes) {
     try {
@@ -149,11 +158,7 @@ class AppendThreadTest {
       }
     }, "test-encoder");
     encoder.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (encoder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertEquals(Thread.State.WAITING, encoder.getState(), "the encoder waits for a free chunk");
+    awaitWaitingForAChunk(encoder);
     /* handed over: the one the appender is stuck in, the queued ones, and the encoder's first */
     int handedOver = ended.get();
     assertTrue(handedOver >= AppendThread.CHUNKS && handedOver <= AppendThread.CHUNKS + 2,
@@ -222,11 +227,7 @@ class AppendThreadTest {
       append.closeLater();
     }, "test-encoder");
     encoder.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (encoder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertEquals(Thread.State.WAITING, encoder.getState(), "the encoder waits for a free chunk");
+    awaitWaitingForAChunk(encoder);
     encoder.interrupt();
     encoder.join(10_000);
     assertFalse(encoder.isAlive(), "the interrupted encoder never waits again");

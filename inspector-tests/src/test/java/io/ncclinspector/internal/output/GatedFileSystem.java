@@ -63,6 +63,11 @@ public final class GatedFileSystem implements OutputFileSystem {
       }
 
       @Override
+      public void settle() throws IOException {
+        real.settle();
+      }
+
+      @Override
       public void close() throws IOException {
         real.close();
       }
