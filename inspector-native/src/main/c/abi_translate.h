@@ -5,6 +5,7 @@
 #define NCCL_INSPECTOR_ABI_TRANSLATE_H
 
 #include "profiler_core.h"
+#include "proxy_breakdown.h"
 #include "record_format.h"
 
 /* The API events of v5 and v6, which carry the enqueuing thread's tag and whether the call was
@@ -27,8 +28,8 @@
     (ev).graph_captured = ABI_BOOL((d)->p2pApi.graphCaptured);  \
     break;
 
-/* Expands to the `case` labels of a switch on d->type for Coll, P2p, KernelCh, ProxyOp and
- * ProxyStep. */
+/* Expands to the `case` labels of a switch on d->type for Coll, P2p and ProxyOp (KernelCh and
+ * ProxyStep starts do not take the event form: ABI_START_V4_LIKE). */
 #define ABI_TRANSLATE_V4_CASES(d, ev)                                                              \
   case ncclProfileColl:                                                                            \
     (ev).kind = CORE_EVENT_OP;                                                                     \
@@ -44,12 +45,6 @@
                                (d)->p2p.count, (d)->p2p.peer, (d)->p2p.nChannels, 0);              \
     (ev).op.parent = (d)->parentObj;                                                               \
     break;                                                                                         \
-  case ncclProfileKernelCh:                                                                        \
-    (ev).kind = CORE_EVENT_CHANNEL;                                                                \
-    (ev).parent = (d)->parentObj;                                                                  \
-    (ev).channel_id = (d)->kernelCh.channelId;                                                     \
-    (ev).gpu_start_ns = (d)->kernelCh.pTimer;                                                      \
-    break;                                                                                         \
   case ncclProfileProxyOp:                                                                         \
     (ev).kind = CORE_EVENT_PROXY_OP;                                                               \
     (ev).parent = (d)->parentObj;                                                                  \
@@ -57,11 +52,24 @@
     (ev).peer = (d)->proxyOp.peer;                                                                 \
     (ev).n_steps = (d)->proxyOp.nSteps;                                                            \
     (ev).is_send = (d)->proxyOp.isSend != 0;                                                       \
-    break;                                                                                         \
-  case ncclProfileProxyStep:                                                                       \
-    (ev).kind = CORE_EVENT_PROXY_STEP;                                                             \
-    (ev).parent = (d)->parentObj;                                                                  \
-    (ev).step = (d)->proxyStep.step;                                                               \
     break;
+
+/* A start of interface 4, 5 or 6 into the core. The two most frequent starts, a kernel channel (one
+ * per channel of every operation) and a proxy step (one per network step), go straight to the core
+ * with their few members; the others are translated into the event form first (`translate`: the
+ * version's translation function). Building and reading the event form cost a Group start about
+ * 10 ns on the benchmark's VM (BENCHMARKS.md, "starts that skip the event form"). */
+#define ABI_START_V4_LIKE(context, d, translate, handle_out)                                        \
+  do {                                                                                             \
+    if ((d)->type == ncclProfileKernelCh) {                                                        \
+      *(handle_out) = core_channel_start((d)->parentObj, (d)->kernelCh.channelId,                  \
+                                         (d)->kernelCh.pTimer);                                    \
+    } else if ((d)->type == ncclProfileProxyStep) {                                                \
+      *(handle_out) = proxy_step_start((d)->parentObj, (d)->proxyStep.step);                       \
+    } else {                                                                                       \
+      core_event ev_ = translate(d);                                                               \
+      *(handle_out) = core_event_start((context), &ev_);                                           \
+    }                                                                                              \
+  } while (0)
 
 #endif

@@ -32,9 +32,8 @@ static ncclResult_t v4_init(void** context, int* activation_mask, const char* co
 static ncclResult_t v4_start(void* context, void** handle, ncclProfilerEventDescr_v4_t* d) {
   if (handle == NULL) return ncclSuccess;
   *handle = NULL;
-  if (d != NULL) {
-    core_event ev = translate_v4(d);
-    *handle = core_event_start(context, &ev);
+  if (d != NULL && !abi_start_ignored(d->type)) {
+    ABI_START_V4_LIKE(context, d, translate_v4, handle);
     if (trace_on()) {
       ncclProfilerEventDescr_v6_t copy; /* v4 members sit at the v5 offsets, type aside */
       memset(&copy, 0, sizeof(copy));

@@ -41,9 +41,8 @@ static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_ma
 static ncclResult_t v6_start(void* context, void** handle, ncclProfilerEventDescr_v6_t* d) {
   if (handle == NULL) return ncclSuccess;
   *handle = NULL;
-  if (d != NULL) {
-    core_event ev = translate_v6(d);
-    *handle = core_event_start(context, &ev);
+  if (d != NULL && !abi_start_ignored(d->type)) {
+    ABI_START_V4_LIKE(context, d, translate_v6, handle);
     if (trace_on()) {
       ncclProfilerEventDescr_v6_t copy; /* the v5/v6 members share offsets (nccl_profiler_abi.h) */
       memcpy(&copy, d, sizeof(*d));

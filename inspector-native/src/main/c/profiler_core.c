@@ -468,7 +468,6 @@ void* core_event_start(void* context, const core_event* ev) {
     }
     case CORE_EVENT_PROXY_OP:
       return proxy_op_start(ev->parent, ev->channel_id, ev->peer, ev->n_steps, ev->is_send);
-    case CORE_EVENT_PROXY_STEP: return proxy_step_start(ev->parent, ev->step);
     default: return NULL; /* API, group, proxy control and network events: no handle, so no children */
   }
 }

@@ -51,8 +51,8 @@ typedef enum {
   CORE_EVENT_CHANNEL = 2,
   CORE_EVENT_API = 3, /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
   CORE_EVENT_LAUNCH = 4, /* KernelLaunch (v5+): its time is noted on the launching thread, no handle */
-  CORE_EVENT_PROXY_OP = 5,  /* ProxyOp (v4+) under an operation (proxy_breakdown.h) */
-  CORE_EVENT_PROXY_STEP = 6 /* ProxyStep (v4+) under a ProxyOp */
+  CORE_EVENT_PROXY_OP = 5  /* ProxyOp (v4+) under an operation (proxy_breakdown.h) */
+  /* ProxyStep (v4+) and KernelCh of v4+ go straight to the core (abi_translate.h). */
 } core_event_kind;
 
 typedef struct core_event {
@@ -60,12 +60,11 @@ typedef struct core_event {
   /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag); CORE_EVENT_API of a
    * collective call: op.kind RECORD_KIND_COLL with func, datatype, count and root (0 for P2P calls) */
   core_op_event op;
-  void* parent;          /* CORE_EVENT_CHANNEL, _PROXY_OP: the operation's handle; _PROXY_STEP: the ProxyOp's */
+  void* parent;          /* CORE_EVENT_CHANNEL, _PROXY_OP: the operation's handle */
   uint8_t channel_id;    /* CORE_EVENT_CHANNEL, CORE_EVENT_PROXY_OP */
   uint8_t is_send;       /* CORE_EVENT_PROXY_OP */
   int32_t peer;          /* CORE_EVENT_PROXY_OP */
   int32_t n_steps;       /* CORE_EVENT_PROXY_OP */
-  int32_t step;          /* CORE_EVENT_PROXY_STEP: NCCL's step number */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
   uint8_t graph_captured; /* CORE_EVENT_API: NCCL captured the call into a CUDA graph */
 } core_event;

@@ -25,7 +25,9 @@ import java.util.Map;
  * {@code examples/build-reference-plugin.sh}), the same calls go through that plugin too, in the
  * same run, and the excess cost over the do-nothing plugin is compared on the calls both plugins
  * get (each gets what its own activation mask asks for, as NCCL would make them; ours asks for more
- * types): 5 % trimmed mean and p90.
+ * types): 5 % trimmed mean and p90, pooled over every pass and pass by pass. The plugins' passes
+ * alternate (do-nothing, this, NVIDIA's, in an order that turns each round), so that a change in the
+ * machine's speed during the run falls on each plugin alike.
  *
  * <pre>
  * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB]
@@ -53,32 +55,40 @@ public final class CallbackCostBenchmark {
     String[] kinds = classify(events);
     Path out = Files.createTempDirectory("nccl-inspector-bench");
 
-    /* Warm up both paths (JIT of the dump thread, page faults of the tables). */
+    /* Warm up every path (JIT of the dump thread, page faults of the tables). */
     measure(events, null, 20);
     Map<String, long[]> baseline;
     Map<String, long[]> inspector;
-    long[][] oursRuns;
+    long[][] nullRuns = new long[reps][];
+    long[][] oursRuns = new long[reps][];
+    long[][] referenceRuns = reference != null ? new long[reps][] : null;
     long recordsWritten;
-    ProfilerTableDriver.openNull();
-    long[][] nullRuns = measure(events, null, reps);
-    baseline = collect(kinds, nullRuns);
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).build();
     try (NcclInspector nccl = NcclInspector.enable(config)) {
       String lib = nccl.status().libraryPath().orElseThrow().toString();
       measure(events, lib, 20);
-      oursRuns = measure(events, lib, reps);
-      inspector = collect(kinds, oursRuns);
+      if (reference != null) {
+        /* Pinned for the whole run: the driver opens and closes the library around each pass, and
+         * NVIDIA's plugin keeps threads running past the finalize of its communicators. */
+        System.load(Path.of(reference).toAbsolutePath().toString());
+        measure(events, reference, 20);
+      }
+      /* The plugins' passes interleaved, their order turning each round, so that a drift of the
+       * machine's speed during the run (other tenants of a shared host) weighs on each alike. */
+      String[] libs = reference != null ? new String[] {null, lib, reference} : new String[] {null, lib};
+      long[][][] runs = reference != null ? new long[][][] {nullRuns, oursRuns, referenceRuns}
+          : new long[][][] {nullRuns, oursRuns};
+      for (int r = 0; r < reps; r++) {
+        for (int k = 0; k < libs.length; k++) {
+          int which = (r + k) % libs.length;
+          runs[which][r] = measure(events, libs[which], 1)[0];
+        }
+      }
       nccl.close();
       recordsWritten = nccl.status().records().written();
     }
-    long[][] referenceRuns = null;
-    if (reference != null) {
-      /* Pinned for the whole run: the driver opens and closes the library around each pass, and
-       * NVIDIA's plugin keeps threads running past the finalize of its communicators. */
-      System.load(Path.of(reference).toAbsolutePath().toString());
-      measure(events, reference, 20);
-      referenceRuns = measure(events, reference, reps);
-    }
+    baseline = collect(kinds, nullRuns);
+    inspector = collect(kinds, oursRuns);
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%n",
         trace.getFileName(), events.count(), reps, recordsWritten);
     System.out.printf("%-20s %10s %14s %14s %14s %14s %14s%n", "callback", "calls", "baseline p50",
@@ -153,6 +163,17 @@ public final class CallbackCostBenchmark {
       System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nMean,
           trimmedMean(calls(reference, sel)) - nMean);
     });
+    /* Pass by pass (each pass of a plugin beside the others' passes of the same round). */
+    double[] ratios = new double[ours.length];
+    for (int p = 0; p < ours.length; p++) {
+      long[][] one = {nullRuns[p]};
+      double nPass = trimmedMean(calls(one, common));
+      ratios[p] = (trimmedMean(calls(new long[][] {ours[p]}, common)) - nPass)
+          / (trimmedMean(calls(new long[][] {reference[p]}, common)) - nPass);
+    }
+    Arrays.sort(ratios);
+    System.out.printf("  ratio of the trimmed means pass by pass (%d rounds): median %.2f, quartiles %.2f-%.2f%n",
+        ratios.length, ratios[ratios.length / 2], ratios[ratios.length / 4], ratios[ratios.length * 3 / 4]);
     long[] extra = calls(ours, oursOnly);
     System.out.printf("calls only this plugin gets (CollApi, KernelLaunch and their stops): %d per pass,"
         + " excess trimmed mean %.1f ns (against the do-nothing plugin's calls above)%n", oursOnlyCalls,
