@@ -2,19 +2,8 @@
 #ifndef NCCL_INSPECTOR_ABI_COMMON_H
 #define NCCL_INSPECTOR_ABI_COMMON_H
 
-#include <stdbool.h>
-
 #include "nccl_profiler_abi.h"
 #include "profiler_core.h"
-#include "trace_recorder.h"
-
-/* Group and GroupApi starts (v4+): NCCL makes them as parents of the events the core asks for,
- * though it asks for neither, and the core gives them no handle. They are answered before the
- * descriptor is translated, unless the raw event recording (trace_recorder.h) keeps them: nearly
- * one start in five of a collective-heavy trace is one of them. */
-static inline bool abi_start_ignored(uint64_t type) {
-  return (type == ncclProfileGroup || type == ncclProfileGroupApi) && !trace_on();
-}
 
 ncclResult_t abi_stop_event(void* handle);
 ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state,

@@ -1,6 +1,11 @@
-/* Translation of the descriptor members that interface versions 4, 5 and 6 share by name
- * (their offsets are pinned per version in nccl_profiler_abi.h). A macro, because the members
- * are the same while the descriptor types differ. */
+/* The startEvent of interface versions 4, 5 and 6, whose descriptors share their members by name
+ * (their offsets are pinned per version in nccl_profiler_abi.h): each start type goes straight to
+ * the core's entry point with the members it reads. Macros, because the members are the same while
+ * the descriptor types differ.
+ *
+ * No intermediate event form: building one (a struct of some 150 bytes, zeroed, then read back)
+ * cost a start about 10 ns on the benchmark's VM, as much as the whole of what a Group start now
+ * costs (BENCHMARKS.md, "starts without the event form"). */
 #ifndef NCCL_INSPECTOR_ABI_TRANSLATE_H
 #define NCCL_INSPECTOR_ABI_TRANSLATE_H
 
@@ -8,68 +13,52 @@
 #include "proxy_breakdown.h"
 #include "record_format.h"
 
-/* The API events of v5 and v6, which carry the enqueuing thread's tag and whether the call was
- * captured into a CUDA graph, and the kernel launch, whose time bounds its kernels' starts. */
-#define ABI_TRANSLATE_API_CASES(d, ev)                       \
-  case ncclProfileKernelLaunch:                              \
-    (ev).kind = CORE_EVENT_LAUNCH;                           \
-    break;                                                   \
-  case ncclProfileCollApi:                                   \
-    (ev).kind = CORE_EVENT_API;                              \
-    (ev).graph_captured = ABI_BOOL((d)->collApi.graphCaptured); \
-    (ev).op.kind = RECORD_KIND_COLL;                         \
-    (ev).op.func = (d)->collApi.func;                        \
-    (ev).op.datatype = (d)->collApi.datatype;                \
-    (ev).op.count = (d)->collApi.count;                      \
-    (ev).op.peer_or_root = (d)->collApi.root;                \
-    break;                                                   \
-  case ncclProfileP2pApi:                                    \
-    (ev).kind = CORE_EVENT_API;                              \
-    (ev).graph_captured = ABI_BOOL((d)->p2pApi.graphCaptured);  \
-    break;
-
-/* Expands to the `case` labels of a switch on d->type for Coll, P2p and ProxyOp (KernelCh and
- * ProxyStep starts do not take the event form: ABI_START_V4_LIKE). */
-#define ABI_TRANSLATE_V4_CASES(d, ev)                                                              \
-  case ncclProfileColl:                                                                            \
-    (ev).kind = CORE_EVENT_OP;                                                                     \
-    (ev).op = core_op_event_v4(RECORD_KIND_COLL, (d)->coll.func, (d)->coll.datatype,               \
-                               (d)->coll.algo, (d)->coll.proto, (d)->coll.seqNumber,               \
-                               (d)->coll.count, (d)->coll.root, (d)->coll.nChannels,               \
-                               (d)->coll.nWarps);                                                  \
-    (ev).op.parent = (d)->parentObj;                                                               \
+/* `case` labels of a switch on d->type for Coll, P2p, KernelCh, ProxyOp and ProxyStep (v4+),
+ * each setting *handle_out. */
+#define ABI_START_V4_CASES(context, d, handle_out)                                                 \
+  case ncclProfileColl: {                                                                          \
+    core_op_event op_ = core_op_event_v4(RECORD_KIND_COLL, (d)->coll.func, (d)->coll.datatype,     \
+                                         (d)->coll.algo, (d)->coll.proto, (d)->coll.seqNumber,     \
+                                         (d)->coll.count, (d)->coll.root, (d)->coll.nChannels,     \
+                                         (d)->coll.nWarps);                                        \
+    op_.parent = (d)->parentObj;                                                                   \
+    *(handle_out) = core_op_start((context), &op_);                                                \
     break;                                                                                         \
-  case ncclProfileP2p:                                                                             \
-    (ev).kind = CORE_EVENT_OP;                                                                     \
-    (ev).op = core_op_event_v4(RECORD_KIND_P2P, (d)->p2p.func, (d)->p2p.datatype, NULL, NULL, 0,   \
-                               (d)->p2p.count, (d)->p2p.peer, (d)->p2p.nChannels, 0);              \
-    (ev).op.parent = (d)->parentObj;                                                               \
+  }                                                                                                \
+  case ncclProfileP2p: {                                                                           \
+    core_op_event op_ = core_op_event_v4(RECORD_KIND_P2P, (d)->p2p.func, (d)->p2p.datatype, NULL,  \
+                                         NULL, 0, (d)->p2p.count, (d)->p2p.peer,                   \
+                                         (d)->p2p.nChannels, 0);                                   \
+    op_.parent = (d)->parentObj;                                                                   \
+    *(handle_out) = core_op_start((context), &op_);                                                \
+    break;                                                                                         \
+  }                                                                                                \
+  case ncclProfileKernelCh:                                                                        \
+    *(handle_out) = core_channel_start((d)->parentObj, (d)->kernelCh.channelId,                    \
+                                       (d)->kernelCh.pTimer);                                      \
     break;                                                                                         \
   case ncclProfileProxyOp:                                                                         \
-    (ev).kind = CORE_EVENT_PROXY_OP;                                                               \
-    (ev).parent = (d)->parentObj;                                                                  \
-    (ev).channel_id = (d)->proxyOp.channelId;                                                      \
-    (ev).peer = (d)->proxyOp.peer;                                                                 \
-    (ev).n_steps = (d)->proxyOp.nSteps;                                                            \
-    (ev).is_send = (d)->proxyOp.isSend != 0;                                                       \
+    *(handle_out) = proxy_op_start((d)->parentObj, (d)->proxyOp.channelId, (d)->proxyOp.peer,      \
+                                   (d)->proxyOp.nSteps, (d)->proxyOp.isSend != 0);                 \
+    break;                                                                                         \
+  case ncclProfileProxyStep:                                                                       \
+    *(handle_out) = proxy_step_start((d)->parentObj, (d)->proxyStep.step);                         \
     break;
 
-/* A start of interface 4, 5 or 6 into the core. The two most frequent starts, a kernel channel (one
- * per channel of every operation) and a proxy step (one per network step), go straight to the core
- * with their few members; the others are translated into the event form first (`translate`: the
- * version's translation function). Building and reading the event form cost a Group start about
- * 10 ns on the benchmark's VM (BENCHMARKS.md, "starts that skip the event form"). */
-#define ABI_START_V4_LIKE(context, d, translate, handle_out)                                        \
-  do {                                                                                             \
-    if ((d)->type == ncclProfileKernelCh) {                                                        \
-      *(handle_out) = core_channel_start((d)->parentObj, (d)->kernelCh.channelId,                  \
-                                         (d)->kernelCh.pTimer);                                    \
-    } else if ((d)->type == ncclProfileProxyStep) {                                                \
-      *(handle_out) = proxy_step_start((d)->parentObj, (d)->proxyStep.step);                       \
-    } else {                                                                                       \
-      core_event ev_ = translate(d);                                                               \
-      *(handle_out) = core_event_start((context), &ev_);                                           \
-    }                                                                                              \
-  } while (0)
+/* `case` labels for the API events of v5 and v6, which carry the enqueuing thread's tag and
+ * whether the call was captured into a CUDA graph, and for the kernel launch, whose time bounds its
+ * kernels' starts. */
+#define ABI_START_API_CASES(context, d, handle_out)                                                \
+  case ncclProfileKernelLaunch:                                                                    \
+    *(handle_out) = core_launch_start(context);                                                    \
+    break;                                                                                         \
+  case ncclProfileCollApi:                                                                         \
+    *(handle_out) = core_coll_api_start((context), (d)->collApi.func, (d)->collApi.datatype,       \
+                                        (d)->collApi.count, (d)->collApi.root,                     \
+                                        ABI_BOOL((d)->collApi.graphCaptured));                     \
+    break;                                                                                         \
+  case ncclProfileP2pApi:                                                                          \
+    *(handle_out) = core_p2p_api_start(ABI_BOOL((d)->p2pApi.graphCaptured));                       \
+    break;
 
 #endif

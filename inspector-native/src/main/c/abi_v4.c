@@ -8,16 +8,6 @@
 #include "inspector_limits.h"
 #include "trace_recorder.h"
 
-static core_event translate_v4(const ncclProfilerEventDescr_v4_t* d) {
-  core_event ev = {0};
-  switch (d->type) {
-    ABI_TRANSLATE_V4_CASES(d, ev)
-    default:
-      break;
-  }
-  return ev;
-}
-
 static ncclResult_t v4_init(void** context, int* activation_mask, const char* comm_name,
                             uint64_t comm_hash, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
@@ -32,8 +22,13 @@ static ncclResult_t v4_init(void** context, int* activation_mask, const char* co
 static ncclResult_t v4_start(void* context, void** handle, ncclProfilerEventDescr_v4_t* d) {
   if (handle == NULL) return ncclSuccess;
   *handle = NULL;
-  if (d != NULL && !abi_start_ignored(d->type)) {
-    ABI_START_V4_LIKE(context, d, translate_v4, handle);
+  if (d != NULL) {
+    switch (d->type) {
+      ABI_START_V4_CASES(context, d, handle)
+      default:
+        break; /* Group, GroupApi (NCCL makes them as parents of the events asked for), proxy control
+                * and network events: no handle, so no children */
+    }
     if (trace_on()) {
       ncclProfilerEventDescr_v6_t copy; /* v4 members sit at the v5 offsets, type aside */
       memset(&copy, 0, sizeof(copy));

@@ -7,17 +7,6 @@
 #include "inspector_limits.h"
 #include "trace_recorder.h"
 
-static core_event translate_v5(const ncclProfilerEventDescr_v5_t* d) {
-  core_event ev = {0};
-  switch (d->type) {
-    ABI_TRANSLATE_V4_CASES(d, ev)
-    ABI_TRANSLATE_API_CASES(d, ev)
-    default:
-      break;
-  }
-  return ev;
-}
-
 static ncclResult_t v5_init(void** context, uint64_t comm_id, int* activation_mask,
                             const char* comm_name, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
@@ -32,8 +21,14 @@ static ncclResult_t v5_init(void** context, uint64_t comm_id, int* activation_ma
 static ncclResult_t v5_start(void* context, void** handle, ncclProfilerEventDescr_v5_t* d) {
   if (handle == NULL) return ncclSuccess;
   *handle = NULL;
-  if (d != NULL && !abi_start_ignored(d->type)) {
-    ABI_START_V4_LIKE(context, d, translate_v5, handle);
+  if (d != NULL) {
+    switch (d->type) {
+      ABI_START_V4_CASES(context, d, handle)
+      ABI_START_API_CASES(context, d, handle)
+      default:
+        break; /* Group, GroupApi (NCCL makes them as parents of the events asked for), proxy control
+                * and network events: no handle, so no children */
+    }
     if (trace_on()) {
       ncclProfilerEventDescr_v6_t copy; /* the v5/v6 members share offsets (nccl_profiler_abi.h) */
       memcpy(&copy, d, sizeof(*d));

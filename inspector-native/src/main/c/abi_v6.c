@@ -8,25 +8,6 @@
 #include "inspector_limits.h"
 #include "trace_recorder.h"
 
-static core_event translate_v6(const ncclProfilerEventDescr_v6_t* d) {
-  core_event ev = {0};
-  switch (d->type) {
-    ABI_TRANSLATE_V4_CASES(d, ev)
-    ABI_TRANSLATE_API_CASES(d, ev)
-    case ncclProfileCeColl:
-      ev.kind = CORE_EVENT_OP;
-      ev.op = core_op_event_v4(RECORD_KIND_COLL, d->ceColl.func, d->ceColl.datatype, "CE", NULL,
-                               d->ceColl.seqNumber, d->ceColl.count, d->ceColl.root, 0, 0);
-      ev.op.channel_mode = CHANNELS_NONE;
-      ev.op.copy_engine = 1;
-      ev.op.parent = d->parentObj; /* its CollApi call: the thread's tag and the call's number */
-      break;
-    default:
-      break;
-  }
-  return ev;
-}
-
 static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_mask,
                             const char* comm_name, int nnodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
@@ -41,8 +22,23 @@ static ncclResult_t v6_init(void** context, uint64_t comm_id, int* activation_ma
 static ncclResult_t v6_start(void* context, void** handle, ncclProfilerEventDescr_v6_t* d) {
   if (handle == NULL) return ncclSuccess;
   *handle = NULL;
-  if (d != NULL && !abi_start_ignored(d->type)) {
-    ABI_START_V4_LIKE(context, d, translate_v6, handle);
+  if (d != NULL) {
+    switch (d->type) {
+      ABI_START_V4_CASES(context, d, handle)
+      ABI_START_API_CASES(context, d, handle)
+      case ncclProfileCeColl: {
+        core_op_event op = core_op_event_v4(RECORD_KIND_COLL, d->ceColl.func, d->ceColl.datatype, "CE", NULL,
+                                            d->ceColl.seqNumber, d->ceColl.count, d->ceColl.root, 0, 0);
+        op.channel_mode = CHANNELS_NONE;
+        op.copy_engine = 1;
+        op.parent = d->parentObj; /* its CollApi call: the thread's tag and the call's number */
+        *handle = core_op_start(context, &op);
+        break;
+      }
+      default:
+        break; /* Group, GroupApi (NCCL makes them as parents of the events asked for), proxy control
+                * and network events: no handle, so no children */
+    }
     if (trace_on()) {
       ncclProfilerEventDescr_v6_t copy; /* the v5/v6 members share offsets (nccl_profiler_abi.h) */
       memcpy(&copy, d, sizeof(*d));

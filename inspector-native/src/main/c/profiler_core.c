@@ -433,42 +433,43 @@ static void op_stop(void* handle) {
   if (op_leave(s, add, 0)) finish_op(s, 0);
 }
 
-/* CollApi / P2pApi on the enqueuing thread. A collective call enters the API ledger (its handle
- * then names the entry, which carries the thread's tag); P2P calls, graph captures and calls while
- * the inspector takes nothing get the thread-tag handle. */
-static void* core_api_start(void* context, const core_event* ev) {
+/* CollApi on the enqueuing thread. The call enters the API ledger (its handle then names the
+ * entry, which carries the thread's tag); a graph capture, a call while the inspector takes nothing
+ * or a full ledger gets the thread-tag handle. */
+void* core_coll_api_start(void* context, const char* func_name, const char* datatype, uint64_t count,
+                          int32_t root, bool graph_captured) {
   thread_tag tag = tags_of_current_thread();
-  if (ev->op.kind == RECORD_KIND_COLL && core_has_tables()) {
+  if (core_has_tables()) {
     comm_slot* c = comm_table_lookup(&g_core.comms, context);
     if (c != NULL) {
-      uint8_t func = names_func_id(ev->op.func);
+      uint8_t func = names_func_id(func_name);
       recov_note_api(c, func);
-      if (!ev->graph_captured && core_accepting()) {
-        void* h = api_ledger_enter(&g_core.ledger, c, context, func, names_datatype_id(ev->op.datatype),
-                                   ev->op.count, ev->op.peer_or_root, tag);
+      if (!graph_captured && core_accepting()) {
+        void* h = api_ledger_enter(&g_core.ledger, c, context, func, names_datatype_id(datatype), count, root,
+                                   tag);
         if (h != NULL) return h;
       }
     }
   }
-  return tags_encode(tag, ev->graph_captured);
+  return tags_encode(tag, graph_captured);
+}
+
+void* core_p2p_api_start(bool graph_captured) { return tags_encode(tags_of_current_thread(), graph_captured); }
+
+void* core_launch_start(void* context) {
+  launch_clock_note();
+  comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
+  if (c != NULL) recov_note_launch(c);
+  /* With CUPTI kernel records on, the launch is named for CUPTI; its stop must come back to
+   * unname it, so it gets a handle (NCCL calls stopEvent only for a non-NULL one). */
+  return kernel_records_launch_start() ? KERNEL_LAUNCH_HANDLE : NULL;
 }
 
 void* core_event_start(void* context, const core_event* ev) {
   switch (ev->kind) {
     case CORE_EVENT_OP: return core_op_start(context, &ev->op);
     case CORE_EVENT_CHANNEL: return core_channel_start(ev->parent, ev->channel_id, ev->gpu_start_ns);
-    case CORE_EVENT_API: return core_api_start(context, ev);
-    case CORE_EVENT_LAUNCH: {
-      launch_clock_note();
-      comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
-      if (c != NULL) recov_note_launch(c);
-      /* With CUPTI kernel records on, the launch is named for CUPTI; its stop must come back to
-       * unname it, so it gets a handle (NCCL calls stopEvent only for a non-NULL one). */
-      return kernel_records_launch_start() ? KERNEL_LAUNCH_HANDLE : NULL;
-    }
-    case CORE_EVENT_PROXY_OP:
-      return proxy_op_start(ev->parent, ev->channel_id, ev->peer, ev->n_steps, ev->is_send);
-    default: return NULL; /* API, group, proxy control and network events: no handle, so no children */
+    default: return NULL; /* group, proxy and network events of v1-v3: no handle, so no children */
   }
 }
 

@@ -4,6 +4,7 @@
 #ifndef NCCL_INSPECTOR_PROFILER_CORE_H
 #define NCCL_INSPECTOR_PROFILER_CORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nccl_profiler_abi.h"
@@ -44,29 +45,20 @@ static inline core_op_event core_op_event_v4(uint8_t kind, const char* func, con
   return ev;
 }
 
-/* One NCCL start event in the core's form: what each adapter translates its descriptor into. */
+/* A start event of interface 1, 2 or 3 in the core's form: what those adapters translate their
+ * descriptors into (interfaces 4 to 6 call the entry points below directly: abi_translate.h). */
 typedef enum {
   CORE_EVENT_IGNORED = 0,
   CORE_EVENT_OP = 1,
-  CORE_EVENT_CHANNEL = 2,
-  CORE_EVENT_API = 3, /* CollApi / P2pApi on the enqueuing thread: answered with its thread's tag */
-  CORE_EVENT_LAUNCH = 4, /* KernelLaunch (v5+): its time is noted on the launching thread, no handle */
-  CORE_EVENT_PROXY_OP = 5  /* ProxyOp (v4+) under an operation (proxy_breakdown.h) */
-  /* ProxyStep (v4+) and KernelCh of v4+ go straight to the core (abi_translate.h). */
+  CORE_EVENT_CHANNEL = 2
 } core_event_kind;
 
 typedef struct core_event {
   core_event_kind kind;
-  /* CORE_EVENT_OP (op.parent: its parent handle, for its thread tag); CORE_EVENT_API of a
-   * collective call: op.kind RECORD_KIND_COLL with func, datatype, count and root (0 for P2P calls) */
-  core_op_event op;
-  void* parent;          /* CORE_EVENT_CHANNEL, _PROXY_OP: the operation's handle */
-  uint8_t channel_id;    /* CORE_EVENT_CHANNEL, CORE_EVENT_PROXY_OP */
-  uint8_t is_send;       /* CORE_EVENT_PROXY_OP */
-  int32_t peer;          /* CORE_EVENT_PROXY_OP */
-  int32_t n_steps;       /* CORE_EVENT_PROXY_OP */
+  core_op_event op;      /* CORE_EVENT_OP */
+  void* parent;          /* CORE_EVENT_CHANNEL: the operation's handle */
+  uint8_t channel_id;    /* CORE_EVENT_CHANNEL */
   uint64_t gpu_start_ns; /* CORE_EVENT_CHANNEL: 0 where the interface has no timestamp */
-  uint8_t graph_captured; /* CORE_EVENT_API: NCCL captured the call into a CUDA graph */
 } core_event;
 
 /* Dispatches a translated start event; returns the handle for NCCL (NULL: untracked). */
@@ -85,6 +77,13 @@ void core_comm_finalize(void* context);
 void* core_op_start(void* context, const core_op_event* ev);
 /* Start of a kernel channel under `parent` (an operation handle); returns its handle or NULL. */
 void* core_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns);
+/* CollApi (v5+) on the enqueuing thread: the call ledger's handle, or the thread's tag. */
+void* core_coll_api_start(void* context, const char* func, const char* datatype, uint64_t count, int32_t root,
+                          bool graph_captured);
+/* P2pApi (v5+): the thread's tag, for the P2p events under it. */
+void* core_p2p_api_start(bool graph_captured);
+/* KernelLaunch (v5+): its time bounds its kernels' starts; a handle only while CUPTI names it. */
+void* core_launch_start(void* context);
 /* recordEventState(KernelChStop): the channel's GPU stop time. */
 void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
 /* stopEvent for any handle the core issued (or NULL). */
