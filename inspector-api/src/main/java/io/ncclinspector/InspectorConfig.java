@@ -187,7 +187,7 @@ public final class InspectorConfig {
     return get(Setting.MAX_COMMS);
   }
 
-  /** Capacity of the native record ring in 64-byte cells, a power of two (65536 = 4 MiB, about 21k records). */
+  /** Capacity of the native record ring in 64-byte cells, a power of two (262144 = 16 MiB, about 87k records). */
   public int ringCells() {
     return get(Setting.RING_CELLS);
   }

@@ -81,8 +81,8 @@ enum Setting {
       "communicators live at once (with channel recovery on, 604 KiB of native memory per communicator slot used,"
           + " allocated at the first init in the slot and kept for its later communicators)",
       1, 1 << 16, null),
-  RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 16, "65536",
-      "native record ring, 64-byte cells (4 MiB, about 21k records)", 1024, 1 << 26, "a power of two in [1024, 2^26]"),
+  RING_CELLS("NCCL_INSPECTOR_RING_CELLS", "ringCells", Kind.INT, Reading.PLAIN, 1 << 18, "262144",
+      "native record ring, 64-byte cells (16 MiB, about 87k records: 175 ms at 500k records/s)", 1024, 1 << 26, "a power of two in [1024, 2^26]"),
   INFLIGHT_EXPIRY_MS("NCCL_INSPECTOR_INFLIGHT_EXPIRY_MS", "inflightExpiry", Kind.DURATION_MS, Reading.PLAIN,
       Duration.ofSeconds(10), "10000",
       "a stopped operation that no kernel channel joined within this time is closed with CPU timing (0: never)",

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>It drains without pause while records keep coming; when the ring is empty it naps 250 µs while
  * records came in the last ~2 ms, 1 ms otherwise. (Naps of 20 µs cost twice the dump thread's CPU per
  * record at 500k records/s, each drain handing a few records to every stage and waking its thread;
- * the default ring of about 21k records takes 40 ms to fill at that rate.)
+ * the default ring of about 87k records takes 175 ms to fill at that rate.)
  * A failure in one iteration is logged and the loop goes on: the thread only ends at
  * {@link #finish}, after a last drain that leaves nothing behind in the ring.
  */
