@@ -5,6 +5,7 @@ import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorEvent;
 import io.ncclinspector.InspectorSnapshot;
 import io.ncclinspector.InspectorStatus;
+import io.ncclinspector.OperationRecord;
 import io.ncclinspector.spi.ExporterContext;
 import io.ncclinspector.spi.ExporterFactory;
 import io.ncclinspector.spi.InspectorExporter;
@@ -19,7 +20,8 @@ import java.util.function.Supplier;
 
 /**
  * The exporters of one inspector, each started from its factory and run on a thread of its own
- * behind a bounded queue ({@link AsyncSink}). Events offered here go to every exporter; what an
+ * behind a bounded queue ({@link AsyncSink}). Events offered here go to every exporter, operations
+ * only to those that want them at the time ({@link InspectorExporter#wantsOperations()}); what an
  * exporter's queue cannot take is counted as {@code <name>_backlog_full}.
  */
 public final class ExporterSet implements EventSink {
@@ -64,15 +66,35 @@ public final class ExporterSet implements EventSink {
   @Override
   public void accept(InspectorEvent event) {
     for (Started s : started) {
-      s.queue().accept(event);
+      if (!(event instanceof OperationRecord) || s.exporter().wantsOperations()) {
+        s.queue().accept(event);
+      }
     }
   }
 
   @Override
   public void acceptAll(List<? extends InspectorEvent> events) {
+    List<InspectorEvent> others = null; /* the batch without its operations, made once if needed */
     for (Started s : started) {
-      s.queue().acceptAll(events);
+      if (s.exporter().wantsOperations()) {
+        s.queue().acceptAll(events);
+      } else {
+        if (others == null) {
+          others = withoutOperations(events);
+        }
+        s.queue().acceptAll(others);
+      }
     }
+  }
+
+  private static List<InspectorEvent> withoutOperations(List<? extends InspectorEvent> events) {
+    List<InspectorEvent> out = new ArrayList<>();
+    for (InspectorEvent e : events) {
+      if (!(e instanceof OperationRecord)) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 
   @Override

@@ -17,6 +17,17 @@ import io.ncclinspector.SlowCollectiveEvent;
  */
 public interface InspectorExporter extends InspectorListener, AutoCloseable {
 
+  /**
+   * Whether the exporter would use completed operations now. While it says no, the inspector does
+   * not queue {@link io.ncclinspector.OperationRecord}s for it (they are not counted as dropped);
+   * its other events still come. Asked once per batch of records on the thread that drains NCCL's
+   * records, so it must be cheap and never block. By default yes; the JFR exporter says no while
+   * no recording has its operation event enabled.
+   */
+  default boolean wantsOperations() {
+    return true;
+  }
+
   /** Called at the inspector's dump interval, after the records drained before it. */
   default void flush() {}
 

@@ -11,6 +11,7 @@ import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorListener;
 import io.ncclinspector.NcclInspector;
 import io.ncclinspector.SlowCollectiveEvent;
+import io.ncclinspector.jfr.internal.JfrExporter;
 import io.ncclinspector.testkit.SyntheticTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -153,6 +154,32 @@ class JfrEventsTest {
         stats.toString());
     List<RecordedEvent> status = named(events, JfrEvents.INSPECTOR_STATUS);
     assertTrue(status.stream().anyMatch(e -> e.getLong("recordsReceived") >= 60), status.toString());
+  }
+
+  /** Operations are handed to the exporter only while a recording has their event on. */
+  @Test
+  void theExporterWantsOperationsOnlyWhileARecordingHasTheirEvent() {
+    JfrExporter exporter = new JfrExporter(() -> {
+      throw new AssertionError("no snapshot is read here");
+    });
+    try (Recording other = new Recording()) {
+      assertFalse(exporter.wantsOperations(), "no recording");
+      other.disable(JfrEvents.OPERATION_STATISTICS);
+      other.disable(JfrEvents.INSPECTOR_STATUS);
+      other.start();
+      assertFalse(exporter.wantsOperations(), "a recording with the settings' defaults (operations off)");
+      try (Recording r = new Recording()) {
+        r.disable(JfrEvents.OPERATION_STATISTICS);
+        r.disable(JfrEvents.INSPECTOR_STATUS);
+        r.enable(JfrEvents.OPERATION);
+        r.start();
+        assertTrue(exporter.wantsOperations(), "a recording with the operation event");
+        r.stop();
+      }
+      assertFalse(exporter.wantsOperations(), "that recording stopped");
+    } finally {
+      exporter.close();
+    }
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.ncclinspector.OperationRecord;
 import io.ncclinspector.SlowCollectiveEvent;
 import io.ncclinspector.spi.InspectorExporter;
 import java.util.function.Supplier;
+import jdk.jfr.EventType;
 import jdk.jfr.FlightRecorder;
 
 /**
@@ -19,12 +20,23 @@ public final class JfrExporter implements InspectorExporter {
   private final Supplier<InspectorSnapshot> snapshots;
   private final Runnable statisticsHook = this::emitStatistics;
   private final Runnable statusHook = this::emitStatus;
+  private final EventType operationType = EventType.getEventType(JfrOperation.class);
 
   /** Registers the periodic events, which read {@code snapshots} when a recording asks for them. */
   public JfrExporter(Supplier<InspectorSnapshot> snapshots) {
     this.snapshots = snapshots;
     FlightRecorder.addPeriodicEvent(JfrOperationStatistics.class, statisticsHook);
     FlightRecorder.addPeriodicEvent(JfrInspectorStatus.class, statusHook);
+  }
+
+  /**
+   * Operations are queued for this exporter only while a recording has {@value JfrEvents#OPERATION}
+   * enabled: with none (the usual case) the inspector's threads do not hand each one over for
+   * nothing. A recording that starts gets them from the next batch on.
+   */
+  @Override
+  public boolean wantsOperations() {
+    return operationType.isEnabled();
   }
 
   /** A completed operation (emitted only when a recording enabled {@value JfrEvents#OPERATION}). */
