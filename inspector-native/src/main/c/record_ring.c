@@ -14,8 +14,8 @@ int ring_init(record_ring* r, uint64_t capacity_cells, uint64_t control_reserve)
   }
   /* Every page touched now, on the enabling thread: the first write into a fresh page faults, and
    * it would otherwise come on the NCCL thread whose stop completes an operation (the record's
-   * cells), a p99 of 2.9-4.8 us for that stop instead of 0.8-1 us (BENCHMARKS.md, "The record
-   * ring's size"). Written through a volatile pointer, one byte a page, so that the compiler keeps
+   * cells), a p99 of 2.9-4.8 us for that stop instead of 0.8-1 us (BENCHMARKS.md, "...and the
+   * ring's pages"). Written through a volatile pointer, one byte a page, so that the compiler keeps
    * the stores (a memset of fresh memory may become a calloc, which touches nothing). */
   volatile uint8_t* bytes = (volatile uint8_t*)r->cells;
   for (uint64_t off = 0; off < capacity_cells * INSPECTOR_CELL_BYTES; off += 4096) bytes[off] = 0;
