@@ -555,8 +555,11 @@ static void number_op(comm_slot* c, const recov_op_info* info, op_slot* s, void*
     atomic_store_explicit(&r->q_tail, tail + 1, memory_order_release);
   }
   if (u.kind != RECOV_UNIT_MERGE) {
-    /* Release: a guard that sees this unit counted sees its items numbered (or queued). */
-    atomic_fetch_add_explicit(&r->units_in_launch, 1, memory_order_release);
+    /* Release: a guard that sees this unit counted sees its items numbered (or queued). A load and
+     * a store, not an RMW: the enqueuing side (this thread, enter_enqueue_side) is the one writer
+     * (here and in recov_note_launch); the proxy thread only reads it. */
+    uint32_t units = atomic_load_explicit(&r->units_in_launch, memory_order_relaxed);
+    atomic_store_explicit(&r->units_in_launch, units + 1, memory_order_release);
   }
   if (!numbered && known) request_drain(c, r);
 }
@@ -869,7 +872,7 @@ static void park(recov_state* r, uint32_t chan, const recov_reading* rd) {
 }
 
 /* Processes reading i of operation s (entered, numbered, reading complete). */
-static void process_reading(op_slot* s, uint32_t i) {
+static void process_reading(op_slot* s, uint32_t i, comm_slot* c) {
   channel_slot* ch = &s->ch[i];
   uint8_t zero = 0;
   /* Relaxed CAS: the claim only decides who processes; the data came with the enter. */
@@ -877,7 +880,7 @@ static void process_reading(op_slot* s, uint32_t i) {
                                                memory_order_relaxed)) {
     return;
   }
-  comm_slot* c = comm_of(s);
+  if (c == NULL) c = comm_of(s); /* not looked up by the caller */
   if (c == NULL || c->recov == NULL) return;
   recov_state* r = c->recov;
   uint32_t chan = ch->channel_id;
@@ -950,15 +953,21 @@ void recov_channel_recorded(op_slot* s, uint32_t i) {
   channel_slot* ch = &s->ch[i];
   uint8_t state = atomic_load_explicit(&s->recov_state, memory_order_seq_cst);
   if (state == RECOV_OP_NONE) return;
+  comm_slot* c = NULL;
   if (!atomic_load_explicit(&ch->recov_ready, memory_order_relaxed)) {
-    comm_slot* c = comm_of(s);
+    c = comm_of(s);
     if (c == NULL || c->recov == NULL) return;
     ch->recov_upper_stop = recov_launched(c->recov, ch->channel_id < 64 ? ch->channel_id : 63);
-    /* Seq_cst: the Dekker pair with number_held (see there). */
-    atomic_store_explicit(&ch->recov_ready, 1, memory_order_seq_cst);
-    state = atomic_load_explicit(&s->recov_state, memory_order_seq_cst);
+    /* Only a queued operation needs the Dekker pair with number_held (see there): one numbered
+     * already is never scanned by it again, so this thread alone processes the reading, and the
+     * ready flag (a seq_cst store, a full fence) is left unset; the claim below still decides. */
+    if (state == RECOV_OP_QUEUED) {
+      /* Seq_cst: the Dekker pair with number_held. */
+      atomic_store_explicit(&ch->recov_ready, 1, memory_order_seq_cst);
+      state = atomic_load_explicit(&s->recov_state, memory_order_seq_cst);
+    }
   }
-  if (state == RECOV_OP_NUMBERED) process_reading(s, i);
+  if (state == RECOV_OP_NUMBERED) process_reading(s, i, c);
 }
 
 static void hand_on_owed(op_slot* s, uint32_t started);

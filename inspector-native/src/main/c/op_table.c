@@ -70,12 +70,14 @@ int64_t op_table_claim_free(op_table* t) {
     int64_t index = pop_free(t);
     if (index < 0) return -1;
     op_slot* s = &t->slots[index];
+    /* Relaxed load and store, no CAS: a FREE slot's control word has one writer, the thread that
+     * popped it (every other write to a control word is a CAS that requires OPEN, or the owner's
+     * store of a CLOSING slot). The previous owner's work happens before ours through the free
+     * stack: its op_release stored FREE (release) before push_free's release CAS, which pop_free's
+     * acquire CAS read. The check only guards against a broken invariant. */
     uint64_t c = atomic_load_explicit(&s->ctl, memory_order_relaxed);
-    /* Acquire: the previous owner's release (op_release) happens before we reuse its memory. A
-     * slot on the free stack is FREE; the check only guards against a broken invariant. */
-    if (ctl_flags(c) == 0 && ctl_busy(c) == 0 &&
-        atomic_compare_exchange_strong_explicit(&s->ctl, &c, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0),
-                                                memory_order_acquire, memory_order_relaxed)) {
+    if (ctl_flags(c) == 0 && ctl_busy(c) == 0) {
+      atomic_store_explicit(&s->ctl, ctl_make(ctl_gen(c), OP_FLAG_INIT, 0, 0, 0), memory_order_relaxed);
       /* Relaxed (see op_table_used_bound); a CAS only while raising, which stops once the table
        * has seen its most operations in flight. */
       uint32_t bound = atomic_load_explicit(&t->used_bound, memory_order_relaxed);
