@@ -43,8 +43,9 @@ enum Setting {
   CHANNEL_RECOVERY("NCCL_INSPECTOR_CHANNEL_RECOVERY", "channelRecovery", Kind.SWITCH, Reading.PLAIN, true, "1",
       "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
           + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
-          + " 604 KiB of native memory per communicator, and on the callbacks of a job whose channels go out of"
-          + " step about two fifths of the core's cost (on the h3_mix trace, 13 sends to self in 262 operations,"
+          + " 604 KiB of native memory per communicator; no measurable callback cost while the channels stay in"
+          + " step, about two fifths of the core's cost once they go out of step (on the h3_mix trace, 13 sends to"
+          + " self in 262 operations,"
           + " 62–71 ns per callback with it against 36–43 without on a 2-vCPU VM: BENCHMARKS.md); read at each"
           + " communicator's init"),
   TSC_CLOCK("NCCL_INSPECTOR_TSC_CLOCK", "tscClock", Kind.SWITCH, Reading.PLAIN, true, "1",
