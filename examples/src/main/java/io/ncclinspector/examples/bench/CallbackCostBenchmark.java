@@ -29,8 +29,13 @@ import java.util.Map;
  * alternate (do-nothing, this, NVIDIA's, in an order that turns each round), so that a change in the
  * machine's speed during the run falls on each plugin alike.
  *
+ * <p>With {@code --compare TREE} (another checkout, built), that build's core is enabled in the same
+ * JVM beside this one's ({@link OtherBuild}) and its passes join the rotation: the two builds are
+ * compared pass by pass (other / this, median and quartiles), which on a shared host is the only
+ * comparison of two builds that resolves a few per cent.
+ *
  * <pre>
- * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB]
+ * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB] [--compare TREE]
  * </pre>
  */
 public final class CallbackCostBenchmark {
@@ -42,9 +47,12 @@ public final class CallbackCostBenchmark {
   public static void main(String[] args) throws Exception {
     List<String> positional = new ArrayList<>();
     String reference = null;
+    Path otherTree = null;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--reference") && i + 1 < args.length) {
         reference = args[++i];
+      } else if (args[i].equals("--compare") && i + 1 < args.length) {
+        otherTree = Path.of(args[++i]).toAbsolutePath();
       } else {
         positional.add(args[i]);
       }
@@ -57,40 +65,56 @@ public final class CallbackCostBenchmark {
 
     /* Warm up every path (JIT of the dump thread, page faults of the tables). */
     measure(events, null, 20);
-    Map<String, long[]> baseline;
-    Map<String, long[]> inspector;
-    long[][] nullRuns = new long[reps][];
-    long[][] oursRuns = new long[reps][];
-    long[][] referenceRuns = reference != null ? new long[reps][] : null;
+    /* The plugins whose passes are timed: the do-nothing one, this build's core, another build's
+     * core (--compare), NVIDIA's (--reference). */
+    List<String> names = new ArrayList<>(List.of("do-nothing", "this"));
+    List<String> libs = new ArrayList<>(java.util.Arrays.asList((String) null));
     long recordsWritten;
-    InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).build();
-    try (NcclInspector nccl = NcclInspector.enable(config)) {
-      String lib = nccl.status().libraryPath().orElseThrow().toString();
-      measure(events, lib, 20);
+    long otherRecordsWritten = -1;
+    InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out.resolve("this")).build();
+    long[][][] runs;
+    try (NcclInspector nccl = NcclInspector.enable(config);
+        OtherBuild other = otherTree != null ? OtherBuild.enable(otherTree, out.resolve("other")) : null) {
+      libs.add(nccl.status().libraryPath().orElseThrow().toString());
+      if (other != null) {
+        names.add("other");
+        libs.add(other.libraryPath());
+      }
       if (reference != null) {
         /* Pinned for the whole run: the driver opens and closes the library around each pass, and
          * NVIDIA's plugin keeps threads running past the finalize of its communicators. */
         System.load(Path.of(reference).toAbsolutePath().toString());
-        measure(events, reference, 20);
+        names.add("NVIDIA's");
+        libs.add(reference);
+      }
+      for (int k = 1; k < libs.size(); k++) {
+        measure(events, libs.get(k), 20);
       }
       /* The plugins' passes interleaved, their order turning each round, so that a drift of the
        * machine's speed during the run (other tenants of a shared host) weighs on each alike. */
-      String[] libs = reference != null ? new String[] {null, lib, reference} : new String[] {null, lib};
-      long[][][] runs = reference != null ? new long[][][] {nullRuns, oursRuns, referenceRuns}
-          : new long[][][] {nullRuns, oursRuns};
+      runs = new long[libs.size()][reps][];
       for (int r = 0; r < reps; r++) {
-        for (int k = 0; k < libs.length; k++) {
-          int which = (r + k) % libs.length;
-          runs[which][r] = measure(events, libs[which], 1)[0];
+        for (int k = 0; k < libs.size(); k++) {
+          int which = (r + k) % libs.size();
+          runs[which][r] = measure(events, libs.get(which), 1)[0];
         }
       }
       nccl.close();
       recordsWritten = nccl.status().records().written();
+      if (other != null) {
+        other.close();
+        otherRecordsWritten = other.recordsWritten();
+      }
     }
-    baseline = collect(kinds, nullRuns);
-    inspector = collect(kinds, oursRuns);
-    System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%n",
-        trace.getFileName(), events.count(), reps, recordsWritten);
+    long[][] nullRuns = runs[0];
+    long[][] oursRuns = runs[1];
+    long[][] otherRuns = names.contains("other") ? runs[names.indexOf("other")] : null;
+    long[][] referenceRuns = names.contains("NVIDIA's") ? runs[names.indexOf("NVIDIA's")] : null;
+    Map<String, long[]> baseline = collect(kinds, nullRuns);
+    Map<String, long[]> inspector = collect(kinds, oursRuns);
+    System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%s%n",
+        trace.getFileName(), events.count(), reps, recordsWritten,
+        otherRuns != null ? " (" + otherRecordsWritten + " by the other build's)" : "");
     System.out.printf("%-20s %10s %14s %14s %14s %14s %14s%n", "callback", "calls", "baseline p50",
         "inspector p50", "inspector p99", "own cost p50", "own cost p99");
     for (String kind : inspector.keySet()) {
@@ -106,7 +130,87 @@ public final class CallbackCostBenchmark {
     if (referenceRuns != null) {
       compare(kinds, nullRuns, oursRuns, referenceRuns);
     }
+    if (otherRuns != null) {
+      compareBuilds(kinds, nullRuns, oursRuns, otherRuns, referenceRuns, otherTree);
+    }
     Files.walk(out).sorted((x, y) -> y.compareTo(x)).forEach(p -> p.toFile().delete());
+  }
+
+  /**
+   * This build against another (--compare), on the calls both get, init and finalize left out:
+   * pooled excess over the do-nothing plugin, and the ratio other / this pass by pass (each pass
+   * of a build beside the other build's pass of the same round). With NVIDIA's plugin in the run,
+   * each build's ratio to it as well.
+   */
+  private static void compareBuilds(String[] kinds, long[][] nullRuns, long[][] ours, long[][] other,
+      long[][] reference, Path otherTree) {
+    int n = kinds.length;
+    boolean[] both = new boolean[n];
+    int calls = 0;
+    for (int i = 0; i < n; i++) {
+      both[i] = !kinds[i].equals("init") && !kinds[i].equals("finalize") && ours[0][i] > 0 && other[0][i] > 0
+          && nullRuns[0][i] > 0 && (reference == null || reference[0][i] > 0);
+      calls += both[i] ? 1 : 0;
+    }
+    long[] nul = calls(nullRuns, both);
+    double nMean = trimmedMean(nul);
+    long n90 = pct(nul, 90);
+    long[] o = calls(ours, both);
+    long[] x = calls(other, both);
+    System.out.printf("this build against %s, same run, pass by pass (%d calls per pass%s; init and finalize"
+        + " left out), excess over the do-nothing plugin:%n", otherTree, calls,
+        reference != null ? " that NVIDIA's gets too" : "");
+    System.out.printf("  %-10s %14s %10s%n", "build", "trimmed mean", "p90");
+    System.out.printf("  %-10s %11.1f ns %7d ns%n", "this", trimmedMean(o) - nMean, pct(o, 90) - n90);
+    System.out.printf("  %-10s %11.1f ns %7d ns%n", "other", trimmedMean(x) - nMean, pct(x, 90) - n90);
+    int reps = ours.length;
+    double[] otherOverThis = new double[reps];
+    double[] thisOverRef = new double[reps];
+    double[] otherOverRef = new double[reps];
+    for (int p = 0; p < reps; p++) {
+      double nPass = trimmedMean(calls(new long[][] {nullRuns[p]}, both));
+      double oPass = trimmedMean(calls(new long[][] {ours[p]}, both)) - nPass;
+      double xPass = trimmedMean(calls(new long[][] {other[p]}, both)) - nPass;
+      otherOverThis[p] = xPass / oPass;
+      if (reference != null) {
+        double rPass = trimmedMean(calls(new long[][] {reference[p]}, both)) - nPass;
+        thisOverRef[p] = oPass / rPass;
+        otherOverRef[p] = xPass / rPass;
+      }
+    }
+    System.out.printf("  other / this, pass by pass (%d rounds): median %.3f, quartiles %.3f-%.3f%n", reps,
+        median(otherOverThis), quartile(otherOverThis, 1), quartile(otherOverThis, 3));
+    if (reference != null) {
+      System.out.printf("  ratio to NVIDIA's, pass by pass: this %.3f (quartiles %.3f-%.3f), other %.3f"
+          + " (quartiles %.3f-%.3f)%n", median(thisOverRef), quartile(thisOverRef, 1), quartile(thisOverRef, 3),
+          median(otherOverRef), quartile(otherOverRef, 1), quartile(otherOverRef, 3));
+    }
+    java.util.Map<String, boolean[]> byKind = new java.util.TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      if (both[i]) {
+        byKind.computeIfAbsent(kinds[i], k -> new boolean[n])[i] = true;
+      }
+    }
+    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", "other");
+    byKind.forEach((kind, sel) -> {
+      int count = 0;
+      for (boolean b : sel) {
+        count += b ? 1 : 0;
+      }
+      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nMean,
+          trimmedMean(calls(other, sel)) - nMean);
+    });
+  }
+
+  private static double median(double[] values) {
+    return quartile(values, 2);
+  }
+
+  /** The q-th quartile (q = 1, 2, 3) of the values, as the rest of this benchmark picks them. */
+  private static double quartile(double[] values, int q) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length * q / 4];
   }
 
   /**
