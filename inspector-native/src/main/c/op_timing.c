@@ -8,6 +8,7 @@
 #include "names.h"
 #include "profiler_core.h"
 #include "record_format.h"
+#include "zero_fill.h"
 
 static uint8_t quarantine_reason(uint64_t start, uint64_t stop) {
   if (start == 0 || stop == 0) return QUARANTINE_GPU_TIMESTAMP_ZERO;
@@ -36,7 +37,7 @@ static bool earliest_genuine_start(const op_slot* s, int64_t* earliest) {
 }
 
 void op_timing_compute(const op_slot* s, uint32_t channels_seen, uint32_t close_flags, op_timing* t) {
-  memset(t, 0, sizeof(*t));
+  ZERO_FILL(t);
   bool complete = (close_flags & RECORD_FLAG_INCOMPLETE) == 0;
   if (channels_seen == 0 && s->comm_got_kernel_events && s->expected_channels != 0 &&
       s->channel_mode == CHANNELS_COUNTED && (close_flags & (RECORD_FLAG_EXPIRED | RECORD_FLAG_EVICTED))) {

@@ -9,6 +9,7 @@
 #include "nccl_profiler_abi.h"
 #include "op_table.h"
 #include "record_emit.h"
+#include "zero_fill.h"
 
 _Static_assert(ncclProfilerProxyStepSendGPUWait == 8 && ncclProfilerProxyStepSendWait == 9 &&
                    ncclProfilerProxyStepRecvWait == 10 && ncclProfilerProxyStepRecvFlushWait == 11 &&
@@ -67,7 +68,7 @@ void* proxy_op_start(void* parent, uint8_t channel_id, int32_t peer, int32_t n_s
     return NULL;
   }
   proxy_cell* p = &s->px[cell];
-  memset(p, 0, sizeof(*p));
+  ZERO_FILL(p);
   p->peer = peer;
   p->channel_id = channel_id;
   p->is_send = is_send != 0;
@@ -101,7 +102,7 @@ void* proxy_step_start(void* parent, int32_t step) {
   uint32_t ring = (uint32_t)step % PROXY_STEP_RING; /* NCCL's own index: step % NCCL_STEPS */
   proxy_step* st = &p->ring[ring];
   /* NCCL restarts a receive step whose buffer was not ready (net.cc): the entry starts again. */
-  memset(st, 0, sizeof(*st));
+  ZERO_FILL(st);
   st->start_ns = clock_mono_ns();
   st->step = step < 0 ? 0 : (uint32_t)step;
   st->state = PROXY_STEP_STARTED;
@@ -223,7 +224,7 @@ static uint32_t cell_steps(const proxy_cell* p, uint8_t detail, proxy_step_recor
   for (uint32_t i = 0; i < n; i++) {
     const proxy_step* st = order[i];
     proxy_step_record* o = &out[i];
-    memset(o, 0, sizeof(*o));
+    ZERO_FILL(o);
     o->detail = detail;
     o->state = st->state;
     o->step = st->step;
@@ -243,7 +244,8 @@ static uint32_t cell_steps(const proxy_cell* p, uint8_t detail, proxy_step_recor
 uint32_t proxy_summarize(const proxy_cell* cells, uint32_t seen, bool verbose, net_record* out) {
   net_wait_record* w = (net_wait_record*)(out + 1);
   proxy_detail_record* details = (proxy_detail_record*)(out + 2);
-  memset(out, 0, 2 * sizeof(*out));
+  ZERO_FILL(out);
+  ZERO_FILL(out + 1);
   uint32_t tracked = seen < OP_PROXY_CELLS ? seen : OP_PROXY_CELLS;
   out->proxy_ops = (uint8_t)(seen < 0xff ? seen : 0xff);
   out->proxy_ops_tracked = (uint8_t)tracked;
@@ -306,7 +308,7 @@ uint32_t proxy_summarize(const proxy_cell* cells, uint32_t seen, bool verbose, n
   for (uint32_t i = 0; i < tracked; i++) {
     const proxy_cell* p = &cells[i];
     proxy_detail_record* d = &details[i];
-    memset(d, 0, sizeof(*d));
+    ZERO_FILL(d);
     d->peer = p->peer;
     d->channel_id = p->channel_id;
     d->is_send = p->is_send;
@@ -323,7 +325,7 @@ uint32_t proxy_summarize(const proxy_cell* cells, uint32_t seen, bool verbose, n
     n_steps += k;
   }
   if (n_steps % 2 != 0) {
-    memset(&steps[n_steps], 0, sizeof(steps[n_steps]));
+    ZERO_FILL(&steps[n_steps]);
     steps[n_steps].detail = 0xff; /* the empty half of the last cell */
   }
   out->detail_cells = (uint8_t)tracked;

@@ -14,6 +14,7 @@
 #include "profiler_core.h"
 #include "proxy_breakdown.h"
 #include "record_format.h"
+#include "zero_fill.h"
 
 bool record_put_in_ring(const void* record, uint32_t cells, int control, counter_id lost) {
   uint64_t pos;
@@ -30,7 +31,7 @@ static void fill_channels(const op_slot* s, uint32_t seen, const op_timing* timi
   for (uint32_t i = 0; i < seen; i++) {
     const channel_slot* ch = &s->ch[i];
     channel_record* c = &out[i];
-    memset(c, 0, sizeof(*c));
+    ZERO_FILL(c);
     c->channel_id = ch->channel_id;
     c->state = atomic_load_explicit(&((channel_slot*)ch)->state, memory_order_relaxed);
     c->start_sn = ch->start_sn;
@@ -104,7 +105,7 @@ void emit_op_record(op_slot* s, uint32_t close_flags) {
     channel_record channels[INSPECTOR_MAX_CHANNELS + PROXY_NET_CELLS_MAX];
   } rec;
   op_record* r = &rec.head;
-  memset(r, 0, sizeof(*r));
+  ZERO_FILL(r);
   uint32_t channel_cells = 0;
   bool verbose = atomic_load_explicit(&g_core.verbose, memory_order_relaxed);
   if (verbose && seen > 0) {
@@ -192,7 +193,7 @@ void emit_api_record(const comm_slot* comm, uint32_t comm_index, uint32_t comm_g
   }
   counter_add(CTR_NOT_PROFILED_BY_NCCL, 1);
   op_record r;
-  memset(&r, 0, sizeof(r));
+  ZERO_FILL(&r);
   r.kind = RECORD_KIND_COLL;
   r.cells = OP_RECORD_CELLS;
   r.func = func;
