@@ -43,11 +43,10 @@ enum Setting {
   CHANNEL_RECOVERY("NCCL_INSPECTOR_CHANNEL_RECOVERY", "channelRecovery", Kind.SWITCH, Reading.PLAIN, true, "1",
       "recover the GPU times of kernel channels NCCL put out of step (after a send/receive to self), handed on"
           + " by later operations, instead of withholding them (`*_time_recovery`: [Output](output.md#how-a-gpu-time-was-obtained-channel-recovery));"
-          + " 604 KiB of native memory per communicator; no measurable callback cost while the channels stay in"
-          + " step, about two fifths of the core's cost once they go out of step (on the h3_mix trace, 13 sends to"
-          + " self in 262 operations,"
-          + " 62–71 ns per callback with it against 36–43 without on a 2-vCPU VM: BENCHMARKS.md); read at each"
-          + " communicator's init"),
+          + " 604 KiB of native memory per communicator; about a tenth of the core's callback cost while the"
+          + " channels stay in step (the numbering of each operation), a third to two fifths once they go out of"
+          + " step (on the h3_mix trace, 13 sends to self in 262 operations, 62–71 ns per callback with it against"
+          + " 36–43 without on a 2-vCPU VM: BENCHMARKS.md); read at each communicator's init"),
   TSC_CLOCK("NCCL_INSPECTOR_TSC_CLOCK", "tscClock", Kind.SWITCH, Reading.PLAIN, true, "1",
       "take the CPU times of the callbacks from the processor's time-stamp counter, scaled to CLOCK_MONOTONIC and"
           + " kept on it every 100 ms, where the kernel's own clock is that counter (x86-64, invariant TSC,"
