@@ -62,7 +62,17 @@ public final class CallbackCostBenchmark {
     TraceEvents events = new TraceReader().read(trace);
     String[] kinds = classify(events);
     Path out = Files.createTempDirectory("nccl-inspector-bench");
+    try {
+      run(trace, reps, reference, otherTree, events, kinds, out);
+    } finally {
+      try (java.util.stream.Stream<Path> files = Files.walk(out)) {
+        files.sorted((x, y) -> y.compareTo(x)).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
 
+  private static void run(Path trace, int reps, String reference, Path otherTree, TraceEvents events, String[] kinds,
+      Path out) throws Exception {
     /* Warm up every path (JIT of the dump thread, page faults of the tables). */
     measure(events, null, 20);
     /* The plugins whose passes are timed: the do-nothing one, this build's core, another build's
@@ -133,7 +143,6 @@ public final class CallbackCostBenchmark {
     if (otherRuns != null) {
       compareBuilds(kinds, nullRuns, oursRuns, otherRuns, referenceRuns, otherTree);
     }
-    Files.walk(out).sorted((x, y) -> y.compareTo(x)).forEach(p -> p.toFile().delete());
   }
 
   /**

@@ -51,20 +51,21 @@ final class OtherBuild implements AutoCloseable {
       throw new IllegalArgumentException(lib + " does not exist: build that tree first (mvn -pl examples -am package)");
     }
     Path jars = Files.createTempDirectory("nccl-inspector-other-build");
-    List<URL> urls = new ArrayList<>();
-    try (Stream<Path> files = Files.list(lib)) {
-      for (Path jar : files.filter(p -> p.toString().endsWith(".jar")).sorted().toList()) {
-        Path copy = jars.resolve("other-" + jar.getFileName());
-        Files.copy(jar, copy);
-        urls.add(copy.toUri().toURL());
-      }
-    }
-    URLClassLoader loader = new URLClassLoader("other-build", urls.toArray(URL[]::new),
-        ClassLoader.getPlatformClassLoader());
+    URLClassLoader loader = null;
+    AutoCloseable inspector = null;
     Thread current = Thread.currentThread();
     ClassLoader previous = current.getContextClassLoader();
-    current.setContextClassLoader(loader);
     try {
+      List<URL> urls = new ArrayList<>();
+      try (Stream<Path> files = Files.list(lib)) {
+        for (Path jar : files.filter(p -> p.toString().endsWith(".jar")).sorted().toList()) {
+          Path copy = jars.resolve("other-" + jar.getFileName());
+          Files.copy(jar, copy);
+          urls.add(copy.toUri().toURL());
+        }
+      }
+      loader = new URLClassLoader("other-build", urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
+      current.setContextClassLoader(loader);
       Class<?> configClass = Class.forName("io.ncclinspector.InspectorConfig", true, loader);
       Object builder = configClass.getMethod("builder").invoke(null);
       builder = call(builder, "fromEnvironment");
@@ -72,15 +73,19 @@ final class OtherBuild implements AutoCloseable {
       builder = builder.getClass().getMethod("overridePlugin", boolean.class).invoke(builder, true);
       Object config = call(builder, "build");
       Class<?> inspectorClass = Class.forName("io.ncclinspector.NcclInspector", true, loader);
-      AutoCloseable inspector = (AutoCloseable) inspectorClass.getMethod("enable", configClass).invoke(null, config);
-      Object status = call(inspector, "status");
-      Optional<?> path = (Optional<?>) call(status, "libraryPath");
-      String libraryPath = path.orElseThrow(() -> new IllegalStateException("the other build's core has no library"))
-          .toString();
-      return new OtherBuild(jars, loader, inspector, libraryPath);
-    } catch (ReflectiveOperationException e) {
-      loader.close();
-      throw new IllegalStateException("could not enable the inspector of " + tree + ": " + cause(e), e);
+      inspector = (AutoCloseable) inspectorClass.getMethod("enable", configClass).invoke(null, config);
+      Optional<?> path = (Optional<?>) call(call(inspector, "status"), "libraryPath");
+      if (path.isEmpty()) {
+        throw new IllegalStateException("its inspector names no native library");
+      }
+      return new OtherBuild(jars, loader, inspector, path.get().toString());
+    } catch (Exception e) {
+      /* Nothing of a failed start is left behind: its inspector, its class loader, its jars. */
+      closeQuietly(inspector);
+      closeQuietly(loader);
+      deleteTree(jars);
+      String why = e instanceof ReflectiveOperationException r ? cause(r) : e.toString();
+      throw new IllegalStateException("could not enable the inspector of " + tree + ": " + why, e);
     } finally {
       current.setContextClassLoader(previous);
     }
@@ -101,7 +106,7 @@ final class OtherBuild implements AutoCloseable {
     }
   }
 
-  /** Closes its inspector and its class loader; a second call does nothing. */
+  /** Closes its inspector and its class loader and deletes its jars; a second call does nothing. */
   @Override
   public void close() throws Exception {
     if (closed) {
@@ -112,11 +117,26 @@ final class OtherBuild implements AutoCloseable {
       inspector.close();
     } finally {
       loader.close();
-      try (Stream<Path> files = Files.walk(jars)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      } catch (UncheckedIOException e) {
-        /* a temporary directory left behind */
-      }
+      deleteTree(jars);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      /* the start failed already: that failure is the one reported */
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      /* a temporary directory left behind */
     }
   }
 
