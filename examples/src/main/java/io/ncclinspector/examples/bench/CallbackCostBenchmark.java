@@ -194,20 +194,27 @@ public final class CallbackCostBenchmark {
           + " (quartiles %.3f-%.3f)%n", median(thisOverRef), quartile(thisOverRef, 1), quartile(thisOverRef, 3),
           median(otherOverRef), quartile(otherOverRef, 1), quartile(otherOverRef, 3));
     }
+    printByKind(kinds, both, nMean, ours, other, "other");
+  }
+
+  /** Excess trimmed mean of two plugins by event kind, over the selected calls, with calls per pass. */
+  private static void printByKind(String[] kinds, boolean[] selected, double nullMean, long[][] ours,
+      long[][] second, String secondName) {
+    int n = kinds.length;
     java.util.Map<String, boolean[]> byKind = new java.util.TreeMap<>();
     for (int i = 0; i < n; i++) {
-      if (both[i]) {
+      if (selected[i]) {
         byKind.computeIfAbsent(kinds[i], k -> new boolean[n])[i] = true;
       }
     }
-    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", "other");
+    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", secondName);
     byKind.forEach((kind, sel) -> {
       int count = 0;
       for (boolean b : sel) {
         count += b ? 1 : 0;
       }
-      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nMean,
-          trimmedMean(calls(other, sel)) - nMean);
+      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nullMean,
+          trimmedMean(calls(second, sel)) - nullMean);
     });
   }
 
@@ -261,21 +268,7 @@ public final class CallbackCostBenchmark {
     System.out.printf("  %-10s %11.1f ns %7d ns%n", "NVIDIA's", rMean, r90);
     System.out.printf("  ratio this / NVIDIA's: trimmed mean %.2f, p90 %.2f%n", oMean / rMean, (double) o90 / r90);
     /* By kind: where the difference is (calls per pass, excess trimmed mean of each plugin). */
-    java.util.Map<String, boolean[]> byKind = new java.util.TreeMap<>();
-    for (int i = 0; i < n; i++) {
-      if (common[i]) {
-        byKind.computeIfAbsent(kinds[i], k -> new boolean[n])[i] = true;
-      }
-    }
-    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", "NVIDIA's");
-    byKind.forEach((kind, sel) -> {
-      int count = 0;
-      for (boolean b : sel) {
-        count += b ? 1 : 0;
-      }
-      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nMean,
-          trimmedMean(calls(reference, sel)) - nMean);
-    });
+    printByKind(kinds, common, nMean, ours, reference, "NVIDIA's");
     /* Pass by pass (each pass of a plugin beside the others' passes of the same round). */
     double[] ratios = new double[ours.length];
     for (int p = 0; p < ours.length; p++) {
