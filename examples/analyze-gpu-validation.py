@@ -95,7 +95,7 @@ def load_calls(dirs, all_ranks):
 
 
 def verdict_counts(rows, who):
-    c = {"ok": 0, "wrong": 0, "withheld": 0, "cpu": 0, "missing": 0}
+    c = {"ok": 0, "bound": 0, "wrong": 0, "withheld": 0, "cpu": 0, "missing": 0}
     for r in rows:
         v = r[who]["verdict"]
         if v == "off":
@@ -106,7 +106,7 @@ def verdict_counts(rows, who):
 
 def figure(r, who):
     j = r[who]
-    return j["micros"] if j["verdict"] in ("ok", "wrong") else None
+    return j["micros"] if j["verdict"] in ("ok", "bound", "wrong") else None
 
 
 def trust_tables(runs, out):
@@ -116,7 +116,9 @@ def trust_tables(runs, out):
     out.append("Every timed call ran alone (ranks met at a barrier first). *CUPTI* is the kernel's own GPU "
                "duration, the reference clock; *ok* means within the tolerance stated in CallReport "
                "(a collective's time between CUPTI − (6 µs + 5 %) and CUPTI + 1 µs; a point-to-point time no "
-               "longer than its kernel, since NCCL stops those channels at the send side). *withheld*: the "
+               "longer than its kernel, since NCCL stops those channels at the send side). *bound*: a collective's "
+               "time its record marks a lower bound (`DESYNC_CHANNELS_EXCLUDED`: from its in-step channels only), "
+               "below that window but not above it. *withheld*: the "
                "profiler gave no time or quarantined the record; *missing*: no record (the reference drops "
                "records without kernel timing). Medians are over the figures each profiler reported.\n")
     for run in sorted(runs):
@@ -127,7 +129,7 @@ def trust_tables(runs, out):
         if not base_rows:
             continue
         out.append(f"### {run}\n")
-        out.append("| phase | operation | size | calls | CUDA event µs | CUPTI µs | ours µs | ours ok / wrong / "
+        out.append("| phase | operation | size | calls | CUDA event µs | CUPTI µs | ours µs | ours ok / bound / wrong / "
                    "withheld / cpu / missing | CUPTI µs (ref. run) | reference µs | reference ok / wrong / cpu / missing |")
         out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         keys = []
@@ -144,14 +146,15 @@ def trust_tables(runs, out):
             out.append(f"| {k[0]} | {k[1]} | {size_label(k[2])} | {len(src)} | "
                        f"{fmt(med(r['cudaEventMicros'] for r in src))} | {fmt(med(r.get('cuptiMicros') for r in g))} | "
                        f"{fmt(med(figure(r, 'ours') for r in g))} | "
-                       + (f"{oc['ok']} / {oc['wrong']} / {oc['withheld']} / {oc['cpu']} / {oc['missing']}" if g else "–")
+                       + (f"{oc['ok']} / {oc['bound']} / {oc['wrong']} / {oc['withheld']} / {oc['cpu']} / {oc['missing']}"
+                          if g else "–")
                        + f" | {fmt(med(r.get('cuptiMicros') for r in h))} | {fmt(med(figure(r, 'reference') for r in h))} | "
                        + (f"{rc['ok']} / {rc['wrong']} / {rc['cpu']} / {rc['missing']}" if h else "–") + " |")
         out.append("")
     out.append("### Totals by operation class, before and after the first AlltoAll\n")
-    out.append("| run | phase | class | calls | ours ok | ours wrong | ours withheld | largest gap to CUPTI µs (ok, collectives) "
-               "| reference ok | reference wrong | reference no GPU time / missing |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| run | phase | class | calls | ours ok | ours bound | ours wrong | ours withheld | largest gap to CUPTI µs "
+               "(ok, collectives) | reference ok | reference wrong | reference no GPU time / missing |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for run in sorted(runs):
         modes = runs[run]
         ours_rows = modes.get("on", [])
@@ -168,6 +171,7 @@ def trust_tables(runs, out):
                     and r["ours"]["verdict"] == "ok" and r.get("cuptiMicros") is not None]
             n = max(len(g["ours"]), len(g["reference"]))
             out.append(f"| {run} | {phase} | {cls} | {n} | {oc['ok'] if g['ours'] else '–'} | "
+                       f"{oc['bound'] if g['ours'] else '–'} | "
                        f"{oc['wrong'] if g['ours'] else '–'} | {oc['withheld'] if g['ours'] else '–'} | "
                        f"{fmt(max(errs) if errs else None)} | {rc['ok'] if g['reference'] else '–'} | "
                        f"{rc['wrong'] if g['reference'] else '–'} | "
@@ -193,7 +197,7 @@ def trust_tables(runs, out):
     for run, modes in runs.items():
         for r in modes.get("on", []):
             d = r["ours"].get("detail")
-            if d and r["ours"]["verdict"] in ("withheld", "ok", "wrong", "cpu"):
+            if d and r["ours"]["verdict"] in ("withheld", "ok", "bound", "wrong", "cpu"):
                 details[(run, r["ours"]["verdict"], d)] = details.get((run, r["ours"]["verdict"], d), 0) + 1
     if details:
         out.append("### What the inspector said about the records it withheld or flagged\n")
@@ -519,7 +523,7 @@ def self_test():
         on = [_call("reproducer", "on", 0, "before", "AllReduce", 1 << 20, 30.0, 15.0, ("ok", 12.0), None),
               _call("reproducer", "on", 1, "before", "AllReduce", 1 << 20, 31.0, 15.2, ("ok", 12.1), None),
               _call("reproducer", "on", 3, "after", "AllReduce", 1 << 20, 30.5, 15.1, ("withheld", None), None),
-              _call("reproducer", "on", 4, "after", "AllReduce", 1 << 20, 30.5, 15.1, ("ok", 12.2), None),
+              _call("reproducer", "on", 4, "after", "AllReduce", 1 << 20, 30.5, 15.1, ("bound", 9.0), None),
               _call("reproducer", "on", 2, "before", "AlltoAll", 1 << 20, 40.0, 20.0, ("ok", 9.0), None)]
         ref = [_call("reproducer", "reference", 0, "before", "AllReduce", 1 << 20, 30.0, 15.0, None, ("ok", 12.0)),
                _call("reproducer", "reference", 1, "before", "AllReduce", 1 << 20, 30.0, 15.0, None, ("ok", 12.0)),
@@ -563,10 +567,11 @@ def self_test():
                                     "replays": 200}]}, f)
         text = analyze([d])
         expect = [
-            "| before | AllReduce | 1 MiB | 2 | 30.5 | 15.1 | 12.1 | 2 / 0 / 0 / 0 / 0 | 15.0 | 12.0 | 2 / 0 / 0 / 0 |",
-            "| after | AllReduce | 1 MiB | 2 | 30.5 | 15.1 | 12.2 | 1 / 0 / 1 / 0 / 0 | 15.0 | 230.5 | 0 / 2 / 0 / 0 |",
-            "| reproducer | after | collective | 2 | 1 | 0 | 1 | 2.9 | 0 | 2 | 0 |",
-            "| reproducer | before | AlltoAll | 1 | 1 | 0 | 0 | – | 0 | 0 | 1 |",
+            "| before | AllReduce | 1 MiB | 2 | 30.5 | 15.1 | 12.1 | 2 / 0 / 0 / 0 / 0 / 0 | 15.0 | 12.0 | 2 / 0 / 0 / 0 |",
+            "| after | AllReduce | 1 MiB | 2 | 30.5 | 15.1 | 9.0 | 0 / 1 / 0 / 1 / 0 / 0 | 15.0 | 230.5 | 0 / 2 / 0 / 0 |",
+            "| reproducer | before | collective | 2 | 2 | 0 | 0 | 0 | 3.1 | 2 | 0 | 0 |",
+            "| reproducer | after | collective | 2 | 0 | 1 | 0 | 1 | – | 0 | 2 | 0 |",
+            "| reproducer | before | AlltoAll | 1 | 1 | 0 | 0 | 0 | – | 0 | 0 | 1 |",
             "| AllReduce | 1 GiB | 400.00 | -0.25 (-0.25 … -0.25) | -0.12 (-0.12 … -0.12) | 2,700.0 | +1.20 (+1.00 … +1.40) |",
             "Sizes where this inspector's call took longer than the reference's in every round: 1: AllReduce 1 GiB",
             "| stress-nvlink | on | 1,000,000 | 41,000 | 710000 → 712000 | 50000 → 50100 | 90000 | "

@@ -48,6 +48,20 @@ class CallReportTest {
     /* longer than the kernel by more than 1 us */
     assertEquals("wrong", CallReport.judgeOurs(ar, 0, List.of(rec("AllReduce", 1, 16.5, "KERNEL_GPU", "NONE")), 15, true,
         TOL).verdict());
+    /* a time from the in-step channels only, marked a lower bound: short of the kernel is what it says */
+    CallReport.Judged bound = CallReport.judgeOurs(ar, 0,
+        List.of(rec("AllReduce", 1, 5, "KERNEL_GPU", "NONE", CallReport.LOWER_BOUND_FLAG)), 15, true, TOL);
+    assertEquals("bound", bound.verdict());
+    assertEquals(5.0, bound.micros());
+    /* ... but never longer than the kernel, nor another work item's time */
+    assertEquals("wrong", CallReport.judgeOurs(ar, 0,
+        List.of(rec("AllReduce", 1, 231, "KERNEL_GPU", "NONE", CallReport.LOWER_BOUND_FLAG)), 15, true, TOL).verdict());
+    /* within the window it is simply right */
+    assertEquals("ok", CallReport.judgeOurs(ar, 0,
+        List.of(rec("AllReduce", 1, 12, "KERNEL_GPU", "NONE", CallReport.LOWER_BOUND_FLAG)), 15, true, TOL).verdict());
+    /* short without the mark: wrong */
+    assertEquals("wrong", CallReport.judgeOurs(ar, 0, List.of(rec("AllReduce", 1, 5, "KERNEL_GPU", "NONE")), 15, true,
+        TOL).verdict());
     CallReport.Judged held = CallReport.judgeOurs(ar, 0,
         List.of(rec("AllReduce", 1, 0, "NONE", "KERNEL_CHANNEL_DESYNC", "QUARANTINED")), 15, true, TOL);
     assertEquals("withheld", held.verdict());
@@ -147,7 +161,7 @@ class CallReportTest {
     String table = CallReport.table(rows);
     assertTrue(table.contains("135.0"), table);
     assertTrue(!table.contains("67.5"), table);
-    assertTrue(table.contains("2/0/2/0/0"), table);
+    assertTrue(table.contains("2/0/0/2/0/0"), table);
     String perCall = CallReport.perCall(rows);
     assertTrue(perCall.contains("135.0 ok"), perCall);
     assertTrue(perCall.contains("withheld [KERNEL_CHANNEL_DESYNC NONE]"), perCall);
