@@ -77,8 +77,9 @@ public final class CallbackCostBenchmark {
     measure(events, null, 20);
     /* The plugins whose passes are timed: the do-nothing one, this build's core, another build's
      * core (--compare), NVIDIA's (--reference). */
-    List<String> names = new ArrayList<>(List.of("do-nothing", "this"));
     List<String> libs = new ArrayList<>(java.util.Arrays.asList((String) null));
+    int otherIndex = -1;
+    int referenceIndex = -1;
     long recordsWritten;
     long otherRecordsWritten = -1;
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out.resolve("this")).build();
@@ -87,14 +88,14 @@ public final class CallbackCostBenchmark {
         OtherBuild other = otherTree != null ? OtherBuild.enable(otherTree, out.resolve("other")) : null) {
       libs.add(nccl.status().libraryPath().orElseThrow().toString());
       if (other != null) {
-        names.add("other");
+        otherIndex = libs.size();
         libs.add(other.libraryPath());
       }
       if (reference != null) {
         /* Pinned for the whole run: the driver opens and closes the library around each pass, and
          * NVIDIA's plugin keeps threads running past the finalize of its communicators. */
         System.load(Path.of(reference).toAbsolutePath().toString());
-        names.add("NVIDIA's");
+        referenceIndex = libs.size();
         libs.add(reference);
       }
       for (int k = 1; k < libs.size(); k++) {
@@ -118,8 +119,8 @@ public final class CallbackCostBenchmark {
     }
     long[][] nullRuns = runs[0];
     long[][] oursRuns = runs[1];
-    long[][] otherRuns = names.contains("other") ? runs[names.indexOf("other")] : null;
-    long[][] referenceRuns = names.contains("NVIDIA's") ? runs[names.indexOf("NVIDIA's")] : null;
+    long[][] otherRuns = otherIndex >= 0 ? runs[otherIndex] : null;
+    long[][] referenceRuns = referenceIndex >= 0 ? runs[referenceIndex] : null;
     Map<String, long[]> baseline = collect(kinds, nullRuns);
     Map<String, long[]> inspector = collect(kinds, oursRuns);
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%s%n",
@@ -177,12 +178,11 @@ public final class CallbackCostBenchmark {
     double[] thisOverRef = new double[reps];
     double[] otherOverRef = new double[reps];
     for (int p = 0; p < reps; p++) {
-      double nPass = trimmedMean(calls(new long[][] {nullRuns[p]}, both));
-      double oPass = trimmedMean(calls(new long[][] {ours[p]}, both)) - nPass;
-      double xPass = trimmedMean(calls(new long[][] {other[p]}, both)) - nPass;
+      double oPass = passExcess(ours, nullRuns, p, both);
+      double xPass = passExcess(other, nullRuns, p, both);
       otherOverThis[p] = xPass / oPass;
       if (reference != null) {
-        double rPass = trimmedMean(calls(new long[][] {reference[p]}, both)) - nPass;
+        double rPass = passExcess(reference, nullRuns, p, both);
         thisOverRef[p] = oPass / rPass;
         otherOverRef[p] = xPass / rPass;
       }
@@ -216,6 +216,11 @@ public final class CallbackCostBenchmark {
       System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nullMean,
           trimmedMean(calls(second, sel)) - nullMean);
     });
+  }
+
+  /** Excess trimmed mean of a plugin's pass p over the do-nothing plugin's pass of the same round. */
+  private static double passExcess(long[][] runs, long[][] nullRuns, int p, boolean[] selected) {
+    return trimmedMean(calls(new long[][] {runs[p]}, selected)) - trimmedMean(calls(new long[][] {nullRuns[p]}, selected));
   }
 
   private static double median(double[] values) {
@@ -272,14 +277,10 @@ public final class CallbackCostBenchmark {
     /* Pass by pass (each pass of a plugin beside the others' passes of the same round). */
     double[] ratios = new double[ours.length];
     for (int p = 0; p < ours.length; p++) {
-      long[][] one = {nullRuns[p]};
-      double nPass = trimmedMean(calls(one, common));
-      ratios[p] = (trimmedMean(calls(new long[][] {ours[p]}, common)) - nPass)
-          / (trimmedMean(calls(new long[][] {reference[p]}, common)) - nPass);
+      ratios[p] = passExcess(ours, nullRuns, p, common) / passExcess(reference, nullRuns, p, common);
     }
-    Arrays.sort(ratios);
     System.out.printf("  ratio of the trimmed means pass by pass (%d rounds): median %.2f, quartiles %.2f-%.2f%n",
-        ratios.length, ratios[ratios.length / 2], ratios[ratios.length / 4], ratios[ratios.length * 3 / 4]);
+        ratios.length, median(ratios), quartile(ratios, 1), quartile(ratios, 3));
     long[] extra = calls(ours, oursOnly);
     System.out.printf("calls only this plugin gets (CollApi, KernelLaunch and their stops): %d per pass,"
         + " excess trimmed mean %.1f ns (against the do-nothing plugin's calls above)%n", oursOnlyCalls,
