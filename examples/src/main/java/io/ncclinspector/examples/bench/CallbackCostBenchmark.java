@@ -34,8 +34,12 @@ import java.util.Map;
  * compared pass by pass (other / this, median and quartiles), which on a shared host is the only
  * comparison of two builds that resolves a few per cent.
  *
+ * <p>With {@code --floor LIB} (with {@code --reference}; {@code bench/c/log_floor_plugin.c}, built by
+ * {@code bench/log-floor}), a plugin that only logs each call for a thread of its own joins the
+ * rotation as well: the cost that no core deferring all its work could go below, beside NVIDIA's.
+ *
  * <pre>
- * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB] [--compare TREE]
+ * bench/callback-cost [TRACE] [REPETITIONS] [--reference LIB] [--compare TREE] [--floor LIB]
  * </pre>
  */
 public final class CallbackCostBenchmark {
@@ -47,10 +51,13 @@ public final class CallbackCostBenchmark {
   public static void main(String[] args) throws Exception {
     List<String> positional = new ArrayList<>();
     String reference = null;
+    String floor = null;
     Path otherTree = null;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--reference") && i + 1 < args.length) {
         reference = args[++i];
+      } else if (args[i].equals("--floor") && i + 1 < args.length) {
+        floor = args[++i];
       } else if (args[i].equals("--compare") && i + 1 < args.length) {
         otherTree = Path.of(args[++i]).toAbsolutePath();
       } else {
@@ -61,9 +68,12 @@ public final class CallbackCostBenchmark {
     int reps = positional.size() > 1 ? Integer.parseInt(positional.get(1)) : 200;
     TraceEvents events = new TraceReader().read(trace);
     String[] kinds = classify(events);
+    if (floor != null && reference == null) {
+      throw new IllegalArgumentException("--floor is compared with NVIDIA's plugin: give --reference LIB too");
+    }
     Path out = Files.createTempDirectory("nccl-inspector-bench");
     try {
-      run(trace, reps, reference, otherTree, events, kinds, out);
+      run(trace, reps, reference, floor, otherTree, events, kinds, out);
     } finally {
       try (java.util.stream.Stream<Path> files = Files.walk(out)) {
         files.sorted((x, y) -> y.compareTo(x)).forEach(p -> p.toFile().delete());
@@ -71,8 +81,8 @@ public final class CallbackCostBenchmark {
     }
   }
 
-  private static void run(Path trace, int reps, String reference, Path otherTree, TraceEvents events, String[] kinds,
-      Path out) throws Exception {
+  private static void run(Path trace, int reps, String reference, String floor, Path otherTree, TraceEvents events,
+      String[] kinds, Path out) throws Exception {
     /* Warm up every path (JIT of the dump thread, page faults of the tables). */
     measure(events, null, 20);
     /* The plugins whose passes are timed: the do-nothing one, this build's core, another build's
@@ -80,6 +90,7 @@ public final class CallbackCostBenchmark {
     List<String> libs = new ArrayList<>(java.util.Arrays.asList((String) null));
     int otherIndex = -1;
     int referenceIndex = -1;
+    int floorIndex = -1;
     long recordsWritten;
     long otherRecordsWritten = -1;
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out.resolve("this")).build();
@@ -97,6 +108,12 @@ public final class CallbackCostBenchmark {
         System.load(Path.of(reference).toAbsolutePath().toString());
         referenceIndex = libs.size();
         libs.add(reference);
+      }
+      if (floor != null) {
+        /* Pinned too: its logs, one a thread, stay registered from one pass to the next. */
+        System.load(Path.of(floor).toAbsolutePath().toString());
+        floorIndex = libs.size();
+        libs.add(floor);
       }
       for (int k = 1; k < libs.size(); k++) {
         measure(events, libs.get(k), 20);
@@ -121,6 +138,7 @@ public final class CallbackCostBenchmark {
     long[][] oursRuns = runs[1];
     long[][] otherRuns = otherIndex >= 0 ? runs[otherIndex] : null;
     long[][] referenceRuns = referenceIndex >= 0 ? runs[referenceIndex] : null;
+    long[][] floorRuns = floorIndex >= 0 ? runs[floorIndex] : null;
     Map<String, long[]> baseline = collect(kinds, nullRuns);
     Map<String, long[]> inspector = collect(kinds, oursRuns);
     System.out.printf("trace %s, %d events x %d repetitions, %d records written by the dump thread%s%n",
@@ -139,7 +157,7 @@ public final class CallbackCostBenchmark {
           m50 - b50, m99 - b99);
     }
     if (referenceRuns != null) {
-      compare(kinds, nullRuns, oursRuns, referenceRuns);
+      compare(kinds, nullRuns, oursRuns, referenceRuns, floorRuns);
     }
     if (otherRuns != null) {
       compareBuilds(kinds, nullRuns, oursRuns, otherRuns, referenceRuns, otherTree);
@@ -200,6 +218,12 @@ public final class CallbackCostBenchmark {
   /** Excess trimmed mean of two plugins by event kind, over the selected calls, with calls per pass. */
   private static void printByKind(String[] kinds, boolean[] selected, double nullMean, long[][] ours,
       long[][] second, String secondName) {
+    printByKind(kinds, selected, nullMean, ours, second, secondName, null);
+  }
+
+  /** The same, with a third plugin's column (null: none). */
+  private static void printByKind(String[] kinds, boolean[] selected, double nullMean, long[][] ours,
+      long[][] second, String secondName, long[][] third) {
     int n = kinds.length;
     java.util.Map<String, boolean[]> byKind = new java.util.TreeMap<>();
     for (int i = 0; i < n; i++) {
@@ -207,14 +231,16 @@ public final class CallbackCostBenchmark {
         byKind.computeIfAbsent(kinds[i], k -> new boolean[n])[i] = true;
       }
     }
-    System.out.printf("  %-28s %8s %12s %12s%n", "by kind", "per pass", "this", secondName);
+    System.out.printf("  %-28s %8s %12s %12s%s%n", "by kind", "per pass", "this", secondName,
+        third != null ? String.format(" %12s", "log floor") : "");
     byKind.forEach((kind, sel) -> {
       int count = 0;
       for (boolean b : sel) {
         count += b ? 1 : 0;
       }
-      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%n", kind, count, trimmedMean(calls(ours, sel)) - nullMean,
-          trimmedMean(calls(second, sel)) - nullMean);
+      System.out.printf("  %-28s %8d %9.1f ns %9.1f ns%s%n", kind, count, trimmedMean(calls(ours, sel)) - nullMean,
+          trimmedMean(calls(second, sel)) - nullMean,
+          third != null ? String.format(" %9.1f ns", trimmedMean(calls(third, sel)) - nullMean) : "");
     });
   }
 
@@ -239,7 +265,7 @@ public final class CallbackCostBenchmark {
    * plugins get (ours asks for more event types: the calls only ours gets are summed apart), init
    * and finalize left out.
    */
-  private static void compare(String[] kinds, long[][] nullRuns, long[][] ours, long[][] reference) {
+  private static void compare(String[] kinds, long[][] nullRuns, long[][] ours, long[][] reference, long[][] floor) {
     int n = kinds.length;
     boolean[] common = new boolean[n];
     boolean[] oursOnly = new boolean[n];
@@ -249,7 +275,7 @@ public final class CallbackCostBenchmark {
       if (kinds[i].equals("init") || kinds[i].equals("finalize") || ours[0][i] == 0) {
         continue;
       }
-      if (reference[0][i] > 0 && nullRuns[0][i] > 0) {
+      if (reference[0][i] > 0 && nullRuns[0][i] > 0 && (floor == null || floor[0][i] > 0)) {
         common[i] = true;
         commonCalls++;
       } else {
@@ -271,9 +297,16 @@ public final class CallbackCostBenchmark {
     System.out.printf("  %-10s %14s %10s%n", "plugin", "trimmed mean", "p90");
     System.out.printf("  %-10s %11.1f ns %7d ns%n", "this", oMean, o90);
     System.out.printf("  %-10s %11.1f ns %7d ns%n", "NVIDIA's", rMean, r90);
+    if (floor != null) {
+      long[] f = calls(floor, common);
+      double fMean = trimmedMean(f) - nMean;
+      long f90 = pct(f, 90) - n90;
+      System.out.printf("  %-10s %11.1f ns %7d ns%n", "log floor", fMean, f90);
+      System.out.printf("  ratio log floor / NVIDIA's: trimmed mean %.2f, p90 %.2f%n", fMean / rMean, (double) f90 / r90);
+    }
     System.out.printf("  ratio this / NVIDIA's: trimmed mean %.2f, p90 %.2f%n", oMean / rMean, (double) o90 / r90);
     /* By kind: where the difference is (calls per pass, excess trimmed mean of each plugin). */
-    printByKind(kinds, common, nMean, ours, reference, "NVIDIA's");
+    printByKind(kinds, common, nMean, ours, reference, "NVIDIA's", floor);
     /* Pass by pass (each pass of a plugin beside the others' passes of the same round). */
     double[] ratios = new double[ours.length];
     for (int p = 0; p < ours.length; p++) {
@@ -281,6 +314,14 @@ public final class CallbackCostBenchmark {
     }
     System.out.printf("  ratio of the trimmed means pass by pass (%d rounds): median %.2f, quartiles %.2f-%.2f%n",
         ratios.length, median(ratios), quartile(ratios, 1), quartile(ratios, 3));
+    if (floor != null) {
+      double[] floorRatios = new double[ours.length];
+      for (int p = 0; p < ours.length; p++) {
+        floorRatios[p] = passExcess(floor, nullRuns, p, common) / passExcess(reference, nullRuns, p, common);
+      }
+      System.out.printf("  log floor / NVIDIA's pass by pass: median %.2f, quartiles %.2f-%.2f%n", median(floorRatios),
+          quartile(floorRatios, 1), quartile(floorRatios, 3));
+    }
     long[] extra = calls(ours, oursOnly);
     System.out.printf("calls only this plugin gets (CollApi, KernelLaunch and their stops): %d per pass,"
         + " excess trimmed mean %.1f ns (against the do-nothing plugin's calls above)%n", oursOnlyCalls,
