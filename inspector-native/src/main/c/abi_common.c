@@ -1,12 +1,29 @@
 #include "abi_common.h"
 
+#include "defer_log.h"
 #include "profiler_core.h"
 #include "proxy_breakdown.h"
 #include "trace_recorder.h"
 
 ncclResult_t abi_stop_event(void* handle) {
   if (trace_on()) trace_stop_event(handle);
+  if (defer_on()) {
+    defer_stop(handle);
+  } else {
+    core_stop(handle);
+  }
+  return ncclSuccess;
+}
+
+ncclResult_t abi_stop_event_sync(void* handle) {
+  if (trace_on()) trace_stop_event(handle);
   core_stop(handle);
+  return ncclSuccess;
+}
+
+ncclResult_t abi_finalize_sync(void* context) {
+  if (trace_on()) trace_fini(context);
+  core_comm_finalize(context);
   return ncclSuccess;
 }
 
@@ -16,18 +33,23 @@ ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state
   /* The kernel channel's GPU stop time and the proxy steps' sizes; NCCL passes uninitialised or
    * NULL arguments for other states (facts doc 2.6), so they are not read. */
   if (state == ncclProfilerKernelChStop && args != NULL) {
-    core_channel_gpu_stop(handle, args->kernelCh.pTimer);
+    (defer_on() ? defer_channel_gpu_stop : core_channel_gpu_stop)(handle, args->kernelCh.pTimer);
   } else if (proxy_step_state_used((int)state)) {
     /* Every step state is a transition the breakdown times; the size is read only where NCCL
      * sets it (SendWait, RecvFlushWait). */
-    proxy_step_state(handle, (int)state, args != NULL ? args->proxyStep.transSize : 0);
+    (defer_on() ? defer_proxy_step_state : proxy_step_state)(handle, (int)state,
+                                                            args != NULL ? args->proxyStep.transSize : 0);
   }
   return ncclSuccess;
 }
 
 ncclResult_t abi_finalize(void* context) {
   if (trace_on()) trace_fini(context);
-  core_comm_finalize(context);
+  if (defer_on()) {
+    defer_comm_finalize(context);
+  } else {
+    core_comm_finalize(context);
+  }
   return ncclSuccess;
 }
 

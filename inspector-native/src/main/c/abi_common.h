@@ -6,6 +6,9 @@
 #include "profiler_core.h"
 
 ncclResult_t abi_stop_event(void* handle);
+/* Interfaces 1-3, which the deferred mode leaves synchronous (defer_log.h). */
+ncclResult_t abi_stop_event_sync(void* handle);
+ncclResult_t abi_finalize_sync(void* context);
 ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state,
                                     ncclProfilerEventStateArgs_v5_t* args);
 ncclResult_t abi_finalize(void* context);

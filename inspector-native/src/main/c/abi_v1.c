@@ -61,4 +61,4 @@ static ncclResult_t v1_start(void* context, void** handle, ncclProfilerEventDesc
 }
 
 INSPECTOR_EXPORT ncclProfiler_v1_t ncclProfiler_v1 = {
-    "nccl-inspector-jvm", v1_init, v1_start, abi_stop_event, abi_record_event_state_v3, abi_finalize};
+    "nccl-inspector-jvm", v1_init, v1_start, abi_stop_event_sync, abi_record_event_state_v3, abi_finalize_sync};

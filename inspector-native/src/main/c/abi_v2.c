@@ -46,4 +46,4 @@ static ncclResult_t v2_start(void* context, void** handle, ncclProfilerEventDesc
 }
 
 INSPECTOR_EXPORT ncclProfiler_v2_t ncclProfiler_v2 = {
-    "nccl-inspector-jvm", v2_init, v2_start, abi_stop_event, abi_record_event_state_v3, abi_finalize};
+    "nccl-inspector-jvm", v2_init, v2_start, abi_stop_event_sync, abi_record_event_state_v3, abi_finalize_sync};

@@ -53,4 +53,4 @@ static ncclResult_t v3_start(void* context, void** handle, ncclProfilerEventDesc
 }
 
 INSPECTOR_EXPORT ncclProfiler_v3_t ncclProfiler_v3 = {
-    "nccl-inspector-jvm", v3_init, v3_start, abi_stop_event, abi_record_event_state_v3, abi_finalize};
+    "nccl-inspector-jvm", v3_init, v3_start, abi_stop_event_sync, abi_record_event_state_v3, abi_finalize_sync};

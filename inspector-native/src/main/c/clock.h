@@ -7,6 +7,13 @@
 #include <stdint.h>
 
 uint64_t clock_mono_ns(void);
+/* The same clock without the deferred mode's replay override (defer_log.h): what a call's own
+ * time is when it is logged. */
+uint64_t clock_mono_raw_ns(void);
+/* Wall-clock minus monotonic nanoseconds, as clock_mono_to_wall_ns adds them now. */
+int64_t clock_wall_offset(void);
+/* Whether a virtual clock is installed. */
+int clock_is_virtual(void);
 uint64_t clock_mono_to_wall_ns(uint64_t mono_ns);
 /* Re-reads the offset between the wall clock and the monotonic clock (no-op under a virtual clock). */
 void clock_refresh_wall_offset(void);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "defer_log.h"
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
 #include "kernel_records.h"
@@ -103,6 +104,13 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   apply_settings(settings);
   /* Communicators that outlived an earlier session are announced again to the new one. */
   reclaim_announce_live_comms();
+  /* Relaxed: a setting stored before enable was called (nccl_inspector_set_deferred). The mode is
+   * chosen only while no communicator is live: handles of the other mode may still be in NCCL's
+   * hands. Without its memory or thread the mode stays off, and the callbacks do the work. */
+  if (atomic_load_explicit(&g_core.comms.live, memory_order_relaxed) == 0 &&
+      atomic_load_explicit(&g_core.deferred, memory_order_relaxed) != 0) {
+    defer_start();
+  }
   /* Release: everything above is visible to callbacks that see ENABLED (core_accepting). */
   atomic_store_explicit(&g_core.state, CORE_ENABLED, memory_order_release);
   pthread_mutex_unlock(&g_core.lifecycle_lock);
@@ -110,6 +118,9 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
 }
 
 void core_close(void) {
+  /* Every call logged so far is replayed while the core still takes events; later ones go to it
+   * directly, and find it closed. */
+  defer_stop_consumer();
   /* CUPTI's last buffers go into the ring before it is drained for the last time. */
   kernel_records_stop();
   pthread_mutex_lock(&g_core.lifecycle_lock);

@@ -13,6 +13,7 @@
 
 #include "api_ledger.h"
 #include "comm_table.h"
+#include "defer_log.h"
 #include "op_table.h"
 #include "record_ring.h"
 
@@ -53,6 +54,7 @@ typedef struct core {
   _Atomic int channel_recovery_off; /* do not recover lagging channels' times (channel_recovery.h); 0: on; read at comm init */
   _Atomic int network_breakdown_off; /* do not ask for proxy events (proxy_breakdown.h); 0: on */
   _Atomic int tsc_clock_off; /* CPU times from clock_gettime, not the TSC (tsc_clock.h); 0: TSC where usable; read at enable */
+  _Atomic int deferred; /* callbacks log, a consumer thread does the work (defer_log.h); read at enable */
   /* Tables: valid while `allocated`; never freed while a communicator is live. */
   int allocated;
   int free_pending;
@@ -75,7 +77,14 @@ void core_set_paused(int paused);
 
 /* Callbacks: 1 if operations may start now. Acquire pairs with the release in core_enable, so
  * the tables are visible before anybody uses them. */
+/* The state alone, as a call finds it when it is made (the deferred mode's producers, which log it). */
+static inline int core_accepting_now(void) {
+  return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
+}
+
 static inline int core_accepting(void) {
+  /* A replayed call is taken as the core would have taken it when it was made (defer_log.h). */
+  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.accepting;
   return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
 }
 

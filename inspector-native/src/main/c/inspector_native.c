@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "core_state.h"
+#include "defer_log.h"
 #include "event_counters.h"
 #include "names.h"
 #include "nccl_profiler_abi.h"
@@ -63,6 +64,15 @@ void nccl_inspector_set_channel_recovery(int on) {
   atomic_store_explicit(&g_core.channel_recovery_off, on ? 0 : 1, memory_order_relaxed);
 }
 
+void nccl_inspector_set_deferred(int on) {
+  /* Relaxed: read under the lifecycle lock by the next enable. */
+  atomic_store_explicit(&g_core.deferred, on ? 1 : 0, memory_order_relaxed);
+}
+
+int nccl_inspector_deferred_active(void) { return defer_on(); }
+
+void nccl_inspector_defer_flush(void) { defer_flush(); }
+
 void nccl_inspector_set_tsc_clock(int on) {
   /* Relaxed: an independent setting read at the next enable, under the lifecycle lock. */
   atomic_store_explicit(&g_core.tsc_clock_off, on ? 0 : 1, memory_order_relaxed);
@@ -114,6 +124,7 @@ long long nccl_inspector_drain_trace(void* buffer, long long capacity) {
 
 int nccl_inspector_inflight(long long min_age_ns, void* buffer, int max_entries) {
   if (buffer == NULL || max_entries <= 0 || min_age_ns < 0) return 0;
+  defer_catch_up();
   pthread_mutex_lock(&g_core.lifecycle_lock);
   int n = g_core.allocated ? inflight_query(clock_mono_ns(), (uint64_t)min_age_ns, buffer, max_entries) : 0;
   pthread_mutex_unlock(&g_core.lifecycle_lock);
@@ -126,10 +137,11 @@ void nccl_inspector_set_thread_tag(long long step, int phase) {
 
 int nccl_inspector_sweep(void) {
   clock_refresh_wall_offset();
+  defer_catch_up();
   pthread_mutex_lock(&g_core.lifecycle_lock);
   int n = 0;
   if (g_core.allocated) {
-    uint64_t now = clock_mono_ns();
+    uint64_t now = defer_replayed_until(clock_mono_ns());
     n = (int)reclaim_sweep(now);
     /* A collective call unlinked for as long as an operation may stay in flight gets no event. */
     uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);

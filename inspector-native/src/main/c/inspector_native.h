@@ -29,6 +29,12 @@ void nccl_inspector_set_network_breakdown(int on);
 void nccl_inspector_set_channel_recovery(int on);
 /* Whether the next enable may take CPU times from the TSC (tsc_clock.h). On by default. */
 void nccl_inspector_set_tsc_clock(int on);
+/* Deferred mode (defer_log.h): taken at the next enable while no communicator is live. */
+void nccl_inspector_set_deferred(int on);
+/* Whether callbacks log for the consumer now. */
+int nccl_inspector_deferred_active(void);
+/* Replays every call logged so far (tests; a no-op when the mode is off). */
+void nccl_inspector_defer_flush(void);
 /* 1 if CPU times come from the TSC now, 0 if from clock_gettime. */
 int nccl_inspector_tsc_clock_active(void);
 void nccl_inspector_set_min_size(long long min_size_bytes);

@@ -526,6 +526,8 @@ void kernel_records_launch_stop(void) {
 }
 
 uint64_t kernel_records_op_launch(void) {
+  /* Relaxed: see below; checked first, so that without CUPTI no thread-local is read. */
+  if (atomic_load_explicit(&g_state, memory_order_relaxed) != KERNEL_RECORDS_ACTIVE) return 0;
   uint64_t id = tls_launch_id;
   if (id == 0) return 0;
   /* Relaxed: see kernel_records_launch_start. */

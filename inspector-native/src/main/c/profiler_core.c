@@ -169,7 +169,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
   /* Counted whatever becomes of it too: its work items reuse timestamp slots all the same. */
   uint64_t work_sn = late_read_number_op(c);
   /* Counted whatever becomes of it too: its launch's kernel runs it with the others (kernel_records.h). */
-  uint64_t launch_id = kernel_records_op_launch();
+  uint64_t launch_id = ev->launch_id_given ? ev->launch_id : kernel_records_op_launch();
   uint8_t datatype = names_datatype_id(ev->datatype);
   uint32_t size = names_datatype_size(datatype);
   /* Numbered whatever becomes of it as well (channel_recovery.h): every operation adds work items. */
@@ -456,10 +456,14 @@ void* core_coll_api_start(void* context, const char* func_name, const char* data
 
 void* core_p2p_api_start(bool graph_captured) { return tags_encode(tags_of_current_thread(), graph_captured); }
 
-void* core_launch_start(void* context) {
+void core_launch_note(void* context) {
   launch_clock_note();
   comm_slot* c = core_has_tables() ? comm_table_lookup(&g_core.comms, context) : NULL;
   if (c != NULL) recov_note_launch(c);
+}
+
+void* core_launch_start(void* context) {
+  core_launch_note(context);
   /* With CUPTI kernel records on, the launch is named for CUPTI; its stop must come back to
    * unname it, so it gets a handle (NCCL calls stopEvent only for a non-NULL one). */
   return kernel_records_launch_start() ? KERNEL_LAUNCH_HANDLE : NULL;

@@ -33,6 +33,8 @@ typedef struct core_op_event {
   uint64_t comm_hash;    /* v1-v3 carry the communicator in every event (0: take the context's) */
   int32_t rank;          /* v1-v3: the descriptor's rank (-1: take the context's) */
   const void* parent;    /* the parent handle (v5/v6: the CollApi/P2pApi event, carrying the tag) */
+  uint64_t launch_id;    /* with launch_id_given: CUPTI's launch id, taken on the calling thread */
+  uint8_t launch_id_given; /* the deferred mode's replay (defer_log.h); 0: the core takes it */
 } core_op_event;
 
 /* Builds the usual event of interface versions 4 to 6 (communicator from the context). */
@@ -41,7 +43,7 @@ static inline core_op_event core_op_event_v4(uint8_t kind, const char* func, con
                                              uint64_t count, int32_t peer_or_root,
                                              uint8_t n_channels, uint8_t n_warps) {
   core_op_event ev = {kind, func, datatype, algo, proto, seq, count, peer_or_root, n_channels,
-                      n_warps, CHANNELS_COUNTED, 0, 0, -1, NULL};
+                      n_warps, CHANNELS_COUNTED, 0, 0, -1, NULL, 0, 0};
   return ev;
 }
 
@@ -84,6 +86,8 @@ void* core_coll_api_start(void* context, const char* func, const char* datatype,
 void* core_p2p_api_start(bool graph_captured);
 /* KernelLaunch (v5+): its time bounds its kernels' starts; a handle only while CUPTI names it. */
 void* core_launch_start(void* context);
+/* The launch's clock and recovery note alone, without CUPTI's naming (the deferred mode's replay). */
+void core_launch_note(void* context);
 /* recordEventState(KernelChStop): the channel's GPU stop time. */
 void core_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
 /* stopEvent for any handle the core issued (or NULL). */

@@ -12,6 +12,10 @@ test_config test_defaults(void) {
 }
 
 void test_enable(test_config c) {
+  /* INSPECTOR_TEST_DEFERRED=1 runs every test in the deferred mode (defer_log.h): the calls are
+   * logged and replayed by the consumer, and test_drain and test_counter replay what is left first. */
+  const char* deferred = getenv("INSPECTOR_TEST_DEFERRED");
+  nccl_inspector_set_deferred(deferred != NULL && deferred[0] == '1');
   int rc = nccl_inspector_enable(c.op_slots, c.comm_slots, c.ring_cells, c.min_size, c.p2p,
                                  c.verbose, c.require_gpu, c.expiry_ns);
   if (rc < 0) {
@@ -197,6 +201,7 @@ decoded test_drain(void) {
   static uint8_t buf[1 << 20];
   decoded d;
   memset(&d, 0, sizeof(d));
+  nccl_inspector_defer_flush();
   for (;;) {
     long long n = nccl_inspector_drain(buf, sizeof(buf));
     if (n <= 0) break;
@@ -233,6 +238,7 @@ decoded test_drain(void) {
 }
 
 long long test_counter(const char* name) {
+  nccl_inspector_defer_flush();
   for (int i = 0; i < nccl_inspector_counter_count(); i++) {
     if (strcmp(nccl_inspector_counter_name(i), name) == 0) return nccl_inspector_counter(i);
   }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "defer_log.h"
 #include "inspector_native.h"
 #include "nccl_profiler_abi.h"
 #include "proxy_breakdown.h"

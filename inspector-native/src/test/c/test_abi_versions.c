@@ -44,6 +44,7 @@ static op_record only_op_record(void) {
   op_record found;
   memset(&found, 0, sizeof(found));
   int n_ops = 0;
+  nccl_inspector_defer_flush();
   long long n = nccl_inspector_drain(buf, sizeof buf);
   for (long long off = 0; off < n;) {
     const op_record* x = (const op_record*)(buf + off);

@@ -569,7 +569,7 @@ static void a_slot_closed_before_numbering_keeps_no_reading_flag(void) {
   void* ch = test_channel(p, 0, gpu(now_mono - 30 * US));
   test_channel_done(ch, gpu(now_mono - 10 * US));
   test_stop(ch);
-  op_slot* s = &g_core.ops.slots[handle_index(p)];
+  op_slot* s = &g_core.ops.slots[handle_index(defer_core_handle(p))];
   CHECK_EQ(atomic_load(&s->recov_state), RECOV_OP_QUEUED);
   CHECK_EQ(atomic_load(&s->ch[0].recov_ready), 1);
   CHECK_EQ(atomic_load(&s->ch[0].recov_claimed), 0);

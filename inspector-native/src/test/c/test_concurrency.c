@@ -37,6 +37,8 @@ static void* application(void* arg) {
     /* NCCL cannot start operations faster than the GPU runs them; keep the test's producers at a
      * rate the consumer sustains, so that what is checked is exactness, not ring overflow. */
     while ((i & 255) == 255 && nccl_inspector_ring_used_cells() > (1 << 15)) sched_yield();
+    /* The same for the deferred mode's logs, which the proxy threads fill fastest. */
+    while ((i & 63) == 63 && defer_backlog() > DEFER_LOG_UNITS / 4) sched_yield();
   }
   test_handoff_close(&queues[c]);
   return NULL;
@@ -95,6 +97,7 @@ static void* proxy(void* arg) {
     test_channel_done(a, t + 1000);
     t += 2000;
     n++;
+    while ((n & 63) == 0 && defer_backlog() > DEFER_LOG_UNITS / 4) sched_yield();
   }
   test_handoff_close(&net_queues[c]);
   return NULL;
@@ -111,6 +114,7 @@ static void* consumer(void* arg) {
   static uint8_t buf[1 << 20];
   for (;;) {
     int finished = atomic_load(&producers_done) == COMMS;
+    if (finished) nccl_inspector_defer_flush();
     long long n = nccl_inspector_drain(buf, sizeof buf);
     for (long long off = 0; off < n;) {
       const op_record* r = (const op_record*)(buf + off);

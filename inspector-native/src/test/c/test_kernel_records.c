@@ -191,6 +191,7 @@ static seen drain_all(void) {
   static uint8_t buf[1 << 16];
   seen s;
   memset(&s, 0, sizeof(s));
+  nccl_inspector_defer_flush();
   long long n = nccl_inspector_drain(buf, sizeof buf);
   for (long long off = 0; off < n;) {
     const op_record* x = (const op_record*)(buf + off);

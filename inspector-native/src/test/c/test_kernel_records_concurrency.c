@@ -51,6 +51,7 @@ typedef struct tally {
 static void drain_into(tally* t) {
   static uint8_t buf[1 << 20];
   for (;;) {
+    nccl_inspector_defer_flush();
     long long n = nccl_inspector_drain(buf, sizeof buf);
     if (n <= 0) return;
     for (long long off = 0; off < n;) {

@@ -96,6 +96,7 @@ static void* consumer(void* arg) {
   static uint8_t buf[1 << 20];
   for (;;) {
     int finished = atomic_load(&producers_done) == COMMS;
+    if (finished) nccl_inspector_defer_flush();
     long long n = nccl_inspector_drain(buf, sizeof buf);
     for (long long off = 0; off < n;) {
       const op_record* r = (const op_record*)(buf + off);

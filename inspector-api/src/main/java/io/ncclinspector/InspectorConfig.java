@@ -136,6 +136,11 @@ public final class InspectorConfig {
     return get(Setting.TSC_CLOCK);
   }
 
+  /** Whether callbacks only log and a thread of the core does their work ({@link Setting#DEFERRED}). */
+  public boolean deferred() {
+    return get(Setting.DEFERRED);
+  }
+
   /** Whether the JSON files are written with {@code O_DIRECT} where their directory takes it (default on). */
   public boolean directIo() {
     return get(Setting.DIRECT_IO);
@@ -417,6 +422,11 @@ public final class InspectorConfig {
     /** CPU times from the time-stamp counter where the kernel's clock is that counter (default on). */
     public Builder tscClock(boolean v) {
       return set(Setting.TSC_CLOCK, v);
+    }
+
+    /** Callbacks only log; a thread of the core does their work ({@link Setting#DEFERRED}). */
+    public Builder deferred(boolean v) {
+      return set(Setting.DEFERRED, v);
     }
 
     /** JSON files with {@code O_DIRECT} where their directory takes it (default on). */

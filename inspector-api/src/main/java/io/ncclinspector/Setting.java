@@ -53,6 +53,12 @@ enum Setting {
           + " clocksource `tsc`); elsewhere, or at 0, from `clock_gettime` (14 ns more per clock read on the"
           + " development VM; on the h3_mix trace 28–32 ns per callback against 33–39: BENCHMARKS.md); read at"
           + " `enable()`"),
+  DEFERRED("NCCL_INSPECTOR_DEFERRED", "deferred", Kind.SWITCH, Reading.PLAIN, false, "0",
+      "log each callback in its thread's log (a clock read and a copy, nothing else on NCCL's threads) and do"
+          + " the core's work on a thread of its own, replaying the calls in the order they were made: 10–15 ns per"
+          + " callback on NCCL's threads instead of 33–71 on a 2-vCPU VM, for the same work on another core and"
+          + " 4 MiB of native memory per calling thread (BENCHMARKS.md, [Research](research/deferred-core.md));"
+          + " interfaces v4–v6; records come out up to a millisecond later; read at `enable()`"),
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
       "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
           + " bypass the page cache, which they would otherwise fill, for a third of the appending thread's CPU or"

@@ -99,6 +99,7 @@ public final class InspectorRuntime {
     core.setNetworkBreakdown(config.networkBreakdown());
     core.setChannelRecovery(config.channelRecovery());
     core.setTscClock(config.tscClock());
+    core.setDeferred(config.deferred());
     int rc = core.enable(config.inflightOperations(), config.maxCommunicators(), config.ringCells(),
         config.minMessageBytes(), config.trackP2p(), config.verbose(), config.requireKernelTiming(),
         config.inflightExpiry().toNanos());
@@ -108,6 +109,10 @@ public final class InspectorRuntime {
     if (rc == 1) {
       log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
           + "table sizes of that session are kept");
+    }
+    if (config.deferred() && !core.deferredActive()) {
+      log.warn("NCCL Inspector: the deferred mode did not start (communicators of an earlier session are"
+          + " still alive, or its memory or thread could not be had): the callbacks do the work");
     }
     log.debug("NCCL Inspector: CPU times from {}", core.tscClockActive() ? "the time-stamp counter"
         : "clock_gettime" + (config.tscClock() ? " (the kernel's clock is not the time-stamp counter)" : ""));

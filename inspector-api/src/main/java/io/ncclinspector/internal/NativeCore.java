@@ -134,6 +134,21 @@ public final class NativeCore {
     InspectorNative.setTscClock(on ? 1 : 0);
   }
 
+  /** Whether the next {@link #enable} turns the deferred mode on (defer_log.h). */
+  public void setDeferred(boolean on) {
+    InspectorNative.setDeferred(on ? 1 : 0);
+  }
+
+  /** Whether callbacks log for the core's consumer thread now. */
+  public boolean deferredActive() {
+    return InspectorNative.deferredActive() != 0;
+  }
+
+  /** Replays every call logged so far (a no-op when the deferred mode is off). */
+  public void deferFlush() {
+    InspectorNative.deferFlush();
+  }
+
   /** Whether CPU times come from the time-stamp counter now (else from clock_gettime). */
   public boolean tscClockActive() {
     return InspectorNative.tscClockActive() != 0;

@@ -66,6 +66,15 @@ public final class InspectorNative {
   @Name("nccl_inspector_tsc_clock_active")
   public static native int tscClockActive();
 
+  @Name("nccl_inspector_set_deferred")
+  public static native void setDeferred(int on);
+
+  @Name("nccl_inspector_deferred_active")
+  public static native int deferredActive();
+
+  @Name("nccl_inspector_defer_flush")
+  public static native void deferFlush();
+
   @Name("nccl_inspector_kernel_records_start")
   public static native int kernelRecordsStart(String library, int shared);
 

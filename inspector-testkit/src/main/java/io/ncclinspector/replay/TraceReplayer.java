@@ -34,9 +34,13 @@ public final class TraceReplayer {
       log.warn(problem);
     }
     long pid = events.recordedPid().orElse(ProcessHandle.current().pid());
-    InspectorConfig replayConfig = config.toBuilder()
-        .processIdentity(new ProcessIdentity(hostname, pid))
-        .build();
+    InspectorConfig.Builder builder = config.toBuilder().processIdentity(new ProcessIdentity(hostname, pid));
+    /* -Dnccl.inspector.replay.deferred=true replays every trace in the deferred mode (the test suites
+     * run once each way). */
+    if (Boolean.getBoolean("nccl.inspector.replay.deferred")) {
+      builder.deferred(true);
+    }
+    InspectorConfig replayConfig = builder.build();
     long calls;
     DriverLease lease = DriverLease.take("a replay of " + trace);
     NcclInspector inspector;

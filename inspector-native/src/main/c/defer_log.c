@@ -1,0 +1,778 @@
+#include "defer_log.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "clock.h"
+#include "core_state.h"
+#include "event_counters.h"
+#include "handles.h"
+#include "kernel_records.h"
+#include "launch_clock.h"
+#include "names.h"
+#include "op_table.h"
+#include "proxy_breakdown.h"
+#include "record_format.h"
+#include "thread_tags.h"
+
+_Atomic int g_defer_on;
+_Thread_local defer_clock tls_defer_clock;
+
+/* What an entry replays. */
+enum {
+  DEFER_PAD = 0, /* fills the end of a log before an entry of two units */
+  DEFER_OP_START,
+  DEFER_CHANNEL_START,
+  DEFER_COLL_API,
+  DEFER_LAUNCH,
+  DEFER_PROXY_OP,
+  DEFER_PROXY_STEP,
+  DEFER_GPU_STOP,
+  DEFER_STEP_STATE,
+  DEFER_STOP
+};
+
+/* One 64-byte unit; an operation start and a collective call take two. */
+typedef struct defer_unit {
+  uint8_t op;    /* DEFER_* */
+  uint8_t units; /* 1 or 2 */
+  uint8_t b0, b1, b2, b3, b4, b5;
+  uint16_t phase; /* the caller's phase tag */
+  uint16_t spare;
+  int32_t i32;
+  uint64_t stamp;  /* clock_mono_ns of the call (real or virtual) */
+  uint64_t handle; /* the log handle a start handed out (0: it handed out NULL) */
+  uint64_t ref;    /* the context, the parent or the handle the call names */
+  uint64_t a, b, c;
+} defer_unit;
+_Static_assert(sizeof(defer_unit) == 64, "a unit is a cache line");
+
+/* The second unit of an operation start. */
+typedef struct defer_op_body {
+  const char* func;
+  const char* datatype;
+  const char* algo;
+  const char* proto;
+  uint64_t seq;
+  uint64_t count;
+  uint64_t parent;
+  int64_t step; /* the caller's step tag */
+} defer_op_body;
+_Static_assert(sizeof(defer_op_body) == 64, "the body is a unit");
+
+enum { LOG_FREE = 0, LOG_OWNED = 1, LOG_RETIRED = 2 };
+
+typedef struct defer_log {
+  /* Producer side: its owner thread. */
+  _Alignas(64) _Atomic uint64_t tail; /* release-stored after the units it publishes */
+  uint64_t head_cache;                /* the consumer's head as last read (owner only) */
+  /* Consumer side. */
+  _Alignas(64) _Atomic uint64_t head; /* release-stored after the units it read */
+  _Atomic int state;                  /* LOG_* */
+  uint64_t snapshot;                  /* the tail this round replays up to (consumer only) */
+  uint64_t launch_ns;                 /* the owner's last launch, as launch_clock keeps it */
+  uint32_t launch_epoch;
+  defer_unit* units;
+} defer_log;
+
+static defer_log g_logs[DEFER_LOGS];
+static defer_unit* g_units;                 /* DEFER_LOGS * DEFER_LOG_UNITS, mapped once */
+static _Thread_local defer_log* tls_log;
+static pthread_key_t g_exit_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+typedef struct map_entry {
+  uint64_t key;   /* a log handle; 0: empty */
+  uint64_t value; /* the core's handle for it (0: the core returned NULL) */
+  uint64_t born;  /* the start's time */
+} map_entry;
+static map_entry* g_map; /* consumer only (under g_consumer_lock) */
+static uint32_t g_map_count, g_map_cursor;
+
+static pthread_mutex_t g_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t g_consumer;
+static _Atomic int g_consumer_run;
+static int g_consumer_started;
+static _Atomic uint64_t g_replayed;
+
+/* Entries stamped within this much of now wait for the next round: a producer may still be between
+ * its clock read and its publish. */
+#define HOLD_NS 20000ull
+/* Call-ledger, thread-tag and empty results leave the map after this age (their references come
+ * within one launch); handles of the operation table leave it once stale. */
+#define MAP_AGE_NS 10000000000ull
+#define POS_BITS 54
+#define POS_MASK ((1ull << POS_BITS) - 1)
+
+static inline uint64_t log_handle(uint32_t log, uint64_t pos) {
+  return ((uint64_t)(log + 1) << 56) | ((pos & POS_MASK) << 2) | 1u;
+}
+static inline int32_t log_of(uint64_t h) { return (int32_t)(h >> 56) - 1; }
+static inline uint64_t pos_of(uint64_t h) { return (h >> 2) & POS_MASK; }
+
+/* ---- producer ---- */
+
+static void on_thread_exit(void* arg) {
+  defer_log* l = arg;
+  /* Release: the units it published are visible before the consumer may hand the log on. */
+  atomic_store_explicit(&l->state, LOG_RETIRED, memory_order_release);
+}
+
+static void make_key(void) { pthread_key_create(&g_exit_key, on_thread_exit); }
+
+/* The calling thread's log, claimed at its first call; NULL (counted) when every log is owned. */
+static defer_log* log_of_thread(void) {
+  defer_log* l = tls_log;
+  if (INSPECTOR_UNLIKELY(l == NULL)) {
+    pthread_once(&g_key_once, make_key);
+    for (uint32_t i = 0; i < DEFER_LOGS && l == NULL; i++) {
+      int expected = LOG_FREE;
+      /* Acquire: the previous owner's and the consumer's use of the log happened before. */
+      if (atomic_compare_exchange_strong_explicit(&g_logs[i].state, &expected, LOG_OWNED, memory_order_acquire,
+                                                  memory_order_relaxed)) {
+        l = &g_logs[i];
+      }
+    }
+    if (l == NULL) {
+      counter_add(CTR_DEFER_NO_LOG, 1);
+      return NULL;
+    }
+    /* Relaxed: the owner's own variable. */
+    l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
+    tls_log = l;
+    pthread_setspecific(g_exit_key, l);
+  }
+  return l;
+}
+
+/* Room for n units at the tail (padding the log's end if the entry would wrap): the first unit, or
+ * NULL (counted) when the consumer is a whole log behind. */
+static defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
+  /* Relaxed: the owner's own variable. */
+  uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
+  uint32_t offset = (uint32_t)(tail & (DEFER_LOG_UNITS - 1));
+  uint32_t pad = (n > 1 && offset + n > DEFER_LOG_UNITS) ? DEFER_LOG_UNITS - offset : 0;
+  if (INSPECTOR_UNLIKELY(tail + pad + n - l->head_cache > DEFER_LOG_UNITS)) {
+    /* Acquire: the consumer's reads of those units are done before they are overwritten. */
+    l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
+    if (tail + pad + n - l->head_cache > DEFER_LOG_UNITS) {
+      counter_add(CTR_DEFER_LOG_FULL, 1);
+      return NULL;
+    }
+  }
+  if (pad != 0) {
+    for (uint32_t i = 0; i < pad; i++) {
+      defer_unit* p = &l->units[(tail + i) & (DEFER_LOG_UNITS - 1)];
+      p->op = DEFER_PAD;
+      p->units = 1;
+    }
+    tail += pad;
+  }
+  *pos_out = tail;
+  return &l->units[tail & (DEFER_LOG_UNITS - 1)];
+}
+
+static inline void publish(defer_log* l, uint64_t pos, uint32_t n) {
+  /* Release: the entry's fields (and any padding) before the consumer sees the new tail. */
+  atomic_store_explicit(&l->tail, pos + n, memory_order_release);
+}
+
+static inline uint32_t log_index(const defer_log* l) { return (uint32_t)(l - g_logs); }
+
+/* A one-unit entry naming `ref` in log l; returns its handle (0 if it could not be logged). */
+static uint64_t log_simple_in(defer_log* l, uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0,
+                              uint8_t b1, bool hands_out) {
+  uint64_t pos;
+  defer_unit* u = claim(l, 1, &pos);
+  if (u == NULL) return 0;
+  uint64_t h = hands_out ? log_handle(log_index(l), pos) : 0;
+  u->op = op;
+  u->units = 1;
+  u->b0 = b0;
+  u->b1 = b1;
+  u->b5 = 1; /* read by the core at operation and call starts only */
+  u->i32 = i32;
+  u->stamp = clock_mono_raw_ns();
+  u->handle = h;
+  u->ref = ref;
+  u->a = a;
+  u->c = (uint64_t)clock_wall_offset();
+  publish(l, pos, 1);
+  return h;
+}
+
+static uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
+                           bool hands_out) {
+  defer_log* l = log_of_thread();
+  return l != NULL ? log_simple_in(l, op, ref, a, i32, b0, b1, hands_out) : 0;
+}
+
+/* Whether the core would leave the operation untracked for a reason the call itself shows: it is
+ * then still logged (recovery numbers every operation) but gets no handle, so NCCL makes no
+ * children for it, as in the synchronous mode. */
+static bool op_untracked(const core_op_event* ev) {
+  if (!core_accepting_now()) return true;
+  if (ev->kind == RECORD_KIND_P2P && !atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) return true;
+  uint32_t size = names_datatype_size(names_datatype_id(ev->datatype));
+  if (size == 0 || ev->count > UINT64_MAX / size) return true;
+  /* Relaxed: an independent setting, as the core reads it. */
+  return ev->count == 0 || ev->count * size < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
+}
+
+void* defer_op_start(void* context, const core_op_event* ev) {
+  if (context == NULL) return NULL;
+  defer_log* l = log_of_thread();
+  if (l == NULL) return NULL;
+  uint64_t pos;
+  defer_unit* u = claim(l, 2, &pos);
+  if (u == NULL) return NULL;
+  uint64_t h = op_untracked(ev) ? 0 : log_handle(log_index(l), pos);
+  thread_tag tag = tags_of_current_thread();
+  u->op = DEFER_OP_START;
+  u->units = 2;
+  u->b0 = ev->kind;
+  u->b1 = ev->n_channels;
+  u->b2 = ev->n_warps;
+  u->b3 = ev->channel_mode;
+  u->b4 = ev->copy_engine;
+  u->b5 = (uint8_t)core_accepting_now();
+  u->phase = tag.phase;
+  u->i32 = ev->peer_or_root;
+  u->stamp = clock_mono_raw_ns();
+  u->handle = h;
+  u->ref = (uint64_t)(uintptr_t)context;
+  /* CUPTI's launch id is the launching thread's (kernel_records.h): taken here. */
+  u->a = kernel_records_op_launch();
+  u->c = (uint64_t)clock_wall_offset();
+  defer_op_body* body = (defer_op_body*)&l->units[(pos + 1) & (DEFER_LOG_UNITS - 1)];
+  body->func = ev->func;
+  body->datatype = ev->datatype;
+  body->algo = ev->algo;
+  body->proto = ev->proto;
+  body->seq = ev->seq;
+  body->count = ev->count;
+  body->parent = (uint64_t)(uintptr_t)ev->parent;
+  body->step = tag.step;
+  publish(l, pos, 2);
+  return (void*)(uintptr_t)h;
+}
+
+/* Whether a parent is one of the log handles this mode hands out. Any other value is still logged,
+ * for the core to judge and count as it would, but gets no handle: NCCL makes no children for it. */
+static inline bool is_log_handle(const void* h) {
+  uint64_t v = (uint64_t)(uintptr_t)h;
+  return (v & 3u) == 1u && log_of(v) >= 0 && log_of(v) < DEFER_LOGS;
+}
+
+void* defer_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns) {
+  if (parent == NULL) return NULL; /* the operation was not tracked */
+  return (void*)(uintptr_t)log_simple(DEFER_CHANNEL_START, (uint64_t)(uintptr_t)parent, gpu_start_ns, 0, channel_id,
+                                      0, is_log_handle(parent));
+}
+
+void* defer_coll_api_start(void* context, const char* func, const char* datatype, uint64_t count, int32_t root,
+                           bool graph_captured) {
+  thread_tag tag = tags_of_current_thread();
+  if (context == NULL) return tags_encode(tag, graph_captured);
+  defer_log* l = log_of_thread();
+  if (l == NULL) return tags_encode(tag, graph_captured);
+  uint64_t pos;
+  defer_unit* u = claim(l, 2, &pos);
+  if (u == NULL) return tags_encode(tag, graph_captured);
+  /* A graph's replays name its handle for ever, and a call the ledger will not take gets the tag:
+   * both are made here, as the core would make them. */
+  bool accepting = core_accepting_now();
+  bool ledger = !graph_captured && accepting;
+  uint64_t h = ledger ? log_handle(log_index(l), pos) : 0;
+  u->op = DEFER_COLL_API;
+  u->units = 2;
+  u->b0 = graph_captured;
+  u->b5 = accepting;
+  u->phase = tag.phase;
+  u->i32 = root;
+  u->stamp = clock_mono_raw_ns();
+  u->handle = h;
+  u->ref = (uint64_t)(uintptr_t)context;
+  u->a = (uint64_t)(uintptr_t)func;
+  u->b = (uint64_t)(uintptr_t)datatype;
+  u->c = count;
+  defer_op_body* body = (defer_op_body*)&l->units[(pos + 1) & (DEFER_LOG_UNITS - 1)];
+  body->step = tag.step;
+  body->seq = (uint64_t)clock_wall_offset(); /* the wall offset: a, b and c are taken */
+  publish(l, pos, 2);
+  return ledger ? (void*)(uintptr_t)h : tags_encode(tag, graph_captured);
+}
+
+void* defer_launch_start(void* context) {
+  log_simple(DEFER_LAUNCH, (uint64_t)(uintptr_t)context, 0, 0, 0, 0, false);
+  /* CUPTI's external id goes on the launching thread's own stack. */
+  return kernel_records_launch_start() ? KERNEL_LAUNCH_HANDLE : NULL;
+}
+
+void* defer_proxy_op_start(void* parent, uint8_t channel_id, int32_t peer, int32_t n_steps, int is_send) {
+  if (parent == NULL) return NULL;
+  return (void*)(uintptr_t)log_simple(DEFER_PROXY_OP, (uint64_t)(uintptr_t)parent, (uint64_t)(uint32_t)n_steps, peer,
+                                      channel_id, is_send != 0, is_log_handle(parent));
+}
+
+void* defer_proxy_step_start(void* parent, int32_t step) {
+  if (parent == NULL) return NULL;
+  return (void*)(uintptr_t)log_simple(DEFER_PROXY_STEP, (uint64_t)(uintptr_t)parent, 0, step, 0, 0,
+                                      is_log_handle(parent));
+}
+
+void defer_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns) {
+  if (handle == NULL) return;
+  log_simple(DEFER_GPU_STOP, (uint64_t)(uintptr_t)handle, gpu_stop_ns, 0, 0, 0, false);
+}
+
+void defer_proxy_step_state(void* handle, int state, uint64_t trans_size) {
+  if (handle == NULL) return;
+  log_simple(DEFER_STEP_STATE, (uint64_t)(uintptr_t)handle, trans_size, state, 0, 0, false);
+}
+
+void defer_stop(void* handle) {
+  if (handle == NULL) return;
+  if (handle == KERNEL_LAUNCH_HANDLE) {
+    core_stop(handle); /* unnames the launch on this thread (CUPTI's stack) */
+    return;
+  }
+  if (handle_tag(handle) == HANDLE_TAG_API) return; /* a thread tag: nothing to stop */
+  /* An operation's stop makes its launch's operation count final for CUPTI's join at once, as in
+   * the synchronous mode (kernel_records.h): the launch id is in its start entry, still in this
+   * thread's log when the same thread stops it (NCCL starts and stops an operation on one thread).
+   * Its replay marks it again, which changes nothing. */
+  uint64_t v = (uint64_t)(uintptr_t)handle;
+  defer_log* l = log_of_thread();
+  if (l == NULL) return;
+  if (is_log_handle(handle) && (uint32_t)log_of(v) == log_index(l)) {
+    uint64_t pos = pos_of(v);
+    /* Relaxed: the owner's own variable. */
+    uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
+    if (pos < tail && tail - pos < DEFER_LOG_UNITS - 2) {
+      const defer_unit* start = &l->units[pos & (DEFER_LOG_UNITS - 1)];
+      if (start->op == DEFER_OP_START && start->handle == v && start->a != 0) kernel_records_op_stopped(start->a);
+    }
+  }
+  log_simple_in(l, DEFER_STOP, v, 0, 0, 0, 0, false);
+}
+
+void defer_comm_finalize(void* context) {
+  defer_flush();
+  core_comm_finalize(context);
+}
+
+/* ---- the handle map (consumer only) ---- */
+
+static inline uint32_t map_home(uint64_t key) {
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - DEFER_MAP_BITS));
+}
+
+static void map_put(uint64_t key, uint64_t value, uint64_t born) {
+  if (g_map_count >= DEFER_MAP_SIZE / 4 * 3) {
+    counter_add(CTR_DEFER_MAP_FULL, 1);
+    return;
+  }
+  uint32_t i = map_home(key);
+  while (g_map[i].key != 0 && g_map[i].key != key) i = (i + 1) & (DEFER_MAP_SIZE - 1);
+  if (g_map[i].key == 0) g_map_count++;
+  g_map[i].key = key;
+  g_map[i].value = value;
+  g_map[i].born = born;
+}
+
+static map_entry* map_get(uint64_t key) {
+  uint32_t i = map_home(key);
+  while (g_map[i].key != 0) {
+    if (g_map[i].key == key) return &g_map[i];
+    i = (i + 1) & (DEFER_MAP_SIZE - 1);
+  }
+  return NULL;
+}
+
+/* Removes entry i, moving later entries of its probe run back so that no lookup stops short. */
+static void map_remove(uint32_t i) {
+  uint32_t hole = i;
+  uint32_t j = i;
+  for (;;) {
+    j = (j + 1) & (DEFER_MAP_SIZE - 1);
+    if (g_map[j].key == 0) break;
+    uint32_t home = map_home(g_map[j].key);
+    /* Entry j may fill the hole if its home is not cyclically within (hole, j]. */
+    bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!stays) {
+      g_map[hole] = g_map[j];
+      hole = j;
+    }
+  }
+  g_map[hole].key = 0;
+  g_map_count--;
+}
+
+/* Whether the core's handle can no longer name what it named: its operation slot moved on, or
+ * its ledger entry went to another call. Thread tags and empty results go by age. */
+static bool core_handle_stale(uint64_t v, uint64_t born, uint64_t now) {
+  const void* h = (const void*)(uintptr_t)v;
+  if (v != 0 && (handle_tag(h) == HANDLE_TAG_OP || handle_tag(h) == HANDLE_TAG_CHANNEL)) {
+    uint32_t index = handle_tag(h) == HANDLE_TAG_CHANNEL && proxy_handle_is(h) ? proxy_handle_slot(h) : handle_index(h);
+    if (index >= g_core.ops.capacity) return true;
+    /* Relaxed: a stale answer only keeps an entry one sweep longer or drops one that the core
+     * would find stale anyway. */
+    return ctl_gen(atomic_load_explicit(&g_core.ops.slots[index].ctl, memory_order_relaxed)) != handle_gen(h);
+  }
+  if (v != 0 && handle_tag(h) == HANDLE_TAG_LEDGER && v != (uint64_t)(uintptr_t)KERNEL_LAUNCH_HANDLE) {
+    uint32_t index = handle_index(h);
+    if (index == 0 || index > g_core.ledger.capacity) return true;
+    /* Relaxed: as above. */
+    uint64_t st = atomic_load_explicit(&g_core.ledger.entries[index - 1].state, memory_order_relaxed);
+    /* Gone once the entry holds another call: a link to a closed call is counted late by the
+     * core (api_link_late), so the handle must reach it until then. */
+    return (uint32_t)(st >> 2) != handle_gen(h);
+  }
+  return now > born && now - born > MAP_AGE_NS;
+}
+
+/* Looks at up to n entries from the sweep's position on. */
+static void map_sweep(uint32_t n, uint64_t now) {
+  for (uint32_t k = 0; k < n && g_map_count > 0; k++) {
+    uint32_t i = g_map_cursor;
+    if (g_map[i].key != 0 && core_handle_stale(g_map[i].value, g_map[i].born, now)) {
+      map_remove(i); /* a later entry may now sit at i: looked at next time round */
+    }
+    g_map_cursor = (i + 1) & (DEFER_MAP_SIZE - 1);
+  }
+}
+
+/* ---- consumer ---- */
+
+static int g_depth;
+
+static bool replay_one(uint32_t li);
+
+/* Replays log li up to and including position pos, if published in this round's snapshot. */
+static bool replay_until(uint32_t li, uint64_t pos) {
+  defer_log* l = &g_logs[li];
+  /* Relaxed: the consumer's own variable (under g_consumer_lock). */
+  while (atomic_load_explicit(&l->head, memory_order_relaxed) <= pos) {
+    if (atomic_load_explicit(&l->head, memory_order_relaxed) >= l->snapshot) return false;
+    if (!replay_one(li)) return false;
+  }
+  return true;
+}
+
+/* The core's handle for a handle a call named: *ready false while its start is not replayed yet. */
+static void* resolve(uint64_t ref, bool* ready) {
+  *ready = true;
+  if (ref == 0) return NULL;
+  const void* h = (const void*)(uintptr_t)ref;
+  if (handle_tag(h) == HANDLE_TAG_API) return (void*)(uintptr_t)ref; /* a thread tag: as it is */
+  int32_t li = log_of(ref);
+  if (li < 0 || li >= DEFER_LOGS || (ref & 3u) != 1u) return (void*)(uintptr_t)ref; /* not ours: the core judges it */
+  uint64_t pos = pos_of(ref);
+  /* Relaxed: the consumer's own variable. */
+  if (pos >= atomic_load_explicit(&g_logs[li].head, memory_order_relaxed)) {
+    if (g_depth >= 8 || !replay_until((uint32_t)li, pos)) {
+      *ready = false;
+      return NULL;
+    }
+  }
+  map_entry* e = map_get(ref);
+  if (e == NULL) {
+    /* Replayed and gone: its operation had closed (the sweep found its handle stale) or it was
+     * stopped before. The synchronous core counts such a call stale; so is it here. */
+    counter_add(CTR_STALE_HANDLE, 1);
+    return NULL;
+  }
+  return (void*)(uintptr_t)e->value;
+}
+
+/* Replays the entry at the head of log li; false (nothing done) while a handle it names is not
+ * replayed yet. */
+static bool replay_one(uint32_t li) {
+  defer_log* l = &g_logs[li];
+  /* Relaxed: the consumer's own variable. */
+  uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
+  defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
+  if (u->op == DEFER_PAD) {
+    atomic_store_explicit(&l->head, head + 1, memory_order_relaxed);
+    return true;
+  }
+  g_depth++;
+  bool ready = true;
+  void* ref = NULL;
+  const defer_op_body* body = (const defer_op_body*)&l->units[(head + 1) & (DEFER_LOG_UNITS - 1)];
+  void* parent = NULL;
+  switch (u->op) {
+    case DEFER_OP_START:
+      parent = resolve(body->parent, &ready);
+      break;
+    case DEFER_CHANNEL_START:
+    case DEFER_PROXY_OP:
+    case DEFER_PROXY_STEP:
+    case DEFER_GPU_STOP:
+    case DEFER_STEP_STATE:
+    case DEFER_STOP:
+      ref = resolve(u->ref, &ready);
+      break;
+    default:
+      break;
+  }
+  g_depth--;
+  if (!ready) return false;
+  /* The call's own time, and its thread's last launch and tag, as the core reads them. */
+  tls_defer_clock.now = u->stamp;
+  tls_defer_clock.accepting = u->b5;
+  tls_defer_clock.wall_offset = (int64_t)(u->op == DEFER_COLL_API ? body->seq : u->c);
+  tls_defer_clock.active = 1;
+  tls_last_launch_mono_ns = l->launch_ns;
+  tls_last_launch_epoch = l->launch_epoch;
+  void* result = NULL;
+  switch (u->op) {
+    case DEFER_OP_START: {
+      tls_tag.step = body->step;
+      tls_tag.phase = u->phase;
+      core_op_event ev = core_op_event_v4(u->b0, body->func, body->datatype, body->algo, body->proto, body->seq,
+                                          body->count, u->i32, u->b1, u->b2);
+      ev.channel_mode = u->b3;
+      ev.copy_engine = u->b4;
+      ev.parent = parent;
+      ev.launch_id = u->a;
+      ev.launch_id_given = 1;
+      result = core_op_start((void*)(uintptr_t)u->ref, &ev);
+      break;
+    }
+    case DEFER_COLL_API:
+      tls_tag.step = body->step;
+      tls_tag.phase = u->phase;
+      result = core_coll_api_start((void*)(uintptr_t)u->ref, (const char*)(uintptr_t)u->a,
+                                   (const char*)(uintptr_t)u->b, u->c, u->i32, u->b0 != 0);
+      break;
+    case DEFER_LAUNCH:
+      core_launch_note((void*)(uintptr_t)u->ref);
+      break;
+    case DEFER_CHANNEL_START:
+      result = core_channel_start(ref, u->b0, u->a);
+      break;
+    case DEFER_PROXY_OP:
+      result = ref != NULL ? proxy_op_start(ref, u->b0, u->i32, (int32_t)u->a, u->b1) : NULL;
+      break;
+    case DEFER_PROXY_STEP:
+      result = ref != NULL ? proxy_step_start(ref, u->i32) : NULL;
+      break;
+    case DEFER_GPU_STOP:
+      core_channel_gpu_stop(ref, u->a);
+      break;
+    case DEFER_STEP_STATE:
+      if (ref != NULL) proxy_step_state(ref, u->i32, u->a);
+      break;
+    case DEFER_STOP:
+      core_stop(ref);
+      /* A kernel channel's, a proxy operation's or a proxy step's stop is the last call naming it
+       * (NCCL stops a proxy operation after its steps): its entry goes now. An operation's handle
+       * stays until the sweep finds it stale (its channels may come after its stop), and a
+       * collective call's until its operation linked it (its stop comes first). */
+      if (ref != NULL && handle_tag(ref) == HANDLE_TAG_CHANNEL) {
+        map_entry* e = map_get(u->ref);
+        if (e != NULL) map_remove((uint32_t)(e - g_map));
+      }
+      break;
+    default:
+      break;
+  }
+  l->launch_ns = tls_last_launch_mono_ns;
+  l->launch_epoch = tls_last_launch_epoch;
+  tls_defer_clock.active = 0;
+  if (u->handle != 0) map_put(u->handle, (uint64_t)(uintptr_t)result, u->stamp);
+  atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_replayed, 1, memory_order_relaxed); /* a statistic */
+  return true;
+}
+
+/* One round: every log's published entries stamped up to the watermark, in time order. Caller
+ * holds g_consumer_lock. Returns the entries replayed. */
+static uint64_t replay_round(bool everything) {
+  uint64_t before = atomic_load_explicit(&g_replayed, memory_order_relaxed);
+  /* The round's own time: the real clock, or the replay's virtual one (one thread makes every
+   * call then, so what is published is in order). */
+  uint64_t now = clock_mono_raw_ns();
+  uint64_t watermark = (everything || clock_is_virtual() || now < HOLD_NS) ? UINT64_MAX : now - HOLD_NS;
+  /* The thread's own step tag and launch clock, which replaying borrows. */
+  thread_tag own_tag = tls_tag;
+  uint64_t own_launch = tls_last_launch_mono_ns;
+  uint32_t own_epoch = tls_last_launch_epoch;
+  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    /* Acquire: the units below the tail were written before it was published. */
+    g_logs[i].snapshot = atomic_load_explicit(&g_logs[i].tail, memory_order_acquire);
+  }
+  for (;;) {
+    int32_t best = -1;
+    uint64_t best_stamp = UINT64_MAX;
+    for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+      defer_log* l = &g_logs[i];
+      uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
+      if (head >= l->snapshot) continue;
+      const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
+      uint64_t stamp = u->op == DEFER_PAD ? 0 : u->stamp;
+      if (best < 0 || stamp < best_stamp) {
+        best = (int32_t)i;
+        best_stamp = stamp;
+      }
+    }
+    if (best < 0 || best_stamp > watermark) break;
+    if (!replay_one((uint32_t)best)) break; /* a handle it names is not published yet */
+  }
+  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    defer_log* l = &g_logs[i];
+    uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
+    /* Release: the units are read before the producer may overwrite them. */
+    atomic_store_explicit(&l->head, head, memory_order_release);
+    /* Acquire: the exiting owner's last units (released with the state) are in the snapshot of the
+     * next round; a retired log read to its end is free for another thread. */
+    if (atomic_load_explicit(&l->state, memory_order_acquire) == LOG_RETIRED &&
+        head == atomic_load_explicit(&l->tail, memory_order_relaxed)) {
+      /* Release: this log's reads are done before a new owner claims it (acquire there). */
+      atomic_store_explicit(&l->state, LOG_FREE, memory_order_release);
+    }
+  }
+  tls_tag = own_tag;
+  tls_last_launch_mono_ns = own_launch;
+  tls_last_launch_epoch = own_epoch;
+  uint64_t replayed = atomic_load_explicit(&g_replayed, memory_order_relaxed) - before;
+  /* At least as many entries looked at as starts put in: the sweep keeps pace with the calls. */
+  map_sweep(1024 + (uint32_t)(replayed < DEFER_MAP_SIZE ? replayed : DEFER_MAP_SIZE), now);
+  return replayed;
+}
+
+void defer_flush(void) {
+  pthread_mutex_lock(&g_consumer_lock);
+  if (g_map != NULL) {
+    while (replay_round(true) != 0) {
+    }
+  }
+  pthread_mutex_unlock(&g_consumer_lock);
+}
+
+void defer_catch_up(void) {
+  if (!defer_on()) return;
+  pthread_mutex_lock(&g_consumer_lock);
+  if (g_map != NULL) replay_round(false);
+  pthread_mutex_unlock(&g_consumer_lock);
+}
+
+void* defer_core_handle(void* handle) {
+  if (!defer_on() || handle == NULL || handle_tag(handle) == HANDLE_TAG_API) return handle;
+  defer_flush();
+  pthread_mutex_lock(&g_consumer_lock);
+  map_entry* e = g_map != NULL ? map_get((uint64_t)(uintptr_t)handle) : NULL;
+  void* core = e != NULL ? (void*)(uintptr_t)e->value : NULL;
+  pthread_mutex_unlock(&g_consumer_lock);
+  return core;
+}
+
+uint64_t defer_backlog(void) {
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    /* Relaxed: an estimate. */
+    uint64_t tail = atomic_load_explicit(&g_logs[i].tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&g_logs[i].head, memory_order_relaxed);
+    if (tail > head && tail - head > most) most = tail - head;
+  }
+  return most;
+}
+
+uint64_t defer_replayed_until(uint64_t now) {
+  if (!defer_on()) return now;
+  pthread_mutex_lock(&g_consumer_lock);
+  uint64_t until = now;
+  if (!clock_is_virtual() && now > HOLD_NS) until = now - HOLD_NS;
+  for (uint32_t i = 0; i < DEFER_LOGS && g_units != NULL; i++) {
+    defer_log* l = &g_logs[i];
+    /* Relaxed: the consumer's own head; acquire: the tail's units are written. */
+    uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
+    if (head < atomic_load_explicit(&l->tail, memory_order_acquire)) {
+      const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
+      if (u->op != DEFER_PAD && u->stamp > 0 && u->stamp - 1 < until) until = u->stamp - 1;
+    }
+  }
+  pthread_mutex_unlock(&g_consumer_lock);
+  return until;
+}
+
+uint64_t defer_replayed(void) { return atomic_load_explicit(&g_replayed, memory_order_relaxed); }
+
+static void* consumer_main(void* arg) {
+  (void)arg;
+  uint32_t idle = 0;
+  /* Relaxed: a stop request; the join orders everything after it. */
+  while (atomic_load_explicit(&g_consumer_run, memory_order_relaxed)) {
+    pthread_mutex_lock(&g_consumer_lock);
+    uint64_t n = replay_round(false);
+    pthread_mutex_unlock(&g_consumer_lock);
+    /* Straight on while there is work, 50 us after a round found none, 1 ms once idle for ten
+     * rounds: a log holds 65,536 units, about 1 ms of a thread making calls back to back. */
+    if (n != 0) {
+      idle = 0;
+      continue;
+    }
+    idle = idle < 10 ? idle + 1 : idle;
+    struct timespec ts = {0, idle < 10 ? 50000 : 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+int defer_start(void) {
+  if (g_units == NULL) {
+    size_t bytes = sizeof(defer_unit) * DEFER_LOG_UNITS * DEFER_LOGS;
+    void* m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return -1;
+    void* map = mmap(NULL, sizeof(map_entry) * DEFER_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (map == MAP_FAILED) {
+      munmap(m, bytes);
+      return -1;
+    }
+    g_units = m;
+    for (uint32_t i = 0; i < DEFER_LOGS; i++) g_logs[i].units = g_units + (size_t)i * DEFER_LOG_UNITS;
+    pthread_mutex_lock(&g_consumer_lock);
+    g_map = map;
+    pthread_mutex_unlock(&g_consumer_lock);
+  }
+  pthread_mutex_lock(&g_consumer_lock);
+  /* Entries logged by calls that raced the last close: their session is over. */
+  uint64_t discarded = 0;
+  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    defer_log* l = &g_logs[i];
+    /* Acquire: as in a round. */
+    uint64_t tail = atomic_load_explicit(&l->tail, memory_order_acquire);
+    uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
+    discarded += tail - head;
+    /* Release: as in a round. */
+    atomic_store_explicit(&l->head, tail, memory_order_release);
+  }
+  if (discarded != 0) counter_add(CTR_DEFER_DISCARDED, discarded);
+  memset(g_map, 0, sizeof(map_entry) * DEFER_MAP_SIZE);
+  g_map_count = 0;
+  g_map_cursor = 0;
+  pthread_mutex_unlock(&g_consumer_lock);
+  atomic_store_explicit(&g_consumer_run, 1, memory_order_relaxed);
+  if (pthread_create(&g_consumer, NULL, consumer_main, NULL) != 0) return -1;
+  g_consumer_started = 1;
+  /* Relaxed: callbacks read the mode as an independent flag; the logs and map above are the
+   * consumer's, handed over by pthread_create. */
+  atomic_store_explicit(&g_defer_on, 1, memory_order_relaxed);
+  return 0;
+}
+
+void defer_stop_consumer(void) {
+  if (!g_consumer_started) return;
+  atomic_store_explicit(&g_consumer_run, 0, memory_order_relaxed);
+  pthread_join(g_consumer, NULL);
+  g_consumer_started = 0;
+  defer_flush();
+  /* Later calls go to the core; those that raced the switch and logged are replayed now. */
+  atomic_store_explicit(&g_defer_on, 0, memory_order_relaxed);
+  defer_flush();
+}

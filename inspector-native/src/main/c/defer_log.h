@@ -1,0 +1,90 @@
+/* Deferred mode: NCCL's threads only log their calls; one consumer does the core's work.
+ *
+ * In deferred mode (setting NCCL_INSPECTOR_DEFERRED, interfaces v4-v6) each callback copies its
+ * arguments and a clock reading into its thread's log and returns a handle that is a number: the
+ * log and the position of its start entry. It allocates nothing, takes no lock and calls none of
+ * the core's functions. One consumer at a time (the consumer thread, or a communicator's finalize or
+ * the inspector's close, which flush) replays the logs through the core's own entry points
+ * (profiler_core.h), merged across threads in the order of their clock readings. The core reads
+ * each replayed call's time from its entry (clock_mono_ns under an override), and the calling
+ * thread's step tag and last launch from copies the consumer keeps per log. What the consumer does
+ * is what the synchronous mode does inside the callbacks; docs/research/deferred-core.md sets out
+ * why the order and the handles need the care they get here.
+ *
+ * Handles: a log handle is (log index + 1) << 56 | position << 2 | 1. The consumer maps it to the
+ * handle the core returned for that start (a hash table, entries leaving it once the core's handle
+ * is stale or, for call-ledger, thread-tag and empty results, after an age). Thread-tag handles
+ * (P2pApi, graph-captured CollApi) and the CUPTI launch handle are made at once, as in the
+ * synchronous mode.
+ *
+ * Memory: DEFER_LOGS logs of DEFER_LOG_UNITS 64-byte units (4 MiB each, mapped at the first enable
+ * in deferred mode, touched as they fill: a thread's log is resident once it has gone round) and the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept
+ * for the life of the process. A thread claims a free log at its first call and gives it back when
+ * it exits; a thread that finds none, or its log full, loses the call (counted). */
+#ifndef NCCL_INSPECTOR_DEFER_LOG_H
+#define NCCL_INSPECTOR_DEFER_LOG_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profiler_core.h"
+
+#define DEFER_LOGS 32
+#define DEFER_LOG_UNITS 65536 /* a power of two: 4 MiB */
+#define DEFER_MAP_BITS 17
+#define DEFER_MAP_SIZE (1u << DEFER_MAP_BITS)
+
+/* Whether callbacks log (1) or call the core (0). Set by enable, cleared by close after the last
+ * flush; relaxed: a callback racing the switch is one of the events that race a close in either
+ * mode (the entry it logs is discarded at the next enable, counted). */
+extern _Atomic int g_defer_on;
+static inline int defer_on(void) { return atomic_load_explicit(&g_defer_on, memory_order_relaxed); }
+
+/* The consumer's clock override: while `active`, clock_mono_ns returns `now` on this thread. */
+typedef struct defer_clock {
+  uint64_t now;
+  int active;
+  int accepting; /* whether the core took events when the call was made (core_accepting) */
+  int64_t wall_offset; /* wall minus monotonic time when the call was made (clock_mono_to_wall_ns) */
+} defer_clock;
+extern _Thread_local defer_clock tls_defer_clock;
+
+/* The deferred twins of the core's entry points (NCCL's threads). */
+void* defer_op_start(void* context, const core_op_event* ev);
+void* defer_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns);
+void* defer_coll_api_start(void* context, const char* func, const char* datatype, uint64_t count,
+                           int32_t root, bool graph_captured);
+void* defer_launch_start(void* context);
+void* defer_proxy_op_start(void* parent, uint8_t channel_id, int32_t peer, int32_t n_steps, int is_send);
+void* defer_proxy_step_start(void* parent, int32_t step);
+void defer_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
+void defer_proxy_step_state(void* handle, int state, uint64_t trans_size);
+void defer_stop(void* handle);
+/* A communicator's finalize: replays everything logged so far, then finalizes it in the core. */
+void defer_comm_finalize(void* context);
+
+/* Lifecycle, under the core's lifecycle lock. Start: maps the logs and the map at the first call,
+ * discards entries left from an earlier session (counted), starts the consumer thread and turns
+ * the mode on; returns 0, or -1 (mode left off) when memory or the thread cannot be had. Stop:
+ * replays what is left, stops the thread and turns the mode off. */
+int defer_start(void);
+void defer_stop_consumer(void);
+/* Replays every entry published so far, whatever its time (tests, finalize, close). */
+void defer_flush(void);
+/* One round as the consumer thread runs it (entries older than the hold-back; under a virtual
+ * clock, all): the sweep and the in-flight query look at the core after the calls made so far. */
+void defer_catch_up(void);
+/* The time up to which every call has been replayed (`now` when the mode is off or nothing waits):
+ * what the in-flight expiry and the call ledger's sweep measure ages against, so that a call is
+ * not judged late for the consumer's lag. */
+uint64_t defer_replayed_until(uint64_t now);
+/* The core's handle for a handle a call returned (itself when the mode is off; NULL when the map
+ * has none), after replaying everything logged (tests that look into the core's tables). */
+void* defer_core_handle(void* handle);
+/* The most units any log holds unreplayed now (relaxed reads: an estimate; tests pace on it). */
+uint64_t defer_backlog(void);
+/* Entries replayed and rounds run since the process started (tests, diagnostics). */
+uint64_t defer_replayed(void);
+
+#endif

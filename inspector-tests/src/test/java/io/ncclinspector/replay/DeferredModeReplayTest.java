@@ -1,0 +1,108 @@
+package io.ncclinspector.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.testsupport.TestData;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The deferred mode (NCCL_INSPECTOR_DEFERRED: callbacks log, the core's thread replays them; native
+ * defer_log.h) must write what the synchronous mode writes. Every recorded trace of the repository
+ * is replayed once each way, with channel recovery and the network breakdown on, and the two
+ * outputs must hold the same lines (every record, field for field: times, recovery verdicts,
+ * network breakdowns, not-profiled calls; only the time each line was written differs) and the
+ * same counters.
+ */
+class DeferredModeReplayTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path out;
+
+  @TestFactory
+  Stream<DynamicTest> everyTraceGivesTheSameOutputBothWays() throws IOException {
+    List<Path> traces = new ArrayList<>();
+    for (String scenario : TestData.scenarios()) {
+      traces.addAll(TestData.traceFiles(scenario));
+    }
+    assertFalse(traces.isEmpty(), "no recorded traces in testdata");
+    return traces.stream().map(t -> DynamicTest.dynamicTest(t.getParent().getParent().getFileName() + "/" + t.getFileName(),
+        () -> check(t)));
+  }
+
+  private void check(Path trace) throws IOException {
+    String name = trace.getParent().getParent().getFileName() + "-" + trace.getFileName();
+    ReplayResult sync = TraceReplayer.replay(trace, config(out.resolve(name + "-sync"), false), "vm");
+    ReplayResult deferred = TraceReplayer.replay(trace, config(out.resolve(name + "-deferred"), true), "vm");
+    assertTrue(deferred.status().toString().length() > 0);
+    List<String> a = lines(out.resolve(name + "-sync"));
+    List<String> b = lines(out.resolve(name + "-deferred"));
+    assertEquals(a.size(), b.size(), name + ": lines written");
+    for (int i = 0; i < a.size(); i++) {
+      if (!a.get(i).equals(b.get(i))) {
+        fail(name + ": line " + i + " of the sorted outputs differs: " + difference(a.get(i), b.get(i)));
+      }
+    }
+    assertEquals(sync.counters().drops(), deferred.counters().drops(), name + ": drops");
+    assertEquals(sync.counters().notes(), deferred.counters().notes(), name + ": notes");
+    assertEquals(sync.counters().quarantined(), deferred.counters().quarantined(), name + ": quarantined");
+  }
+
+  /** The fields in which two JSON lines differ, as path: synchronous / deferred. */
+  private static String difference(String a, String b) throws IOException {
+    List<String> out = new ArrayList<>();
+    diff("", JSON.readTree(a), JSON.readTree(b), out);
+    return String.join("; ", out) + " (first line: " + a + ")";
+  }
+
+  private static void diff(String path, JsonNode a, JsonNode b, List<String> out) {
+    if (a != null && b != null && a.isObject() && b.isObject()) {
+      java.util.Set<String> names = new java.util.TreeSet<>();
+      a.fieldNames().forEachRemaining(names::add);
+      b.fieldNames().forEachRemaining(names::add);
+      for (String n : names) {
+        diff(path + "/" + n, a.get(n), b.get(n), out);
+      }
+    } else if (a == null || !a.equals(b)) {
+      out.add(path + ": " + a + " / " + b);
+    }
+  }
+
+  private static InspectorConfig config(Path dir, boolean deferred) {
+    return InspectorConfig.builder().dumpDirectory(dir).minMessageBytes(0).requireKernelTiming(false)
+        .deferred(deferred).build();
+  }
+
+  /** Every line of every output file, sorted (the files' order of writing is not compared). */
+  private static List<String> lines(Path dir) throws IOException {
+    List<String> all = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return all;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+        for (String line : Files.readAllLines(f)) {
+          if (!line.isBlank()) {
+            /* When the line was written (the dump thread's clock) is the one field of its own. */
+            all.add(line.replaceAll("\"dump_timestamp_us\":[0-9]+", "\"dump_timestamp_us\":0"));
+          }
+        }
+      }
+    }
+    Collections.sort(all);
+    return all;
+  }
+}
