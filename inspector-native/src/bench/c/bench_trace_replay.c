@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   fclose(f);
 
   const char* min = getenv("MIN_SIZE");
+  if (getenv("DEFERRED")) nccl_inspector_set_deferred(atoi(getenv("DEFERRED")));
   if (nccl_inspector_enable(2048, 1024, 65536, min ? atoll(min) : 8192, 1, 0, 0, 0) < 0) {
     fprintf(stderr, "bench_trace_replay: enable failed\n");
     return 3;

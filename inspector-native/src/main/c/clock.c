@@ -11,9 +11,9 @@
 /* All three variables are read with relaxed loads: each is a self-contained value, and the virtual
  * clock is only driven by a replay that makes its callbacks from the thread that sets the clock,
  * so no ordering with other memory is needed. */
-static _Atomic int virtual_enabled;
+_Atomic int g_clock_virtual;
 static _Atomic uint64_t virtual_mono_ns;
-static _Atomic int64_t wall_minus_mono_ns;
+_Atomic int64_t g_wall_minus_mono_ns;
 
 static uint64_t read_clock(clockid_t id) {
   struct timespec ts;
@@ -28,10 +28,9 @@ uint64_t clock_mono_ns(void) {
   return clock_mono_raw_ns();
 }
 
-int clock_is_virtual(void) { return atomic_load_explicit(&virtual_enabled, memory_order_relaxed); }
 
 uint64_t clock_mono_raw_ns(void) {
-  if (INSPECTOR_UNLIKELY(atomic_load_explicit(&virtual_enabled, memory_order_relaxed))) {
+  if (INSPECTOR_UNLIKELY(atomic_load_explicit(&g_clock_virtual, memory_order_relaxed))) {
     return atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
   }
   return tsc_clock_read_ns(); /* clock_gettime where the counter is not in use */
@@ -43,31 +42,31 @@ uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
   if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) {
     return (uint64_t)((int64_t)mono_ns + tls_defer_clock.wall_offset);
   }
-  return (uint64_t)((int64_t)mono_ns + atomic_load_explicit(&wall_minus_mono_ns, memory_order_relaxed));
+  return (uint64_t)((int64_t)mono_ns + atomic_load_explicit(&g_wall_minus_mono_ns, memory_order_relaxed));
 }
 
-int64_t clock_wall_offset(void) { return atomic_load_explicit(&wall_minus_mono_ns, memory_order_relaxed); }
+
 
 void clock_refresh_wall_offset(void) {
-  if (atomic_load_explicit(&virtual_enabled, memory_order_relaxed)) return;
+  if (atomic_load_explicit(&g_clock_virtual, memory_order_relaxed)) return;
   tsc_clock_refresh();
   /* The hot path's own clock, so that its readings convert to wall time without its gap. */
   uint64_t mono = clock_mono_ns();
   uint64_t wall = read_clock(CLOCK_REALTIME);
-  atomic_store_explicit(&wall_minus_mono_ns, (int64_t)(wall - mono), memory_order_relaxed);
+  atomic_store_explicit(&g_wall_minus_mono_ns, (int64_t)(wall - mono), memory_order_relaxed);
 }
 
 void clock_set_virtual(int enabled, uint64_t mono_ns, uint64_t wall_ns) {
   /* Switching between the real and a virtual clock changes the time base of launch times. */
-  if ((atomic_load_explicit(&virtual_enabled, memory_order_relaxed) != 0) != (enabled != 0)) {
+  if ((atomic_load_explicit(&g_clock_virtual, memory_order_relaxed) != 0) != (enabled != 0)) {
     launch_clock_new_epoch();
   }
   if (!enabled) {
-    atomic_store_explicit(&virtual_enabled, 0, memory_order_relaxed);
+    atomic_store_explicit(&g_clock_virtual, 0, memory_order_relaxed);
     clock_refresh_wall_offset();
     return;
   }
   atomic_store_explicit(&virtual_mono_ns, mono_ns, memory_order_relaxed);
-  atomic_store_explicit(&wall_minus_mono_ns, (int64_t)(wall_ns - mono_ns), memory_order_relaxed);
-  atomic_store_explicit(&virtual_enabled, 1, memory_order_relaxed);
+  atomic_store_explicit(&g_wall_minus_mono_ns, (int64_t)(wall_ns - mono_ns), memory_order_relaxed);
+  atomic_store_explicit(&g_clock_virtual, 1, memory_order_relaxed);
 }

@@ -525,6 +525,10 @@ void kernel_records_launch_stop(void) {
   g_api.pop_external_id(CUPTI_EXTERNAL_KIND_CUSTOM2, &last);
 }
 
+int kernel_records_active(void) {
+  return atomic_load_explicit(&g_state, memory_order_relaxed) == KERNEL_RECORDS_ACTIVE;
+}
+
 uint64_t kernel_records_op_launch(void) {
   /* Relaxed: see below; checked first, so that without CUPTI no thread-local is read. */
   if (atomic_load_explicit(&g_state, memory_order_relaxed) != KERNEL_RECORDS_ACTIVE) return 0;

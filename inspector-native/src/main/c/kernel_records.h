@@ -70,6 +70,8 @@ void kernel_records_launch_stop(void);
 /* An operation starts: this thread's last launch id (counted as one more operation of it), 0 if
  * kernel records are off or this thread launched nothing since they started. */
 uint64_t kernel_records_op_launch(void);
+/* Whether CUPTI's kernel records are being taken now (relaxed: a hint for skipping work). */
+int kernel_records_active(void);
 
 /* The first stop of an operation of launch `launch_id`: every operation of its plan has started
  * (NCCL starts them all before it stops any), so the launch's count is final. */

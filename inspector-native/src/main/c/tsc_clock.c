@@ -238,6 +238,31 @@ uint64_t tsc_clock_convert(uint64_t tsc) {
   return mult == 0 ? 0 : scale(tsc, tsc0, ns0, mult);
 }
 
+uint64_t tsc_clock_stamp(uint32_t* gen) {
+  /* Acquire: as in params_read; only the multiplier is looked at (0: the counter is not in use). */
+  uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
+  if (atomic_load_explicit(&g_slots[g & 1].mult, FIELD_LOAD) == 0) return 0;
+  *gen = (uint32_t)(g & 0x7fff);
+  return tsc_read();
+}
+
+uint64_t tsc_clock_convert_stamp(uint64_t tsc, uint32_t gen) {
+  for (;;) {
+    uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
+    /* The slot of generation gen is rewritten by the refresh that makes generation gen + 2. */
+    if (((uint32_t)g - gen) & 0x7ffe) return tsc_clock_convert(tsc);
+    const tsc_params* p = &g_slots[gen & 1];
+    uint64_t tsc0 = atomic_load_explicit(&p->tsc0, FIELD_LOAD);
+    uint64_t ns0 = atomic_load_explicit(&p->ns0, FIELD_LOAD);
+    uint64_t mult = atomic_load_explicit(&p->mult, FIELD_LOAD);
+    FENCE(memory_order_acquire);
+    /* As in params_read: fields of a refresh that ran meanwhile show as a moved generation. */
+    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == g) {
+      return mult == 0 ? tsc_clock_convert(tsc) : scale(tsc, tsc0, ns0, mult);
+    }
+  }
+}
+
 uint64_t tsc_clock_steps(void) { return atomic_load_explicit(&g_steps, memory_order_relaxed); }
 
 int64_t tsc_clock_refresh(void) {

@@ -52,6 +52,12 @@ int64_t tsc_clock_refresh(void);
 
 /* Scales a counter reading with the parameters in force (no clock is read). */
 uint64_t tsc_clock_convert(uint64_t tsc);
+/* The counter and the generation of the parameters in force (its low 15 bits in *gen), or 0 when
+ * the counter is not in use: what the deferred mode logs for a call's time (defer_log.h). */
+uint64_t tsc_clock_stamp(uint32_t* gen);
+/* A stamp scaled with the parameters of its generation, as tsc_clock_read_ns would have scaled it
+ * then; with those in force now once two refreshes have replaced them. */
+uint64_t tsc_clock_convert_stamp(uint64_t tsc, uint32_t gen);
 /* How many refreshes stepped instead of slewing, since the last start. */
 uint64_t tsc_clock_steps(void);
 /* Moves the clock by delta_ns at once, as a drift or a suspended VM would (no-op when the
