@@ -32,7 +32,8 @@ enum {
   DEFER_PROXY_STEP,
   DEFER_GPU_STOP,
   DEFER_STEP_STATE,
-  DEFER_STOP
+  DEFER_STOP,
+  DEFER_FINALIZE
 };
 
 /* One 64-byte unit; an operation start and a collective call take two. */
@@ -382,8 +383,14 @@ void defer_stop(void* handle) {
 }
 
 void defer_comm_finalize(void* context) {
-  defer_flush();
-  core_comm_finalize(context);
+  if (context == NULL) return;
+  /* Replayed in its place, after the calls made before it (the proxy thread's last readings among
+   * them); the core keeps the communicator until then. Where it cannot be logged, everything
+   * logged is replayed first and the communicator finalized now. */
+  if (log_simple(DEFER_FINALIZE, (uint64_t)(uintptr_t)context, 0, 0, 0, 0, true) == 0) {
+    defer_flush();
+    core_comm_finalize(context);
+  }
 }
 
 /* ---- the handle map (consumer only) ---- */
@@ -493,8 +500,16 @@ static void* resolve(uint64_t ref, bool* ready) {
   int32_t li = log_of(ref);
   if (li < 0 || li >= DEFER_LOGS || (ref & 3u) != 1u) return (void*)(uintptr_t)ref; /* not ours: the core judges it */
   uint64_t pos = pos_of(ref);
+  defer_log* l = &g_logs[li];
   /* Relaxed: the consumer's own variable. */
-  if (pos >= atomic_load_explicit(&g_logs[li].head, memory_order_relaxed)) {
+  if (pos >= atomic_load_explicit(&l->head, memory_order_relaxed)) {
+    /* Acquire: the start a call names was published before that call was made (NCCL had its handle
+     * from it), so a fresh look at its log's tail finds it; a position beyond that tail was never
+     * handed out (a forged or corrupt handle) and goes to the core as it is, to be judged there as
+     * the synchronous mode would judge it. */
+    uint64_t tail = atomic_load_explicit(&l->tail, memory_order_acquire);
+    if (pos >= tail) return (void*)(uintptr_t)ref;
+    if (tail > l->snapshot) l->snapshot = tail;
     if (g_depth >= 8 || !replay_until((uint32_t)li, pos)) {
       *ready = false;
       return NULL;
@@ -590,6 +605,9 @@ static bool replay_one(uint32_t li) {
     case DEFER_STEP_STATE:
       if (ref != NULL) proxy_step_state(ref, u->i32, u->a);
       break;
+    case DEFER_FINALIZE:
+      core_comm_finalize((void*)(uintptr_t)u->ref); /* takes the lifecycle lock: see defer_log.h */
+      break;
     case DEFER_STOP:
       core_stop(ref);
       /* A kernel channel's, a proxy operation's or a proxy step's stop is the last call naming it
@@ -607,7 +625,7 @@ static bool replay_one(uint32_t li) {
   l->launch_ns = tls_last_launch_mono_ns;
   l->launch_epoch = tls_last_launch_epoch;
   tls_defer_clock.active = 0;
-  if (u->handle != 0) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
+  if (u->handle != 0 && u->op != DEFER_FINALIZE) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
   atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
   atomic_fetch_add_explicit(&g_replayed, 1, memory_order_relaxed); /* a statistic */
   return true;

@@ -61,7 +61,10 @@ void* defer_proxy_step_start(void* parent, int32_t step);
 void defer_channel_gpu_stop(void* handle, uint64_t gpu_stop_ns);
 void defer_proxy_step_state(void* handle, int state, uint64_t trans_size);
 void defer_stop(void* handle);
-/* A communicator's finalize: replays everything logged so far, then finalizes it in the core. */
+/* A communicator's finalize: logged and replayed in its place (or, where it cannot be logged, after
+ * replaying everything logged so far). Lock order: the consumer's lock, then the core's lifecycle
+ * lock (a replayed finalize takes it); nothing that holds the lifecycle lock waits for a replay,
+ * except enable, before any consumer runs. */
 void defer_comm_finalize(void* context);
 
 /* Lifecycle, under the core's lifecycle lock. Start: maps the logs and the map at the first call,

@@ -138,10 +138,12 @@ void nccl_inspector_set_thread_tag(long long step, int phase) {
 int nccl_inspector_sweep(void) {
   clock_refresh_wall_offset();
   defer_catch_up();
+  /* Before the lifecycle lock: a replayed finalize holds the consumer's lock and takes that one. */
+  uint64_t until = defer_replayed_until(clock_mono_ns());
   pthread_mutex_lock(&g_core.lifecycle_lock);
   int n = 0;
   if (g_core.allocated) {
-    uint64_t now = defer_replayed_until(clock_mono_ns());
+    uint64_t now = until;
     n = (int)reclaim_sweep(now);
     /* A collective call unlinked for as long as an operation may stay in flight gets no event. */
     uint64_t expiry = atomic_load_explicit(&g_core.inflight_expiry_ns, memory_order_relaxed);

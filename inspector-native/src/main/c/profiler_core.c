@@ -9,6 +9,7 @@
 #include "channel_recovery.h"
 #include "clock.h"
 #include "core_state.h"
+#include "defer_log.h"
 #include "event_counters.h"
 #include "gpu_clock_bound.h"
 #include "handles.h"
@@ -48,6 +49,18 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
     return NULL;
   }
   int64_t index = comm_table_claim(&g_core.comms);
+  if (index < 0 && defer_on()) {
+    /* Finalizes logged and not yet replayed hold their slots (defer_log.h): replayed now, outside
+     * the lifecycle lock, which a replayed finalize takes. */
+    pthread_mutex_unlock(&g_core.lifecycle_lock);
+    defer_flush();
+    pthread_mutex_lock(&g_core.lifecycle_lock);
+    if (atomic_load_explicit(&g_core.state, memory_order_relaxed) != CORE_ENABLED) {
+      pthread_mutex_unlock(&g_core.lifecycle_lock);
+      return NULL;
+    }
+    index = comm_table_claim(&g_core.comms);
+  }
   if (index < 0) {
     counter_add(CTR_COMM_TABLE_FULL, 1);
     pthread_mutex_unlock(&g_core.lifecycle_lock);

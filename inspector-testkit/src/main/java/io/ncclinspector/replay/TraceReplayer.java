@@ -38,6 +38,7 @@ public final class TraceReplayer {
     /* -Dnccl.inspector.replay.deferred=true replays every trace in the deferred mode (the test suites
      * run once each way). */
     if (Boolean.getBoolean("nccl.inspector.replay.deferred")) {
+      log.info("replaying {} in the deferred mode (nccl.inspector.replay.deferred)", trace.getFileName());
       builder.deferred(true);
     }
     InspectorConfig replayConfig = builder.build();
