@@ -104,13 +104,6 @@ int core_enable(const core_sizes* sizes, const core_settings* settings) {
   apply_settings(settings);
   /* Communicators that outlived an earlier session are announced again to the new one. */
   reclaim_announce_live_comms();
-  /* Relaxed: a setting stored before enable was called (nccl_inspector_set_deferred). The mode is
-   * chosen only while no communicator is live: handles of the other mode may still be in NCCL's
-   * hands. Without its memory or thread the mode stays off, and the callbacks do the work. */
-  if (atomic_load_explicit(&g_core.comms.live, memory_order_relaxed) == 0 &&
-      atomic_load_explicit(&g_core.deferred, memory_order_relaxed) != 0) {
-    defer_start();
-  }
   /* Release: everything above is visible to callbacks that see ENABLED (core_accepting). */
   atomic_store_explicit(&g_core.state, CORE_ENABLED, memory_order_release);
   pthread_mutex_unlock(&g_core.lifecycle_lock);

@@ -44,7 +44,17 @@ int nccl_inspector_enable(int op_slots, int comm_slots, int ring_cells, long lon
   core_sizes sizes = {(uint32_t)op_slots, (uint32_t)comm_slots, (uint32_t)ring_cells};
   core_settings settings = {(uint64_t)min_size_bytes, (uint64_t)inflight_expiry_ns, enable_p2p != 0,
                             verbose != 0, require_kernel_timing != 0};
-  return core_enable(&sizes, &settings);
+  int rc = core_enable(&sizes, &settings);
+  /* The deferred mode starts once the core takes events, outside the lifecycle lock (a replayed
+   * finalize takes it under the consumer's lock). Calls made in between went to the core: their
+   * handles pass through the replay as they are. It is chosen only while no communicator is live
+   * (log handles of a stopped consumer may still be in NCCL's hands), and without its memory or
+   * thread it stays off. Relaxed: a setting stored before enable (nccl_inspector_set_deferred). */
+  if (rc >= 0 && atomic_load_explicit(&g_core.deferred, memory_order_relaxed) != 0 &&
+      atomic_load_explicit(&g_core.comms.live, memory_order_relaxed) == 0) {
+    defer_start();
+  }
+  return rc;
 }
 
 void nccl_inspector_close(void) { core_close(); }
