@@ -150,6 +150,8 @@ static defer_log* log_of_thread(void) {
   return l;
 }
 
+static void help_consumer(void);
+
 /* Room for n units at the tail (padding the log's end if the entry would wrap): the first unit, or
  * NULL (counted) when the consumer is a whole log behind. */
 static defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
@@ -161,8 +163,15 @@ static defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
     /* Acquire: the consumer's reads of those units are done before they are overwritten. */
     l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
     if (tail + pad + n - l->head_cache > DEFER_LOG_UNITS) {
-      counter_add(CTR_DEFER_LOG_FULL, 1);
-      return NULL;
+      /* The consumer is a whole log behind (calls faster than it replays them, or it was off the
+       * CPU): this thread replays the logs itself, under the consumer's lock, then tries again.
+       * The only wait on this path, and only while the log is full. */
+      help_consumer();
+      l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire); /* as above */
+      if (tail + pad + n - l->head_cache > DEFER_LOG_UNITS) {
+        counter_add(CTR_DEFER_LOG_FULL, 1);
+        return NULL;
+      }
     }
   }
   if (pad != 0) {
@@ -684,6 +693,13 @@ static uint64_t replay_round(bool everything) {
   /* At least as many entries looked at as starts put in: the sweep keeps pace with the calls. */
   map_sweep(1024 + (uint32_t)(replayed < DEFER_MAP_SIZE ? replayed : DEFER_MAP_SIZE), now);
   return replayed;
+}
+
+/* A producer whose log is full replays a round of every log (its own included). */
+static void help_consumer(void) {
+  pthread_mutex_lock(&g_consumer_lock);
+  if (g_map != NULL) replay_round(false);
+  pthread_mutex_unlock(&g_consumer_lock);
 }
 
 void defer_flush(void) {

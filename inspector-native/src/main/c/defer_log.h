@@ -3,8 +3,10 @@
  * In deferred mode (setting NCCL_INSPECTOR_DEFERRED, interfaces v4-v6) each callback copies its
  * arguments and a clock reading into its thread's log and returns a handle that is a number: the
  * log and the position of its start entry. It allocates nothing, takes no lock and calls none of
- * the core's functions. One consumer at a time (the consumer thread, or a communicator's finalize or
- * the inspector's close, which flush) replays the logs through the core's own entry points
+ * the core's functions, unless its log is full: then it replays the logs itself, under the
+ * consumer's lock, before it logs (back-pressure, not loss). One consumer at a time (the consumer
+ * thread, a producer whose log is full, a communicator's init, the sweep, the inspector's close)
+ * replays the logs through the core's own entry points
  * (profiler_core.h), merged across threads in the order of their clock readings. The core reads
  * each replayed call's time from its entry (clock_mono_ns under an override), and the calling
  * thread's step tag and last launch from copies the consumer keeps per log. What the consumer does
@@ -18,9 +20,11 @@
  * synchronous mode.
  *
  * Memory: DEFER_LOGS logs of DEFER_LOG_UNITS 64-byte units (4 MiB each, mapped at the first enable
- * in deferred mode, touched as they fill: a thread's log is resident once it has gone round) and the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept
- * for the life of the process. A thread claims a free log at its first call and gives it back when
- * it exits; a thread that finds none, or its log full, loses the call (counted). */
+ * in deferred mode, touched as they fill: a thread's log is resident once it has gone round) and
+ * the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept for the life of the process. A thread claims
+ * a free log at its first call and gives it back when it exits; a thread that finds none loses its
+ * calls (counted deferred_no_log), as does a call whose log is still full after its thread helped
+ * (deferred_log_full). */
 #ifndef NCCL_INSPECTOR_DEFER_LOG_H
 #define NCCL_INSPECTOR_DEFER_LOG_H
 
