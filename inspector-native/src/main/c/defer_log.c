@@ -125,10 +125,10 @@ static void on_thread_exit(void* arg) {
 
 static void make_key(void) { pthread_key_create(&g_exit_key, on_thread_exit); }
 
-/* The calling thread's log, claimed at its first call; NULL (counted) when every log is owned. */
-static defer_log* log_of_thread(void) {
-  defer_log* l = tls_log;
-  if (INSPECTOR_UNLIKELY(l == NULL)) {
+/* A thread's first call: claims a log; NULL (counted) when every log is owned. */
+static __attribute__((noinline)) defer_log* claim_log(void) {
+  defer_log* l = NULL;
+  {
     pthread_once(&g_key_once, make_key);
     for (uint32_t i = 0; i < DEFER_LOGS && l == NULL; i++) {
       int expected = LOG_FREE;
@@ -150,11 +150,17 @@ static defer_log* log_of_thread(void) {
   return l;
 }
 
+/* The calling thread's log, claimed at its first call; NULL (counted) when every log is owned. */
+static inline __attribute__((always_inline)) defer_log* log_of_thread(void) {
+  defer_log* l = tls_log;
+  return INSPECTOR_LIKELY(l != NULL) ? l : claim_log();
+}
+
 static void help_consumer(void);
 
 /* Room for n units at the tail (padding the log's end if the entry would wrap): the first unit, or
  * NULL (counted) when the consumer is a whole log behind. */
-static defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
+static inline __attribute__((always_inline)) defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
   /* Relaxed: the owner's own variable. */
   uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
   uint32_t offset = (uint32_t)(tail & (DEFER_LOG_UNITS - 1));
@@ -214,7 +220,7 @@ static inline uint64_t entry_ns(const defer_unit* u) {
 }
 
 /* A one-unit entry naming `ref` in log l; returns its handle (0 if it could not be logged). */
-static uint64_t log_simple_in(defer_log* l, uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0,
+static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l, uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0,
                               uint8_t b1, bool hands_out) {
   uint64_t pos;
   defer_unit* u = claim(l, 1, &pos);
@@ -235,7 +241,7 @@ static uint64_t log_simple_in(defer_log* l, uint8_t op, uint64_t ref, uint64_t a
   return h;
 }
 
-static uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
+static inline __attribute__((always_inline)) uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
                            bool hands_out) {
   defer_log* l = log_of_thread();
   return l != NULL ? log_simple_in(l, op, ref, a, i32, b0, b1, hands_out) : 0;
