@@ -13,7 +13,7 @@
 
 #include "api_ledger.h"
 #include "comm_table.h"
-#include "defer_log.h"
+#include "defer_clock.h"
 #include "op_table.h"
 #include "record_ring.h"
 
@@ -44,6 +44,10 @@ typedef struct core_settings {
 
 typedef struct core {
   _Atomic int state;
+  /* Whether callbacks log for the deferred mode's consumer (defer_log.h): beside the state, which the
+   * callbacks read too, so that the synchronous mode's checks of it cost no other cache line. Set
+   * once the consumer runs, cleared by close after the last replay. */
+  _Atomic int deferred_active;
   /* Runtime settings, read with relaxed loads by callbacks: each is an independent value and a
    * change applies to operations that start afterwards. */
   _Atomic uint64_t min_size_bytes;
@@ -74,6 +78,13 @@ void core_close(void);
 /* Frees the tables now if no communicator is live, else when the last one is finalized. */
 void core_release(void);
 void core_set_paused(int paused);
+
+/* Whether callbacks log (1) or call the core (0). Relaxed: a callback racing the switch is one of
+ * the events that race a close in either mode (an entry it logs is discarded at the next enable,
+ * counted). */
+static inline int defer_on(void) {
+  return atomic_load_explicit(&g_core.deferred_active, memory_order_relaxed);
+}
 
 /* Callbacks: 1 if operations may start now. Acquire pairs with the release in core_enable, so
  * the tables are visible before anybody uses them. */

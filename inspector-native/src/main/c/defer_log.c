@@ -18,7 +18,6 @@
 #include "thread_tags.h"
 #include "tsc_clock.h"
 
-_Atomic int g_defer_on;
 _Thread_local defer_clock tls_defer_clock;
 
 /* What an entry replays. */
@@ -825,7 +824,7 @@ int defer_start(void) {
   g_consumer_started = 1;
   /* Relaxed: callbacks read the mode as an independent flag; the logs and map above are the
    * consumer's, handed over by pthread_create. */
-  atomic_store_explicit(&g_defer_on, 1, memory_order_relaxed);
+  atomic_store_explicit(&g_core.deferred_active, 1, memory_order_relaxed);
   return 0;
 }
 
@@ -836,6 +835,6 @@ void defer_stop_consumer(void) {
   g_consumer_started = 0;
   defer_flush();
   /* Later calls go to the core; those that raced the switch and logged are replayed now. */
-  atomic_store_explicit(&g_defer_on, 0, memory_order_relaxed);
+  atomic_store_explicit(&g_core.deferred_active, 0, memory_order_relaxed);
   defer_flush();
 }

@@ -32,6 +32,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core_state.h"
+#include "defer_clock.h"
 #include "profiler_core.h"
 
 #define DEFER_LOGS 32
@@ -39,20 +41,8 @@
 #define DEFER_MAP_BITS 17
 #define DEFER_MAP_SIZE (1u << DEFER_MAP_BITS)
 
-/* Whether callbacks log (1) or call the core (0). Set by enable, cleared by close after the last
- * flush; relaxed: a callback racing the switch is one of the events that race a close in either
- * mode (the entry it logs is discarded at the next enable, counted). */
-extern _Atomic int g_defer_on;
-static inline int defer_on(void) { return atomic_load_explicit(&g_defer_on, memory_order_relaxed); }
-
-/* The consumer's clock override: while `active`, clock_mono_ns returns `now` on this thread. */
-typedef struct defer_clock {
-  uint64_t now;
-  int active;
-  int accepting; /* whether the core took events when the call was made (core_accepting) */
-  int64_t wall_offset; /* wall minus monotonic time when the call was made (clock_mono_to_wall_ns) */
-} defer_clock;
-extern _Thread_local defer_clock tls_defer_clock;
+/* defer_on() (core_state.h): whether callbacks log or call the core; the consumer's replay context
+ * (defer_clock.h). */
 
 /* The deferred twins of the core's entry points (NCCL's threads). */
 void* defer_op_start(void* context, const core_op_event* ev);

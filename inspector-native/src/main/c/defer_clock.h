@@ -1,0 +1,17 @@
+/* The deferred mode's replay context on the consumer's thread (defer_log.h): while `active`,
+ * clock_mono_ns, clock_mono_to_wall_ns and core_accepting answer as they would have when the call
+ * being replayed was made. Written and read by that thread only. */
+#ifndef NCCL_INSPECTOR_DEFER_CLOCK_H
+#define NCCL_INSPECTOR_DEFER_CLOCK_H
+
+#include <stdint.h>
+
+typedef struct defer_clock {
+  uint64_t now;
+  int active;
+  int accepting;       /* whether the core took events when the call was made (core_accepting) */
+  int64_t wall_offset; /* wall minus monotonic time when the call was made (clock_mono_to_wall_ns) */
+} defer_clock;
+extern _Thread_local defer_clock tls_defer_clock;
+
+#endif
