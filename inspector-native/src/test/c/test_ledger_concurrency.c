@@ -82,6 +82,8 @@ static void* sweeper_and_consumer(void* arg) {
 static void calls_come_out_exactly_once(void) {
   test_config c = test_defaults();
   c.op_slots = 16384;
+  /* Room for the bursts the deferred mode's consumer writes when it catches up (ThreadSanitizer). */
+  c.ring_cells = 1 << 18;
   c.expiry_ns = 1000000; /* 1 ms: sweeps race with links */
   test_enable(c);
   for (int t = 0; t < THREADS; t++) {
@@ -113,11 +115,20 @@ static void calls_come_out_exactly_once(void) {
          calls, (long long)operation_records, (long long)unlinked_records, late,
          test_counter("api_ledger_full"));
   CHECK_EQ(operation_records, calls / 2);
-  /* Every call the ledger turned away is counted, and only those. */
-  CHECK_EQ(test_counter("api_ledger_full"), full);
-  /* The Broadcasts the ledger held come out as not-profiled records, plus the AllReduces linked
-   * after their call was closed. */
-  CHECK_EQ(unlinked_records, calls / 2 - (long long)full_broadcasts + late);
+  if (!nccl_inspector_deferred_active()) {
+    /* Every call the ledger turned away is counted, and only those. */
+    CHECK_EQ(test_counter("api_ledger_full"), full);
+    /* The Broadcasts the ledger held come out as not-profiled records, plus the AllReduces linked
+     * after their call was closed. */
+    CHECK_EQ(unlinked_records, calls / 2 - (long long)full_broadcasts + late);
+  } else {
+    /* The deferred mode hands every call a log handle; whether the ledger took it is known only at
+     * its replay, so the turned-away calls are not known by kind here: at most all of them were
+     * Broadcasts (which then leave no record). */
+    long long turned_away = test_counter("api_ledger_full");
+    CHECK(unlinked_records <= calls / 2 + late);
+    CHECK(unlinked_records >= calls / 2 - turned_away + late);
+  }
   CHECK_EQ(test_counter("not_profiled_by_nccl"), unlinked_records);
   CHECK_EQ(test_counter("ring_full"), 0);
   test_shutdown();
