@@ -101,8 +101,8 @@ static _Atomic uint64_t g_replayed;
 /* Entries stamped within this much of now wait for the next round: a producer may still be between
  * its clock read and its publish. */
 #define HOLD_NS 20000ull
-/* Call-ledger, thread-tag and empty results leave the map after this age (their references come
- * within one launch); handles of the operation table leave it once stale. */
+/* Thread-tag and empty results leave the map after this age (their references come within one
+ * launch); handles of the operation table and the call ledger leave it once stale. */
 #define MAP_AGE_NS 10000000000ull
 #define STAMP_TSC 0x8000u
 #define POS_BITS 54
@@ -687,6 +687,9 @@ static uint64_t replay_round(bool everything) {
      * next round; a retired log read to its end is free for another thread. */
     if (atomic_load_explicit(&l->state, memory_order_acquire) == LOG_RETIRED &&
         head == atomic_load_explicit(&l->tail, memory_order_relaxed)) {
+      /* A new owner starts with no launch of its own, as a new thread does. */
+      l->launch_ns = 0;
+      l->launch_epoch = 0;
       /* Release: this log's reads are done before a new owner claims it (acquire there). */
       atomic_store_explicit(&l->state, LOG_FREE, memory_order_release);
     }

@@ -14,8 +14,9 @@
  * why the order and the handles need the care they get here.
  *
  * Handles: a log handle is (log index + 1) << 56 | position << 2 | 1. The consumer maps it to the
- * handle the core returned for that start (a hash table, entries leaving it once the core's handle
- * is stale or, for call-ledger, thread-tag and empty results, after an age). Thread-tag handles
+ * handle the core returned for that start (a hash table, entries leaving it at a channel's or proxy
+ * event's stop, once the core's handle is stale, or, for thread-tag and empty results, after an
+ * age). Thread-tag handles
  * (P2pApi, graph-captured CollApi) and the CUPTI launch handle are made at once, as in the
  * synchronous mode.
  *
