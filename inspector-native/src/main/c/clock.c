@@ -28,7 +28,6 @@ uint64_t clock_mono_ns(void) {
   return clock_mono_raw_ns();
 }
 
-
 uint64_t clock_mono_raw_ns(void) {
   if (INSPECTOR_UNLIKELY(atomic_load_explicit(&g_clock_virtual, memory_order_relaxed))) {
     return atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
@@ -44,8 +43,6 @@ uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
   }
   return (uint64_t)((int64_t)mono_ns + atomic_load_explicit(&g_wall_minus_mono_ns, memory_order_relaxed));
 }
-
-
 
 void clock_refresh_wall_offset(void) {
   if (atomic_load_explicit(&g_clock_virtual, memory_order_relaxed)) return;
