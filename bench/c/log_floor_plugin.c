@@ -223,34 +223,30 @@ static ncclResult_t floor_start(void* context, void** handle, ncclProfilerEventD
   return ncclSuccess;
 }
 
-static ncclResult_t floor_stop(void* handle) {
-  if (handle == NULL) return ncclSuccess;
+/* A stop or a state: one entry naming the handle. */
+static void log_handle_event(void* handle, uint8_t kind, uint8_t type, uint64_t value) {
+  if (handle == NULL) return;
   thread_log* l = log_of_thread();
-  if (l == NULL) return ncclSuccess;
+  if (l == NULL) return;
   uint64_t tail;
   log_entry* e = claim(l, &tail);
-  if (e == NULL) return ncclSuccess;
-  e->kind = 2;
+  if (e == NULL) return;
+  e->kind = kind;
+  e->type = type;
   e->handle = (uint64_t)(uintptr_t)handle;
+  e->value = value;
   e->stamp = g_stamp_all ? __rdtsc() : 0;
   publish(l, tail);
+}
+
+static ncclResult_t floor_stop(void* handle) {
+  log_handle_event(handle, 2, 0, 0);
   return ncclSuccess;
 }
 
 static ncclResult_t floor_state(void* handle, ncclProfilerEventState_v5_t state,
                                 ncclProfilerEventStateArgs_v5_t* args) {
-  if (handle == NULL) return ncclSuccess;
-  thread_log* l = log_of_thread();
-  if (l == NULL) return ncclSuccess;
-  uint64_t tail;
-  log_entry* e = claim(l, &tail);
-  if (e == NULL) return ncclSuccess;
-  e->kind = 3;
-  e->type = (uint8_t)state;
-  e->handle = (uint64_t)(uintptr_t)handle;
-  e->value = args != NULL ? args->kernelCh.pTimer : 0;
-  e->stamp = g_stamp_all ? __rdtsc() : 0;
-  publish(l, tail);
+  log_handle_event(handle, 3, (uint8_t)state, args != NULL ? args->kernelCh.pTimer : 0);
   return ncclSuccess;
 }
 

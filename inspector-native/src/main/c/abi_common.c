@@ -5,19 +5,16 @@
 #include "proxy_breakdown.h"
 #include "trace_recorder.h"
 
-ncclResult_t abi_stop_event(void* handle) {
-  if (trace_on()) trace_stop_event(handle);
-  if (defer_on()) {
-    defer_stop(handle);
-  } else {
-    core_stop(handle);
-  }
-  return ncclSuccess;
-}
-
 ncclResult_t abi_stop_event_sync(void* handle) {
   if (trace_on()) trace_stop_event(handle);
   core_stop(handle);
+  return ncclSuccess;
+}
+
+ncclResult_t abi_stop_event(void* handle) {
+  if (!defer_on()) return abi_stop_event_sync(handle);
+  if (trace_on()) trace_stop_event(handle);
+  defer_stop(handle);
   return ncclSuccess;
 }
 
@@ -44,12 +41,9 @@ ncclResult_t abi_record_event_state(void* handle, ncclProfilerEventState_t state
 }
 
 ncclResult_t abi_finalize(void* context) {
+  if (!defer_on()) return abi_finalize_sync(context);
   if (trace_on()) trace_fini(context);
-  if (defer_on()) {
-    defer_comm_finalize(context);
-  } else {
-    core_comm_finalize(context);
-  }
+  defer_comm_finalize(context);
   return ncclSuccess;
 }
 

@@ -58,7 +58,7 @@ typedef struct core {
   _Atomic int channel_recovery_off; /* do not recover lagging channels' times (channel_recovery.h); 0: on; read at comm init */
   _Atomic int network_breakdown_off; /* do not ask for proxy events (proxy_breakdown.h); 0: on */
   _Atomic int tsc_clock_off; /* CPU times from clock_gettime, not the TSC (tsc_clock.h); 0: TSC where usable; read at enable */
-  _Atomic int deferred; /* callbacks log, a consumer thread does the work (defer_log.h); read at enable */
+  _Atomic int deferred; /* callbacks log, a consumer thread does the work (defer_log.h); read after enable */
   /* Tables: valid while `allocated`; never freed while a communicator is live. */
   int allocated;
   int free_pending;

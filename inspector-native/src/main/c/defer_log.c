@@ -96,7 +96,7 @@ static pthread_mutex_t g_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t g_consumer;
 static _Atomic int g_consumer_run;
 static int g_consumer_started;
-static _Atomic uint64_t g_replayed;
+static uint64_t g_replayed; /* entries replayed (under g_consumer_lock) */
 
 /* Entries stamped within this much of now wait for the next round: a producer may still be between
  * its clock read and its publish. */
@@ -641,14 +641,14 @@ static bool replay_one(uint32_t li) {
   tls_defer_clock.active = 0;
   if (u->handle != 0 && u->op != DEFER_FINALIZE) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
   atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
-  atomic_fetch_add_explicit(&g_replayed, 1, memory_order_relaxed); /* a statistic */
+  g_replayed++;
   return true;
 }
 
 /* One round: every log's published entries stamped up to the watermark, in time order. Caller
  * holds g_consumer_lock. Returns the entries replayed. */
 static uint64_t replay_round(bool everything) {
-  uint64_t before = atomic_load_explicit(&g_replayed, memory_order_relaxed);
+  uint64_t before = g_replayed;
   /* The round's own time: the real clock, or the replay's virtual one (one thread makes every
    * call then, so what is published is in order). */
   uint64_t now = clock_mono_raw_ns();
@@ -697,7 +697,7 @@ static uint64_t replay_round(bool everything) {
   tls_tag = own_tag;
   tls_last_launch_mono_ns = own_launch;
   tls_last_launch_epoch = own_epoch;
-  uint64_t replayed = atomic_load_explicit(&g_replayed, memory_order_relaxed) - before;
+  uint64_t replayed = g_replayed - before;
   /* At least as many entries looked at as starts put in: the sweep keeps pace with the calls. */
   map_sweep(1024 + (uint32_t)(replayed < DEFER_MAP_SIZE ? replayed : DEFER_MAP_SIZE), now);
   return replayed;
@@ -766,7 +766,6 @@ uint64_t defer_replayed_until(uint64_t now) {
   return until;
 }
 
-uint64_t defer_replayed(void) { return atomic_load_explicit(&g_replayed, memory_order_relaxed); }
 
 static void* consumer_main(void* arg) {
   (void)arg;

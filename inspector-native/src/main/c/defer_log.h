@@ -82,7 +82,5 @@ uint64_t defer_replayed_until(uint64_t now);
 void* defer_core_handle(void* handle);
 /* The most units any log holds unreplayed now (relaxed reads: an estimate; tests pace on it). */
 uint64_t defer_backlog(void);
-/* Entries replayed and rounds run since the process started (tests, diagnostics). */
-uint64_t defer_replayed(void);
 
 #endif

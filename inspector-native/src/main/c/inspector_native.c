@@ -75,7 +75,7 @@ void nccl_inspector_set_channel_recovery(int on) {
 }
 
 void nccl_inspector_set_deferred(int on) {
-  /* Relaxed: read under the lifecycle lock by the next enable. */
+  /* Relaxed: read by the next enable, on the thread that calls both (Java's lifecycle). */
   atomic_store_explicit(&g_core.deferred, on ? 1 : 0, memory_order_relaxed);
 }
 

@@ -144,11 +144,6 @@ public final class NativeCore {
     return InspectorNative.deferredActive() != 0;
   }
 
-  /** Replays every call logged so far (a no-op when the deferred mode is off). */
-  public void deferFlush() {
-    InspectorNative.deferFlush();
-  }
-
   /** Whether CPU times come from the time-stamp counter now (else from clock_gettime). */
   public boolean tscClockActive() {
     return InspectorNative.tscClockActive() != 0;

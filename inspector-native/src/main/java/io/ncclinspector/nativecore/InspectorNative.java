@@ -72,9 +72,6 @@ public final class InspectorNative {
   @Name("nccl_inspector_deferred_active")
   public static native int deferredActive();
 
-  @Name("nccl_inspector_defer_flush")
-  public static native void deferFlush();
-
   @Name("nccl_inspector_kernel_records_start")
   public static native int kernelRecordsStart(String library, int shared);
 

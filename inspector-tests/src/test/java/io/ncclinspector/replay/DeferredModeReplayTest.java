@@ -2,7 +2,6 @@ package io.ncclinspector.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -54,7 +53,6 @@ class DeferredModeReplayTest {
     String name = trace.getParent().getParent().getFileName() + "-" + trace.getFileName() + (recovery ? "" : "-norecov");
     ReplayResult sync = TraceReplayer.replay(trace, config(out.resolve(name + "-sync"), false, recovery), "vm");
     ReplayResult deferred = TraceReplayer.replay(trace, config(out.resolve(name + "-deferred"), true, recovery), "vm");
-    assertTrue(deferred.status().toString().length() > 0);
     List<String> a = lines(out.resolve(name + "-sync"));
     List<String> b = lines(out.resolve(name + "-deferred"));
     assertEquals(a.size(), b.size(), name + ": lines written");
