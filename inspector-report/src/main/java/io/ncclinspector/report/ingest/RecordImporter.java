@@ -70,20 +70,8 @@ public final class RecordImporter {
    *     when a batch fails and sets the granularity of progress
    * @param maxFilesPerBatch bound on the statement's length
    * @param maxListedPerFile rejected lines listed per file
-   * @param ownReading whether the report reads the files the screen passes itself and hands
-   *     DuckDB their values as Parquet ({@link ScreenedImport}); false: DuckDB's typed JSON
-   *     reader reads them (the import before the report's own reading, kept for comparison)
    */
-  public record Options(long batchBytes, int maxFilesPerBatch, int maxListedPerFile,
-      boolean ownReading) {
-    /** The system property that turns the report's own reading off ({@code false}). */
-    public static final String OWN_READING_PROPERTY = "nccl.inspector.report.ownReading";
-
-    public Options(long batchBytes, int maxFilesPerBatch, int maxListedPerFile) {
-      this(batchBytes, maxFilesPerBatch, maxListedPerFile,
-          !"false".equals(System.getProperty(OWN_READING_PROPERTY)));
-    }
-
+  public record Options(long batchBytes, int maxFilesPerBatch, int maxListedPerFile) {
     public static Options defaults() {
       return new Options(2L << 30, 2000, 1000);
     }
@@ -105,12 +93,6 @@ public final class RecordImporter {
   private boolean partitioned;
   /** Display names of the files the first read's screen passed: read with the typed reader. */
   private Set<String> screened = new HashSet<>();
-  /** The raw rows as the report's own reading writes them ({@link Options#ownReading}). */
-  private final RawLayout layout;
-  /** Display names of the files the report must not read itself: left to DuckDB's checked reading. */
-  private final Set<String> notOwnReading = new HashSet<>();
-  /** The current batch's files the report read itself, by display name, and their Parquet files. */
-  private Map<String, Path> ownRead = Map.of();
 
   /**
    * @param threads threads for the first read of the files (the engine's)
@@ -125,7 +107,6 @@ public final class RecordImporter {
     this.progress = progress;
     this.options = options;
     this.threads = threads;
-    this.layout = options.ownReading() ? new RawLayout(columns) : null;
   }
 
   /** Imports the files; the export's parts are written to the records directory. */
@@ -182,15 +163,13 @@ public final class RecordImporter {
    */
   private void precheck(List<LogFile> files, Map<String, Path> salvaged,
       Map<String, FileDiagnosis> diagnoses) throws IOException {
-    /* With the report's own reading, plain files are read once, by it, batch by batch; only gzip
-     * files are read ahead, for the damage DuckDB's reader would not see. */
     List<LogFile> unchecked = files.stream().filter(f -> !salvaged.containsKey(f.displayName()))
-        .filter(f -> !options.ownReading() || f.compression() == Compression.GZIP).toList();
+        .toList();
     if (unchecked.isEmpty()) {
       return;
     }
     progress.stage("reading " + unchecked.size() + " files ahead");
-    InputPrecheck.Result read = InputPrecheck.run(unchecked, threads, !options.ownReading());
+    InputPrecheck.Result read = InputPrecheck.run(unchecked, threads);
     for (LogFile f : read.damaged()) {
       salvage(f, salvaged, diagnoses);
     }
@@ -212,15 +191,8 @@ public final class RecordImporter {
       batchLabel = "batch " + (b + 1) + "/" + batches.size();
       currentBatchBytes = batch.stream().mapToLong(RecordImporter::weight).sum();
       Path target = stagingDir.resolve(String.format(Locale.ROOT, "batch-%05d", b));
-      Path read = stagingDir.resolve(String.format(Locale.ROOT, "read-%05d", b));
       long start = System.nanoTime();
-      ownRead = readOwn(batch, salvaged, read);
-      try {
-        copyBatchSalvagingBroken(batch, b, salvaged, diagnoses, target);
-      } finally {
-        ownRead = Map.of();
-        deleteTree(read);
-      }
+      copyBatchSalvagingBroken(batch, b, salvaged, diagnoses, target);
       if (LOG.isDebugEnabled()) {
         double seconds = (System.nanoTime() - start) / 1e9;
         LOG.debug("{}: {} files, {} in {} s ({} MiB/s){}", batchLabel, batch.size(),
@@ -250,12 +222,9 @@ public final class RecordImporter {
       deleteTree(target);
       /* A batch that read files typed is first tried again the checked way, as it was read before
        * the screen: a typed reading that fails where the checked one would not stops nothing. */
-      if (batch.stream().anyMatch(f -> screened.contains(f.displayName())
-          || ownRead.containsKey(f.displayName()))) {
+      if (batch.stream().anyMatch(f -> screened.contains(f.displayName()))) {
         LOG.debug("batch {} failed with files read typed; again, all checked", b, first);
         batch.forEach(f -> screened.remove(f.displayName()));
-        batch.forEach(f -> notOwnReading.add(f.displayName()));
-        ownRead = Map.of();
         try {
           copyBatchAdaptively(batch, salvaged, target);
           return;
@@ -415,14 +384,7 @@ public final class RecordImporter {
     record Group(Compression compression, JsonLayout.Reading reading) {}
     Map<Group, List<String>> paths = new LinkedHashMap<>();
     Map<String, String> displayByPath = new LinkedHashMap<>();
-    List<String> own = new ArrayList<>();
     for (LogFile f : batch) {
-      Path read = ownRead.get(f.displayName());
-      if (read != null) {
-        own.add(read.toString());
-        displayByPath.put(read.toString(), f.displayName());
-        continue;
-      }
       Path clean = salvaged.get(f.displayName());
       String path = clean != null ? clean.toString() : f.path().toString();
       Compression c = clean != null ? Compression.NONE : f.compression();
@@ -433,13 +395,11 @@ public final class RecordImporter {
     }
     /* The typed reader is given only the fields the export's columns read (all: every field). */
     Set<RecordField> read = RecordSchema.typedFields(columns);
-    List<String> sources = new ArrayList<>();
-    if (!own.isEmpty()) {
-      sources.add(layout.rawSql(own));
-    }
-    paths.forEach((group, files) -> sources.add(RecordSchema.raw("filename", group.reading(),
-        "SELECT * FROM " + readJson(files, group.compression(), group.reading(), read), columns)));
-    String source = String.join("\nUNION ALL\n", sources);
+    String source = paths.entrySet().stream()
+        .map(e -> RecordSchema.raw("filename", e.getKey().reading(), "SELECT * FROM "
+            + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read),
+            columns))
+        .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file"), columns) + ",\n  " + RecordSchema.VALIDITY
         + " AS valid\nFROM (" + source + ") r";
@@ -460,31 +420,6 @@ public final class RecordImporter {
         + " THEN true ELSE error(" + DuckDbEngine.literal(UNUSABLE_ROW) + ") END) TO "
         + DuckDbEngine.literal(valid.resolve("part-0.parquet").toString())
         + " (" + DuckDbEngine.PARQUET_OPTIONS + ")");
-  }
-
-  /**
-   * With {@link Options#ownReading}, reads the batch's files that the report may read itself
-   * (local plain files, and gzip files the first read found whole, unchanged since they were
-   * found) into Parquet files in {@code dir}.
-   *
-   * @return the files read, by display name, and their Parquet files
-   */
-  private Map<String, Path> readOwn(List<LogFile> batch, Map<String, Path> salvaged, Path dir)
-      throws IOException {
-    if (!options.ownReading()) {
-      return Map.of();
-    }
-    List<LogFile> eligible = batch.stream()
-        .filter(f -> f.path() != null && !salvaged.containsKey(f.displayName())
-            && !notOwnReading.contains(f.displayName())
-            && (f.compression() == Compression.NONE || f.compression() == Compression.GZIP)
-            && unchanged(f))
-        .toList();
-    long start = System.nanoTime();
-    Map<String, Path> read = ScreenedImport.run(eligible, dir, layout, threads);
-    LOG.debug("{}: the report read {} of {} files itself in {} ms", batchLabel, read.size(),
-        batch.size(), (System.nanoTime() - start) / 1_000_000);
-    return read;
   }
 
   /**

@@ -263,26 +263,19 @@ public final class RecordSchema {
    */
   public static String raw(String fileColumn, JsonLayout.Reading reading, String source,
       ColumnSet set) {
+    Set<RecordField> read = fieldsRead(set);
     List<String> raw = new ArrayList<>();
     raw.add("l_file AS r_file");
     raw.add(JsonLayout.presence(RecordKind.COLL.perfObject()) + " AS r_is_coll");
     raw.add(JsonLayout.presence(RecordKind.P2P.perfObject()) + " AS r_is_p2p");
-    for (Column c : rawColumns(set)) {
-      raw.add(JsonLayout.value(reading, c.source()) + " AS r_" + c.name());
+    for (Column c : COLUMNS) {
+      if (c.source() != null && read.contains(c.source())) {
+        raw.add(JsonLayout.value(reading, c.source()) + " AS r_" + c.name());
+      }
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
         fileColumn, source, typedFields(set)) + ") l_fields";
-  }
-
-  /**
-   * The columns whose fields the raw rows of {@code set} hold, in the raw rows' order (after
-   * {@code r_file}, {@code r_is_coll} and {@code r_is_p2p}, before {@code r_wrong_type}): {@code
-   * r_<name>} holds the column's {@link Column#source} field.
-   */
-  public static List<Column> rawColumns(ColumnSet set) {
-    Set<RecordField> read = fieldsRead(set);
-    return COLUMNS.stream().filter(c -> c.source() != null && read.contains(c.source())).toList();
   }
 
   /**

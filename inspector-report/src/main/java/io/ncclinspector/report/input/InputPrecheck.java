@@ -44,14 +44,6 @@ public final class InputPrecheck {
 
   /** Reads the local plain and gzip files among {@code files}, each once, on up to {@code threads} threads. */
   public static Result run(List<LogFile> files, int threads) throws IOException {
-    return run(files, threads, true);
-  }
-
-  /**
-   * As {@link #run(List, int)}; without {@code screen}, the files' lines are not screened (gzip
-   * files are still read to their end) and {@link Result#screened} is empty.
-   */
-  public static Result run(List<LogFile> files, int threads, boolean screen) throws IOException {
     List<LogFile> local = files.stream().filter(f -> f.path() != null
         && (f.compression() == Compression.GZIP || f.compression() == Compression.NONE)).toList();
     if (local.isEmpty()) {
@@ -67,7 +59,7 @@ public final class InputPrecheck {
     try {
       List<Future<Verdict>> checks = new ArrayList<>();
       for (LogFile f : local) {
-        checks.add(pool.submit(() -> read(f, screen ? screens.get() : null)));
+        checks.add(pool.submit(() -> read(f, screens.get())));
       }
       List<LogFile> damaged = new ArrayList<>();
       Set<String> screened = new LinkedHashSet<>();
@@ -89,16 +81,13 @@ public final class InputPrecheck {
     }
   }
 
-  /**
-   * Reads one file: a gzip file to its end (damaged or not), a plain one as far as the screen
-   * goes (null: no screen).
-   */
+  /** Reads one file: a gzip file to its end (damaged or not), a plain one as far as the screen goes. */
   static Verdict read(LogFile f, LineScreen screen) {
     boolean gzip = f.compression() == Compression.GZIP;
     try (InputStream in = gzip
         ? new CheckedGzipInputStream(Files.newInputStream(f.path()), f.sizeBytes())
         : new FileInputStream(f.path().toFile())) { // the fastest plain read into a heap array
-      boolean passed = screen != null && screen.passes(in);
+      boolean passed = screen.passes(in);
       if (gzip) {
         byte[] sink = new byte[1 << 16];
         while (in.read(sink) >= 0) {

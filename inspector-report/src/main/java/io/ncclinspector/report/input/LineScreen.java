@@ -34,35 +34,10 @@ import java.util.List;
  * reading, not worth a second rule here), blank lines, carriage returns, byte-order marks, lines
  * longer than the buffer ({@value #BUFFER_BYTES} bytes).
  *
- * <p>A {@link FieldSink} given to {@link #passes(InputStream, FieldSink)} is handed each value as
- * it is checked, and told of each line that passed: the report's own import reads the values
- * this way, in the same pass.
- *
  * <p>Not thread-safe: one instance per thread; {@link #passes} may be called again for the next
  * file. It allocates nothing per line.
  */
 public final class LineScreen {
-  /**
-   * Receives the values of the lines the screen reads. A line's values come between {@link
-   * #beginLine} and {@link #endLine}; a line may be begun again (when it reaches past the
-   * buffer it is read again from its start), and a line that does not pass is not ended (the
-   * file then does not pass either).
-   */
-  public interface FieldSink {
-    /** A line starts: forget the values given since the last {@link #endLine}. */
-    void beginLine();
-
-    /**
-     * Field {@code field} of object {@code part} (indices into {@link JsonLayout#PARTS} and the
-     * part's fields) holds the JSON value {@code b[from, to)} (a string with its quotes), of its
-     * own JSON type and range. {@code b} stays as it is until the line ends.
-     */
-    void value(int part, int field, byte[] b, int from, int to);
-
-    /** The line passed; {@code parts} has bit i set when object i is on it. */
-    void endLine(int parts);
-  }
-
   static final int BUFFER_BYTES = 4 << 20;
   static final int MAX_DEPTH = 32;
   /**
@@ -224,7 +199,6 @@ public final class LineScreen {
 
   private final int capacity;
   private final byte[] buf;
-  private FieldSink sink;
   /** The end of the data in {@link #buf} (where the sentinel is), and whether it ends the input. */
   private int limit;
   private boolean eof;
@@ -266,14 +240,6 @@ public final class LineScreen {
    * of the stream is left unread) or to the end; does not close the stream.
    */
   public boolean passes(InputStream in) throws IOException {
-    return passes(in, null);
-  }
-
-  /**
-   * As {@link #passes(InputStream)}, handing each line's values to {@code sink} (null: none).
-   */
-  public boolean passes(InputStream in, FieldSink sink) throws IOException {
-    this.sink = sink;
     lines = 0;
     limit = 0;
     eof = false;
@@ -323,7 +289,6 @@ public final class LineScreen {
     }
     System.arraycopy(bytes, offset, buf, 0, length);
     buf[length] = 0;
-    sink = null;
     limit = length;
     eof = true;
     return line(0) == length;
@@ -354,10 +319,6 @@ public final class LineScreen {
     if (b[p] != '{') {
       return -1;
     }
-    FieldSink sink = this.sink;
-    if (sink != null) {
-      sink.beginLine();
-    }
     p = ws(b, p + 1);
     int seen = 0;
     while (true) {
@@ -381,7 +342,7 @@ public final class LineScreen {
       if (b[p] != '{') {
         return -1;
       }
-      p = object(b, PARTS[part], follows[part], p + 1, part, sink);
+      p = object(b, PARTS[part], follows[part], p + 1);
       if (p < 0) {
         return -1;
       }
@@ -399,11 +360,10 @@ public final class LineScreen {
     if ((seen & (1 << HEADER)) == 0 || perf == 0 || perf == ((1 << COLL) | (1 << P2P))) {
       return -1;
     }
-    int end = b[p] == '\n' ? p + 1 : p == limit && eof ? p : -1;
-    if (end >= 0 && sink != null) {
-      sink.endLine(seen);
+    if (b[p] == '\n') {
+      return p + 1;
     }
-    return end;
+    return p == limit && eof ? p : -1;
   }
 
   private static int topPart(byte[] b, int from, int to) {
@@ -429,12 +389,8 @@ public final class LineScreen {
     }
   }
 
-  /**
-   * An object's fields after its opening brace; the position after its closing brace, or -1.
-   * Each value goes to {@code sink} (if any) as object {@code partIndex}'s.
-   */
-  private static int object(byte[] b, Part part, int[] follows, int p, int partIndex,
-      FieldSink sink) {
+  /** An object's fields after its opening brace; the position after its closing brace, or -1. */
+  private static int object(byte[] b, Part part, int[] follows, int p) {
     p = ws(b, p);
     long seen = 0;
     int previous = 0; // follows' index of the field before: 0 at the object's start
@@ -470,13 +426,9 @@ public final class LineScreen {
       if (b[p] != ':') {
         return -1;
       }
-      int v = ws(b, p + 1);
-      p = value(b, part.kinds[f], v);
+      p = value(b, part.kinds[f], ws(b, p + 1));
       if (p < 0) {
         return -1;
-      }
-      if (sink != null) {
-        sink.value(partIndex, f, b, v, p);
       }
       p = ws(b, p);
       if (b[p] == ',') {

@@ -87,50 +87,7 @@ class TypedReadingTest {
           + " EXCEPT ALL SELECT " + core + ", valid FROM typed_core) UNION ALL (SELECT " + core
           + ", valid FROM typed_core EXCEPT ALL SELECT " + core + ", valid FROM checked))"),
           "the core columns read from their fields alone differ from the checked reading");
-
-      // The report's own reading (ScreenedImport), of every column and of the core ones.
-      for (RecordSchema.ColumnSet set : RecordSchema.ColumnSet.values()) {
-        String cols = set.columns().stream().map(RecordSchema.Column::name)
-            .filter(n -> !n.equals("source_file"))
-            .collect(java.util.stream.Collectors.joining(", "));
-        for (Path input : List.of(plain, gz)) {
-          String table = "own_" + set.name().toLowerCase(java.util.Locale.ROOT) + "_"
-              + (input == gz ? "gz" : "plain");
-          s.execute("CREATE TABLE " + table + " AS " + ownRows(input, set));
-          assertEquals(lines.size(), count(s, "SELECT count(*) FROM " + table + " WHERE valid"));
-          assertEquals(0, count(s, "SELECT count(*) FROM ((SELECT " + cols + ", valid FROM"
-              + " checked EXCEPT ALL SELECT " + cols + ", valid FROM " + table + ") UNION ALL"
-              + " (SELECT " + cols + ", valid FROM " + table + " EXCEPT ALL SELECT " + cols
-              + ", valid FROM checked))"), table + " differs from the checked reading");
-        }
-      }
     }
-  }
-
-  @Test
-  void ownReadingLeavesAFileWithAnUnscreenedLineToTheCheckedReading() throws IOException {
-    List<String> lines = new ArrayList<>(ScreenFuzz.SEEDS);
-    lines.add(lines.size() / 2, "{\"header\":{\"id\":\"0x1\",\"rank\":\"0\"}}");
-    Path file = dir.resolve("mixed.log");
-    TestSupport.writeLines(file, lines);
-    Path target = dir.resolve("mixed.parquet");
-    assertTrue(!ScreenedImport.read(new io.ncclinspector.report.input.LogFile(file, "mixed.log",
-        Files.size(file), Compression.NONE), target, new RawLayout(RecordSchema.ColumnSet.ALL),
-        new LineScreen()));
-    assertTrue(!Files.exists(target), "no partial file is left");
-  }
-
-  /** The rows of the report's own reading of {@code file}, as the import makes them. */
-  private String ownRows(Path file, RecordSchema.ColumnSet set) throws IOException {
-    RawLayout layout = new RawLayout(set);
-    Path target = dir.resolve(file.getFileName() + "-" + set + ".parquet");
-    Compression compression = file.toString().endsWith(".gz") ? Compression.GZIP
-        : Compression.NONE;
-    assertTrue(ScreenedImport.read(new io.ncclinspector.report.input.LogFile(file,
-        file.getFileName().toString(), Files.size(file), compression), target, layout,
-        new LineScreen()));
-    return "SELECT " + RecordSchema.finalColumns("r_file", set) + ", " + RecordSchema.VALIDITY
-        + " AS valid FROM (" + layout.rawSql(List.of(target.toString())) + ") r";
   }
 
   private static String rows(Path file, Compression compression, JsonLayout.Reading reading,

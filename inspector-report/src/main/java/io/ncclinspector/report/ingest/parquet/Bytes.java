@@ -1,16 +1,9 @@
 package io.ncclinspector.report.ingest.parquet;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /** A growable byte array with the little-endian and variable-length writes Parquet needs. */
 final class Bytes {
-  private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class,
-      ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
-      ByteOrder.LITTLE_ENDIAN);
   private byte[] data;
   private int size;
 
@@ -30,8 +23,7 @@ final class Bytes {
     size = 0;
   }
 
-  /** Makes room for n more bytes. */
-  void room(int n) {
+  private void room(int n) {
     if (size + n > data.length) {
       long wanted = Math.max((long) data.length * 2, (long) size + n);
       if (wanted > Integer.MAX_VALUE - 16) {
@@ -58,32 +50,19 @@ final class Bytes {
 
   void i32(int v) {
     room(4);
-    INT.set(data, size, v);
+    data[size] = (byte) v;
+    data[size + 1] = (byte) (v >>> 8);
+    data[size + 2] = (byte) (v >>> 16);
+    data[size + 3] = (byte) (v >>> 24);
     size += 4;
   }
 
   void i64(long v) {
     room(8);
-    LONG.set(data, size, v);
+    for (int i = 0; i < 8; i++) {
+      data[size + i] = (byte) (v >>> (8 * i));
+    }
     size += 8;
-  }
-
-  /** Values, eight bytes each, little-endian. */
-  void i64s(long[] values, int count) {
-    room(8 * count);
-    for (int i = 0; i < count; i++) {
-      LONG.set(data, size + 8 * i, values[i]);
-    }
-    size += 8 * count;
-  }
-
-  /** Values' low 32 bits, four bytes each, little-endian. */
-  void i32s(long[] values, int count) {
-    room(4 * count);
-    for (int i = 0; i < count; i++) {
-      INT.set(data, size + 4 * i, (int) values[i]);
-    }
-    size += 4 * count;
   }
 
   /** Unsigned LEB128, as Thrift's compact protocol and Parquet's run headers write integers. */
@@ -98,6 +77,9 @@ final class Bytes {
 
   /** Overwrites four bytes at {@code at} with v, little-endian. */
   void i32At(int at, int v) {
-    INT.set(data, at, v);
+    data[at] = (byte) v;
+    data[at + 1] = (byte) (v >>> 8);
+    data[at + 2] = (byte) (v >>> 16);
+    data[at + 3] = (byte) (v >>> 24);
   }
 }

@@ -1,25 +1,30 @@
 package io.ncclinspector.report.ingest.parquet;
 
 /**
- * One column's values of the row group being filled, PLAIN-encoded as they come. A row group
- * holds few rows ({@link ParquetFileWriter}), so that every column's buffers stay in the
- * processor's cache while rows are added across them. Every row gets exactly one call: a value
- * or {@link #addNull}. Allocates nothing per value once its buffers have grown.
+ * One column's values of the row group being filled, PLAIN-encoded into a page when the group is
+ * written. Every row gets exactly one call: a value or {@link #addNull}. Allocates nothing per
+ * value once its arrays have grown to the group's size.
  */
 public final class ColumnBuffer {
   final ColumnSpec spec;
+  private final int capacity;
   /** Per row: 1 when it has a value (the definition level). */
   private final byte[] defined;
-  /** The present values, PLAIN-encoded (booleans: one per byte until the page is made). */
-  private final Bytes values;
+  private final long[] values;
+  private final long[] high;
+  private final Bytes text;
   private int rows;
   private int present;
   private int openString = -1;
 
   ColumnBuffer(ColumnSpec spec, int capacity) {
     this.spec = spec;
+    this.capacity = capacity;
     this.defined = new byte[capacity];
-    this.values = new Bytes(capacity * (spec.kind() == ColumnSpec.Kind.STRING ? 24 : 16));
+    boolean numeric = spec.kind() != ColumnSpec.Kind.STRING;
+    this.values = numeric ? new long[capacity] : null;
+    this.high = spec.kind() == ColumnSpec.Kind.DECIMAL38 ? new long[capacity] : null;
+    this.text = numeric ? null : new Bytes(capacity * 16);
   }
 
   public ColumnSpec spec() {
@@ -30,63 +35,58 @@ public final class ColumnBuffer {
     return rows;
   }
 
+  private void check() {
+    if (rows >= capacity) {
+      throw new IllegalStateException("row group full: " + spec.name());
+    }
+  }
+
   public void addNull() {
+    check();
     if (spec.required()) {
       throw new IllegalStateException("no value for required column " + spec.name());
     }
     defined[rows++] = 0;
   }
 
-  /** A BOOLEAN (0 or 1), INT32 or INT64 value; for DECIMAL38, the value sign-extended. */
+  /** A BOOLEAN (0 or 1), INT32 or INT64 value; for DECIMAL38, the value's sign-extended 64 bits. */
   public void addLong(long v) {
-    switch (spec.kind()) {
-      case INT32 -> values.i32((int) v);
-      case BOOLEAN -> values.u8((int) v & 1);
-      case DECIMAL38 -> {
-        values.i64(Long.reverseBytes(v >> 63));
-        values.i64(Long.reverseBytes(v));
-      }
-      default -> values.i64(v);
+    check();
+    values[present] = v;
+    if (high != null) {
+      high[present] = v >> 63;
     }
     present++;
     defined[rows++] = 1;
   }
 
   public void addDouble(double v) {
-    values.i64(Double.doubleToRawLongBits(v));
-    present++;
-    defined[rows++] = 1;
+    addLong(Double.doubleToRawLongBits(v));
   }
 
-  /** A DECIMAL38 value: high and low 64 bits of the two's complement, big-endian. */
+  /** A DECIMAL38 value: high and low 64 bits of the two's complement. */
   public void addHuge(long hi, long lo) {
-    values.i64(Long.reverseBytes(hi));
-    values.i64(Long.reverseBytes(lo));
+    check();
+    values[present] = lo;
+    high[present] = hi;
     present++;
     defined[rows++] = 1;
   }
 
-  /**
-   * Starts a STRING value; append its UTF-8 bytes with {@link #textByte} and {@link #textBytes},
-   * end it with {@link #endString}.
-   */
+  /** Starts a STRING value; append its UTF-8 bytes with {@link #text}, end it with {@link #endString}. */
   public void beginString() {
-    openString = values.size();
-    values.i32(0);
+    check();
+    openString = text.size();
+    text.i32(0);
   }
 
-  /** Appends one byte to the open string. */
-  public void textByte(int v) {
-    values.u8(v);
-  }
-
-  /** Appends bytes to the open string. */
-  public void textBytes(byte[] b, int from, int length) {
-    values.bytes(b, from, length);
+  /** Where the open string's bytes go. */
+  public Bytes text() {
+    return text;
   }
 
   public void endString() {
-    values.i32At(openString, values.size() - openString - 4);
+    text.i32At(openString, text.size() - openString - 4);
     openString = -1;
     present++;
     defined[rows++] = 1;
@@ -94,16 +94,17 @@ public final class ColumnBuffer {
 
   /** A whole STRING value. */
   public void addString(byte[] b, int from, int length) {
-    values.i32(length);
-    values.bytes(b, from, length);
-    present++;
-    defined[rows++] = 1;
+    beginString();
+    text.bytes(b, from, length);
+    endString();
   }
 
   void clear() {
     rows = 0;
     present = 0;
-    values.clear();
+    if (text != null) {
+      text.clear();
+    }
   }
 
   /** The page's body: definition levels (unless required), then the values, PLAIN. */
@@ -128,17 +129,33 @@ public final class ColumnBuffer {
       }
       page.i32At(at, page.size() - start);
     }
-    if (spec.kind() == ColumnSpec.Kind.BOOLEAN) {
-      byte[] v = values.array();
-      for (int g = 0; g < present; g += 8) {
-        int bits = 0;
-        for (int i = 0; i < 8 && g + i < present; i++) {
-          bits |= (v[g + i] & 1) << i;
+    switch (spec.kind()) {
+      case BOOLEAN -> {
+        for (int g = 0; g < present; g += 8) {
+          int bits = 0;
+          for (int i = 0; i < 8 && g + i < present; i++) {
+            bits |= (int) (values[g + i] & 1) << i;
+          }
+          page.u8(bits);
         }
-        page.u8(bits);
       }
-    } else {
-      page.append(values);
+      case INT32 -> {
+        for (int i = 0; i < present; i++) {
+          page.i32((int) values[i]);
+        }
+      }
+      case INT64, DOUBLE -> {
+        for (int i = 0; i < present; i++) {
+          page.i64(values[i]);
+        }
+      }
+      case STRING -> page.append(text);
+      case DECIMAL38 -> {
+        for (int i = 0; i < present; i++) {
+          page.i64(Long.reverseBytes(high[i]));
+          page.i64(Long.reverseBytes(values[i]));
+        }
+      }
     }
   }
 }

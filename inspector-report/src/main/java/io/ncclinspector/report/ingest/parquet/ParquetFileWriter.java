@@ -9,9 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Writes a Parquet file of flat columns, uncompressed and PLAIN-encoded, one page per column per
- * row group: the simplest file DuckDB reads at memory speed. Row groups of a few thousand rows
- * keep every column's buffer in the processor's cache while rows are added across them. It is the import's hand-over
+ * Writes a Parquet file of flat columns, uncompressed and PLAIN-encoded, one data page per column
+ * per row group: the simplest file DuckDB reads at memory speed. It is the import's hand-over
  * from the report's own JSON reading to DuckDB, not an output (the export is DuckDB's). Fill the
  * {@link #columns}, one value or null per column per row, call {@link #endRow} after each row;
  * a full row group is written at once.
@@ -31,7 +30,7 @@ public final class ParquetFileWriter implements AutoCloseable {
   private final ColumnBuffer[] columns;
   private final int groupRows;
   private final List<List<Chunk>> groups = new ArrayList<>();
-  private final Bytes page = new Bytes(1 << 16);
+  private final Bytes page = new Bytes(1 << 20);
   private final Bytes header = new Bytes(64);
   private long offset;
   private int rows;
