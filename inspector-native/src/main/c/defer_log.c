@@ -78,8 +78,14 @@ typedef struct defer_log {
   defer_unit* units;
 } defer_log;
 
-static defer_log g_logs[DEFER_LOGS];
-static defer_unit* g_units;                 /* DEFER_LOGS * DEFER_LOG_UNITS, mapped once */
+/* The owned logs, then the shared one. */
+#define LOGS_ALL (DEFER_LOGS + 1)
+#define SHARED_LOG DEFER_LOGS
+static defer_log g_logs[LOGS_ALL];
+static defer_unit* g_units;                 /* LOGS_ALL * DEFER_LOG_UNITS, mapped once */
+/* Held by a writer of the shared log from its claim to its publish, so that the log's entries are
+ * written one at a time and in the order of their clock readings (taken under it). */
+static pthread_mutex_t g_shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local defer_log* tls_log;
 static pthread_key_t g_exit_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
@@ -124,7 +130,7 @@ static void on_thread_exit(void* arg) {
 
 static void make_key(void) { pthread_key_create(&g_exit_key, on_thread_exit); }
 
-/* A thread's first call: claims a log; NULL (counted) when every log is owned. */
+/* A thread's first call: claims a log; the shared log (counted) when every log is owned. */
 static __attribute__((noinline)) defer_log* claim_log(void) {
   defer_log* l = NULL;
   {
@@ -138,8 +144,10 @@ static __attribute__((noinline)) defer_log* claim_log(void) {
       }
     }
     if (l == NULL) {
-      counter_add(CTR_DEFER_NO_LOG, 1);
-      return NULL;
+      /* The thread keeps the shared log for its life: it is never retired. */
+      counter_add(CTR_DEFER_SHARED_LOG, 1);
+      tls_log = &g_logs[SHARED_LOG];
+      return tls_log;
     }
     /* Relaxed: the owner's own variable. */
     l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
@@ -149,10 +157,22 @@ static __attribute__((noinline)) defer_log* claim_log(void) {
   return l;
 }
 
-/* The calling thread's log, claimed at its first call; NULL (counted) when every log is owned. */
+/* The calling thread's log, claimed at its first call (the shared log when every log is owned).
+ * Whoever writes to it goes through enter and leave. */
 static inline __attribute__((always_inline)) defer_log* log_of_thread(void) {
   defer_log* l = tls_log;
   return INSPECTOR_LIKELY(l != NULL) ? l : claim_log();
+}
+
+static inline bool is_shared(const defer_log* l) { return l == &g_logs[SHARED_LOG]; }
+
+/* Around an entry's claim, fill and publish: a lock for the shared log's writers, nothing for an
+ * owned log's one writer. The lock is taken before the consumer's (help_consumer), never after. */
+static inline __attribute__((always_inline)) void enter(defer_log* l) {
+  if (INSPECTOR_UNLIKELY(is_shared(l))) pthread_mutex_lock(&g_shared_lock);
+}
+static inline __attribute__((always_inline)) void leave(defer_log* l) {
+  if (INSPECTOR_UNLIKELY(is_shared(l))) pthread_mutex_unlock(&g_shared_lock);
 }
 
 static void help_consumer(void);
@@ -161,6 +181,7 @@ static void help_consumer(void);
  * NULL (counted) when the consumer is a whole log behind. */
 static inline __attribute__((always_inline)) defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
   /* Relaxed: the owner's own variable. */
+  /* Relaxed: the writer's own variable (the shared log's writers take turns under its lock). */
   uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
   uint32_t offset = (uint32_t)(tail & (DEFER_LOG_UNITS - 1));
   uint32_t pad = (n > 1 && offset + n > DEFER_LOG_UNITS) ? DEFER_LOG_UNITS - offset : 0;
@@ -243,7 +264,11 @@ static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l
 static inline __attribute__((always_inline)) uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
                            bool hands_out) {
   defer_log* l = log_of_thread();
-  return l != NULL ? log_simple_in(l, op, ref, a, i32, b0, b1, hands_out) : 0;
+  if (l == NULL) return 0;
+  enter(l);
+  uint64_t h = log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
+  leave(l);
+  return h;
 }
 
 /* Whether the core would leave the operation untracked for a reason the call itself shows: it is
@@ -258,10 +283,19 @@ static bool op_untracked(const core_op_event* ev) {
   return ev->count == 0 || ev->count * size < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
 }
 
+static void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
+
 void* defer_op_start(void* context, const core_op_event* ev) {
   if (context == NULL) return NULL;
   defer_log* l = log_of_thread();
   if (l == NULL) return NULL;
+  enter(l);
+  void* h = op_start_in(l, context, ev);
+  leave(l);
+  return h;
+}
+
+static void* op_start_in(defer_log* l, void* context, const core_op_event* ev) {
   uint64_t pos;
   defer_unit* u = claim(l, 2, &pos);
   if (u == NULL) return NULL;
@@ -300,7 +334,7 @@ void* defer_op_start(void* context, const core_op_event* ev) {
  * for the core to judge and count as it would, but gets no handle: NCCL makes no children for it. */
 static inline bool is_log_handle(const void* h) {
   uint64_t v = (uint64_t)(uintptr_t)h;
-  return (v & 3u) == 1u && log_of(v) >= 0 && log_of(v) < DEFER_LOGS;
+  return (v & 3u) == 1u && log_of(v) >= 0 && log_of(v) < LOGS_ALL;
 }
 
 void* defer_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_ns) {
@@ -309,12 +343,23 @@ void* defer_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_n
                                       0, is_log_handle(parent));
 }
 
+static void* coll_api_start_in(defer_log* l, void* context, const char* func, const char* datatype, uint64_t count,
+                               int32_t root, bool graph_captured, thread_tag tag);
+
 void* defer_coll_api_start(void* context, const char* func, const char* datatype, uint64_t count, int32_t root,
                            bool graph_captured) {
   thread_tag tag = tags_of_current_thread();
   if (context == NULL) return tags_encode(tag, graph_captured);
   defer_log* l = log_of_thread();
   if (l == NULL) return tags_encode(tag, graph_captured);
+  enter(l);
+  void* h = coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
+  leave(l);
+  return h;
+}
+
+static void* coll_api_start_in(defer_log* l, void* context, const char* func, const char* datatype, uint64_t count,
+                               int32_t root, bool graph_captured, thread_tag tag) {
   uint64_t pos;
   defer_unit* u = claim(l, 2, &pos);
   if (u == NULL) return tags_encode(tag, graph_captured);
@@ -384,6 +429,7 @@ void defer_stop(void* handle) {
   uint64_t v = (uint64_t)(uintptr_t)handle;
   defer_log* l = log_of_thread();
   if (l == NULL) return;
+  enter(l); /* the shared log's start entry is read under its lock too */
   if (kernel_records_active() && is_log_handle(handle) && (uint32_t)log_of(v) == log_index(l)) {
     uint64_t pos = pos_of(v);
     /* Relaxed: the owner's own variable. */
@@ -394,6 +440,7 @@ void defer_stop(void* handle) {
     }
   }
   log_simple_in(l, DEFER_STOP, v, 0, 0, 0, 0, false);
+  leave(l);
 }
 
 void defer_comm_finalize(void* context) {
@@ -512,7 +559,7 @@ static void* resolve(uint64_t ref, bool* ready) {
   const void* h = (const void*)(uintptr_t)ref;
   if (handle_tag(h) == HANDLE_TAG_API) return (void*)(uintptr_t)ref; /* a thread tag: as it is */
   int32_t li = log_of(ref);
-  if (li < 0 || li >= DEFER_LOGS || (ref & 3u) != 1u) return (void*)(uintptr_t)ref; /* not ours: the core judges it */
+  if (li < 0 || li >= LOGS_ALL || (ref & 3u) != 1u) return (void*)(uintptr_t)ref; /* not ours: the core judges it */
   uint64_t pos = pos_of(ref);
   defer_log* l = &g_logs[li];
   /* Relaxed: the consumer's own variable. */
@@ -572,14 +619,17 @@ static bool replay_one(uint32_t li) {
   }
   g_depth--;
   if (!ready) return false;
-  /* The call's own time, and its thread's last launch and tag, as the core reads them. */
+  /* The call's own time, and its thread's last launch and tag, as the core reads them. The shared
+   * log's writers are several threads: their launches are not told apart, so none is known (0, as
+   * for an operation started away from its launching thread: the check is weaker, never wrong). */
   uint64_t now = entry_ns(u);
+  bool shared = li == SHARED_LOG;
   tls_defer_clock.now = now;
   tls_defer_clock.accepting = u->b5;
   tls_defer_clock.wall_offset = (int64_t)(u->op == DEFER_COLL_API ? body->seq : u->c);
   tls_defer_clock.active = 1;
-  tls_last_launch_mono_ns = l->launch_ns;
-  tls_last_launch_epoch = l->launch_epoch;
+  tls_last_launch_mono_ns = shared ? 0 : l->launch_ns;
+  tls_last_launch_epoch = shared ? 0 : l->launch_epoch;
   void* result = NULL;
   switch (u->op) {
     case DEFER_OP_START: {
@@ -636,8 +686,10 @@ static bool replay_one(uint32_t li) {
     default:
       break;
   }
-  l->launch_ns = tls_last_launch_mono_ns;
-  l->launch_epoch = tls_last_launch_epoch;
+  if (!shared) {
+    l->launch_ns = tls_last_launch_mono_ns;
+    l->launch_epoch = tls_last_launch_epoch;
+  }
   tls_defer_clock.active = 0;
   if (u->handle != 0 && u->op != DEFER_FINALIZE) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
   atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
@@ -657,14 +709,14 @@ static uint64_t replay_round(bool everything) {
   thread_tag own_tag = tls_tag;
   uint64_t own_launch = tls_last_launch_mono_ns;
   uint32_t own_epoch = tls_last_launch_epoch;
-  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+  for (uint32_t i = 0; i < LOGS_ALL; i++) {
     /* Acquire: the units below the tail were written before it was published. */
     g_logs[i].snapshot = atomic_load_explicit(&g_logs[i].tail, memory_order_acquire);
   }
   for (;;) {
     int32_t best = -1;
     uint64_t best_stamp = UINT64_MAX;
-    for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    for (uint32_t i = 0; i < LOGS_ALL; i++) {
       defer_log* l = &g_logs[i];
       uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
       if (head >= l->snapshot) continue;
@@ -678,7 +730,7 @@ static uint64_t replay_round(bool everything) {
     if (best < 0 || best_stamp > watermark) break;
     if (!replay_one((uint32_t)best)) break; /* a handle it names is not published yet */
   }
-  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+  for (uint32_t i = 0; i < LOGS_ALL; i++) {
     defer_log* l = &g_logs[i];
     uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
     /* Release: the units are read before the producer may overwrite them. */
@@ -738,7 +790,7 @@ void* defer_core_handle(void* handle) {
 
 uint64_t defer_backlog(void) {
   uint64_t most = 0;
-  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+  for (uint32_t i = 0; i < LOGS_ALL; i++) {
     /* Relaxed: an estimate. */
     uint64_t tail = atomic_load_explicit(&g_logs[i].tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&g_logs[i].head, memory_order_relaxed);
@@ -752,7 +804,7 @@ uint64_t defer_replayed_until(uint64_t now) {
   pthread_mutex_lock(&g_consumer_lock);
   uint64_t until = now;
   if (!clock_is_virtual() && now > HOLD_NS) until = now - HOLD_NS;
-  for (uint32_t i = 0; i < DEFER_LOGS && g_units != NULL; i++) {
+  for (uint32_t i = 0; i < LOGS_ALL && g_units != NULL; i++) {
     defer_log* l = &g_logs[i];
     /* Relaxed: the consumer's own head; acquire: the tail's units are written. */
     uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
@@ -789,7 +841,7 @@ static void* consumer_main(void* arg) {
 
 int defer_start(void) {
   if (g_units == NULL) {
-    size_t bytes = sizeof(defer_unit) * DEFER_LOG_UNITS * DEFER_LOGS;
+    size_t bytes = sizeof(defer_unit) * DEFER_LOG_UNITS * LOGS_ALL;
     void* m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return -1;
     void* map = mmap(NULL, sizeof(map_entry) * DEFER_MAP_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -799,7 +851,7 @@ int defer_start(void) {
       return -1;
     }
     g_units = m;
-    for (uint32_t i = 0; i < DEFER_LOGS; i++) g_logs[i].units = g_units + (size_t)i * DEFER_LOG_UNITS;
+    for (uint32_t i = 0; i < LOGS_ALL; i++) g_logs[i].units = g_units + (size_t)i * DEFER_LOG_UNITS;
     pthread_mutex_lock(&g_consumer_lock);
     g_map = map;
     pthread_mutex_unlock(&g_consumer_lock);
@@ -807,7 +859,7 @@ int defer_start(void) {
   pthread_mutex_lock(&g_consumer_lock);
   /* Entries logged by calls that raced the last close: their session is over. */
   uint64_t discarded = 0;
-  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+  for (uint32_t i = 0; i < LOGS_ALL; i++) {
     defer_log* l = &g_logs[i];
     /* Acquire: as in a round. */
     uint64_t tail = atomic_load_explicit(&l->tail, memory_order_acquire);

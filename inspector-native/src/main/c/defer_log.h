@@ -21,11 +21,14 @@
  * synchronous mode.
  *
  * Memory: DEFER_LOGS logs of DEFER_LOG_UNITS 64-byte units (4 MiB each, mapped at the first enable
- * in deferred mode, touched as they fill: a thread's log is resident once it has gone round) and
- * the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept for the life of the process. A thread claims
- * a free log at its first call and gives it back when it exits; a thread that finds none loses its
- * calls (counted deferred_no_log), as does a call whose log is still full after its thread helped
- * (deferred_log_full). */
+ * in deferred mode, touched as they fill: a thread's log is resident once it has gone round), one
+ * more shared log, and the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept for the life of the
+ * process. A thread claims a free log at its first call and gives it back when it exits. A thread
+ * that finds none (counted deferred_shared_log, once) logs through the shared log, whose writers
+ * take a lock around each entry: its calls are kept, in their order, at the price of the lock, and
+ * its operations are replayed without a launch time (as an operation started away from its
+ * launching thread is; launch_clock.h). A call whose log is still full after its thread helped is
+ * lost (deferred_log_full). */
 #ifndef NCCL_INSPECTOR_DEFER_LOG_H
 #define NCCL_INSPECTOR_DEFER_LOG_H
 
@@ -37,7 +40,7 @@
 #include "defer_clock.h"
 #include "profiler_core.h"
 
-#define DEFER_LOGS 32
+#define DEFER_LOGS 32 /* logs a thread may own; the shared log is one more */
 #define DEFER_LOG_UNITS 65536 /* a power of two: 4 MiB */
 #define DEFER_MAP_BITS 17
 #define DEFER_MAP_SIZE (1u << DEFER_MAP_BITS)

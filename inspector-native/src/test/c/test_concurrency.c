@@ -1,15 +1,16 @@
 /* Several application threads and proxy threads on several communicators at once, a sweeper and
  * a draining consumer, as in a real run (facts doc 3.2: operations start on the application
  * thread, their kernel channels on the communicator's proxy thread, often after the operation's
- * stop). The record count must add up exactly. Built also with ThreadSanitizer (make test-tsan). */
+ * stop). The record count must add up exactly. Built also with ThreadSanitizer (make test-tsan).
+ * Run again with more calling threads than the deferred mode has logs (defer_log.h): those
+ * beyond share one log, and nothing may be lost. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 
 #include "harness.h"
 
-#define COMMS 4
-#define OPS_PER_COMM 20000
+#define MAX_COMMS 12
 /* The proxy threads stay fewer than 64 operations behind their application thread (at most
  * QUEUE - 1 queued plus one being pushed): further behind, NCCL's timestamp slots could have been
  * reused and the core rightly leaves the channels out (channel_late_read.h). */
@@ -17,17 +18,19 @@
 
 static const uint64_t T0 = 1795942870000000000ull;
 
-static test_handoff queues[COMMS];
+static int comms;
+static int ops_per_comm;
+static test_handoff queues[MAX_COMMS];
 /* Proxy operations whose stop a network thread makes, racing the operation's close. */
-static test_handoff net_queues[COMMS];
-static void* contexts[COMMS];
+static test_handoff net_queues[MAX_COMMS];
+static void* contexts[MAX_COMMS];
 static _Atomic int producers_done;
 static _Atomic long long drained_ops;
 static _Atomic long long drained_breakdowns;
 
 static void* application(void* arg) {
   int c = (int)(uintptr_t)arg;
-  for (int i = 0; i < OPS_PER_COMM; i++) {
+  for (int i = 0; i < ops_per_comm; i++) {
     void* op = (i % 3 == 2) ? test_p2p(contexts[c], "Send", 9 + c, 8192, 2)
                             : test_coll(contexts[c], "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 2);
     if (op == NULL) abort();
@@ -113,7 +116,7 @@ static void* network(void* arg) {
 static void* consumer(void* arg) {
   static uint8_t buf[1 << 20];
   for (;;) {
-    int finished = atomic_load(&producers_done) == COMMS;
+    int finished = atomic_load(&producers_done) == comms;
     if (finished) nccl_inspector_defer_flush();
     long long n = nccl_inspector_drain(buf, sizeof buf);
     for (long long off = 0; off < n;) {
@@ -144,34 +147,41 @@ static void* consumer(void* arg) {
   return arg;
 }
 
-static void applications_proxies_sweeper_and_consumer(void) {
+/* n communicators, each with an application, a proxy and a network thread, and ops operations,
+ * into a ring of ring_cells cells. */
+static void run(int n, int ops, int ring_cells) {
+  comms = n;
+  ops_per_comm = ops;
+  atomic_store(&producers_done, 0);
+  atomic_store(&drained_ops, 0);
+  atomic_store(&drained_breakdowns, 0);
   test_config cfg = test_defaults();
   cfg.op_slots = 4096;
-  cfg.ring_cells = 1 << 16;
+  cfg.ring_cells = ring_cells;
   cfg.expiry_ns = 60ll * 1000000000ll;
   test_enable(cfg);
-  for (int c = 0; c < COMMS; c++) {
+  for (int c = 0; c < comms; c++) {
     test_handoff_init(&queues[c], QUEUE);
     test_handoff_init(&net_queues[c], 16);
     contexts[c] = test_comm(0x100u + (uint64_t)c, 8, 16);
   }
-  pthread_t apps[COMMS], proxies[COMMS], nets[COMMS], drain;
+  pthread_t apps[MAX_COMMS], proxies[MAX_COMMS], nets[MAX_COMMS], drain;
   pthread_create(&drain, NULL, consumer, NULL);
-  for (int c = 0; c < COMMS; c++) {
+  for (int c = 0; c < comms; c++) {
     pthread_create(&proxies[c], NULL, proxy, (void*)(uintptr_t)c);
     pthread_create(&nets[c], NULL, network, (void*)(uintptr_t)c);
     pthread_create(&apps[c], NULL, application, (void*)(uintptr_t)c);
   }
-  for (int c = 0; c < COMMS; c++) {
+  for (int c = 0; c < comms; c++) {
     pthread_join(apps[c], NULL);
     pthread_join(proxies[c], NULL);
     pthread_join(nets[c], NULL);
     atomic_fetch_add(&producers_done, 1);
   }
   pthread_join(drain, NULL);
-  for (int c = 0; c < COMMS; c++) ncclProfiler_v5.finalize(contexts[c]);
+  for (int c = 0; c < comms; c++) ncclProfiler_v5.finalize(contexts[c]);
   (void)test_drain();
-  long long total = (long long)COMMS * OPS_PER_COMM;
+  long long total = (long long)comms * ops_per_comm;
   CHECK_EQ(atomic_load(&drained_ops), total);
   /* Every proxy thread's application thread alternates collectives and sends; every other one
    * got proxy operations. */
@@ -180,11 +190,26 @@ static void applications_proxies_sweeper_and_consumer(void) {
   CHECK_EQ(test_counter("stale_handle"), 0);
   CHECK_EQ(test_counter("evicted_table_full"), 0);
   CHECK_EQ(test_counter("flushed_at_finalize"), 0);
+  CHECK_EQ(test_counter("deferred_log_full"), 0);
+  if (nccl_inspector_deferred_active()) {
+    /* Threads beyond the logs wrote to the shared one (threads that exited gave theirs back). */
+    CHECK(test_counter("deferred_shared_log") > 0 || 3 * comms + 1 <= DEFER_LOGS);
+  } else {
+    CHECK_EQ(test_counter("deferred_shared_log"), 0);
+  }
   test_shutdown();
 }
 
+static void applications_proxies_sweeper_and_consumer(void) { run(4, 20000, 1 << 16); }
+
+/* 36 calling threads at once, and the main thread's finalizes. The ring holds the whole run: with
+ * this many threads on a few cores the test's drain thread falls behind the deferred mode's
+ * replays, which come in bursts (what is checked here is that no call is lost). */
+static void more_calling_threads_than_logs(void) { run(MAX_COMMS, 3000, 1 << 18); }
+
 int main(void) {
   RUN(applications_proxies_sweeper_and_consumer);
+  RUN(more_calling_threads_than_logs);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }

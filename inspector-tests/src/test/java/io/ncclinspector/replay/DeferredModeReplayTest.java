@@ -61,7 +61,7 @@ class DeferredModeReplayTest {
         fail(name + ": line " + i + " of the sorted outputs differs: " + difference(a.get(i), b.get(i)));
       }
     }
-    /* Drops included: a call the deferred mode lost (deferred_log_full, _no_log, _map_full) fails here. */
+    /* Drops included: a call the deferred mode lost (deferred_log_full, _map_full) fails here. */
     assertEquals(sync.counters().drops(), deferred.counters().drops(), name + ": drops");
     assertEquals(sync.counters().notes(), deferred.counters().notes(), name + ": notes");
     assertEquals(sync.counters().quarantined(), deferred.counters().quarantined(), name + ": quarantined");
