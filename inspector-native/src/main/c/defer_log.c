@@ -456,8 +456,12 @@ void defer_comm_finalize(void* context) {
 
 /* ---- the handle map (consumer only) ---- */
 
+/* A log handle's first slot: its position in the log, from a starting point of its own per log.
+ * The starts of a log follow each other in the table as they do in the log, so the entries in use
+ * (those of the last few thousand starts) lie close together and the replay's lookups mostly hit
+ * the cache; a spread-out hash made each of them a miss. */
 static inline uint32_t map_home(uint64_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - DEFER_MAP_BITS));
+  return (uint32_t)((pos_of(key) + (key >> 56) * 0x9E3779B1u) & (DEFER_MAP_SIZE - 1));
 }
 
 static void map_put(uint64_t key, uint64_t value, uint64_t born) {
@@ -538,8 +542,12 @@ static void map_sweep(uint32_t n, uint64_t now) {
 /* ---- consumer ---- */
 
 static int g_depth;
+/* The logs whose head or snapshot a replay moved since the round last looked (bit i: log i):
+ * replaying one entry may replay the starts it names in other logs first. */
+static uint64_t g_moved;
+_Static_assert(LOGS_ALL <= 64, "a bit per log");
 
-static bool replay_one(uint32_t li);
+static bool replay_one(uint32_t li, uint64_t known_ns);
 
 /* Replays log li up to and including position pos, if published in this round's snapshot. */
 static bool replay_until(uint32_t li, uint64_t pos) {
@@ -547,7 +555,7 @@ static bool replay_until(uint32_t li, uint64_t pos) {
   /* Relaxed: the consumer's own variable (under g_consumer_lock). */
   while (atomic_load_explicit(&l->head, memory_order_relaxed) <= pos) {
     if (atomic_load_explicit(&l->head, memory_order_relaxed) >= l->snapshot) return false;
-    if (!replay_one(li)) return false;
+    if (!replay_one(li, 0)) return false;
   }
   return true;
 }
@@ -570,7 +578,10 @@ static void* resolve(uint64_t ref, bool* ready) {
      * the synchronous mode would judge it. */
     uint64_t tail = atomic_load_explicit(&l->tail, memory_order_acquire);
     if (pos >= tail) return (void*)(uintptr_t)ref;
-    if (tail > l->snapshot) l->snapshot = tail;
+    if (tail > l->snapshot) {
+      l->snapshot = tail;
+      g_moved |= 1ull << li; /* the round looks at the log again */
+    }
     if (g_depth >= 8 || !replay_until((uint32_t)li, pos)) {
       *ready = false;
       return NULL;
@@ -587,14 +598,15 @@ static void* resolve(uint64_t ref, bool* ready) {
 }
 
 /* Replays the entry at the head of log li; false (nothing done) while a handle it names is not
- * replayed yet. */
-static bool replay_one(uint32_t li) {
+ * replayed yet. known_ns: the entry's time where the caller has worked it out (0: not). */
+static bool replay_one(uint32_t li, uint64_t known_ns) {
   defer_log* l = &g_logs[li];
   /* Relaxed: the consumer's own variable. */
   uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
   defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
   if (u->op == DEFER_PAD) {
     atomic_store_explicit(&l->head, head + 1, memory_order_relaxed);
+    g_moved |= 1ull << li;
     return true;
   }
   g_depth++;
@@ -622,7 +634,7 @@ static bool replay_one(uint32_t li) {
   /* The call's own time, and its thread's last launch and tag, as the core reads them. The shared
    * log's writers are several threads: their launches are not told apart, so none is known (0, as
    * for an operation started away from its launching thread: the check is weaker, never wrong). */
-  uint64_t now = entry_ns(u);
+  uint64_t now = known_ns != 0 ? known_ns : entry_ns(u);
   bool shared = li == SHARED_LOG;
   tls_defer_clock.now = now;
   tls_defer_clock.accepting = u->b5;
@@ -693,7 +705,19 @@ static bool replay_one(uint32_t li) {
   tls_defer_clock.active = 0;
   if (u->handle != 0 && u->op != DEFER_FINALIZE) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
   atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
+  g_moved |= 1ull << li;
   g_replayed++;
+  return true;
+}
+
+/* Whether log i has an entry below its snapshot; if so its time in *t (0 for padding, which goes
+ * first). */
+static inline bool head_time(uint32_t i, uint64_t* t) {
+  defer_log* l = &g_logs[i];
+  uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
+  if (head >= l->snapshot) return false;
+  const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
+  *t = u->op == DEFER_PAD ? 0 : entry_ns(u);
   return true;
 }
 
@@ -709,26 +733,40 @@ static uint64_t replay_round(bool everything) {
   thread_tag own_tag = tls_tag;
   uint64_t own_launch = tls_last_launch_mono_ns;
   uint32_t own_epoch = tls_last_launch_epoch;
+  /* The logs with entries in this round's snapshot, and the time of each one's next entry: the
+   * merge looks at those only, and works out an entry's time once. */
+  uint32_t active[LOGS_ALL];
+  uint64_t next[LOGS_ALL];
+  bool in[LOGS_ALL];
+  uint32_t n = 0;
   for (uint32_t i = 0; i < LOGS_ALL; i++) {
     /* Acquire: the units below the tail were written before it was published. */
     g_logs[i].snapshot = atomic_load_explicit(&g_logs[i].tail, memory_order_acquire);
+    in[i] = head_time(i, &next[i]);
+    if (in[i]) active[n++] = i;
   }
-  for (;;) {
-    int32_t best = -1;
-    uint64_t best_stamp = UINT64_MAX;
-    for (uint32_t i = 0; i < LOGS_ALL; i++) {
-      defer_log* l = &g_logs[i];
-      uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
-      if (head >= l->snapshot) continue;
-      const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
-      uint64_t stamp = u->op == DEFER_PAD ? 0 : entry_ns(u);
-      if (best < 0 || stamp < best_stamp) {
-        best = (int32_t)i;
-        best_stamp = stamp;
-      }
+  while (n > 0) {
+    uint32_t li = active[0];
+    for (uint32_t k = 1; k < n; k++) {
+      uint32_t i = active[k];
+      if (next[i] < next[li] || (next[i] == next[li] && i < li)) li = i; /* ties: the lower log */
     }
-    if (best < 0 || best_stamp > watermark) break;
-    if (!replay_one((uint32_t)best)) break; /* a handle it names is not published yet */
+    if (next[li] > watermark) break;
+    g_moved = 0;
+    if (!replay_one(li, next[li])) break; /* a handle it names is not published yet */
+    /* The logs it moved (its own, and those whose starts it replayed first): their next times. */
+    for (uint64_t moved = g_moved; moved != 0; moved &= moved - 1) {
+      uint32_t i = (uint32_t)__builtin_ctzll(moved);
+      bool has = head_time(i, &next[i]);
+      if (has && !in[i]) {
+        active[n++] = i;
+      } else if (!has && in[i]) {
+        uint32_t k = 0;
+        while (active[k] != i) k++;
+        active[k] = active[--n]; /* read to its snapshot: out of this round */
+      }
+      in[i] = has;
+    }
   }
   for (uint32_t i = 0; i < LOGS_ALL; i++) {
     defer_log* l = &g_logs[i];
