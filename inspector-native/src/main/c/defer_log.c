@@ -157,23 +157,16 @@ static __attribute__((noinline)) defer_log* claim_log(void) {
   return l;
 }
 
-/* The calling thread's log, claimed at its first call (the shared log when every log is owned).
- * Whoever writes to it goes through enter and leave. */
+/* The calling thread's log, claimed at its first call (the shared log when every log is owned):
+ * never NULL. An owned log has one writer; the shared log's writers go through the *_shared
+ * functions below, which hold g_shared_lock from the entry's claim to its publish. That lock is
+ * taken before the consumer's (help_consumer), never after. */
 static inline __attribute__((always_inline)) defer_log* log_of_thread(void) {
   defer_log* l = tls_log;
   return INSPECTOR_LIKELY(l != NULL) ? l : claim_log();
 }
 
 static inline bool is_shared(const defer_log* l) { return l == &g_logs[SHARED_LOG]; }
-
-/* Around an entry's claim, fill and publish: a lock for the shared log's writers, nothing for an
- * owned log's one writer. The lock is taken before the consumer's (help_consumer), never after. */
-static inline __attribute__((always_inline)) void enter(defer_log* l) {
-  if (INSPECTOR_UNLIKELY(is_shared(l))) pthread_mutex_lock(&g_shared_lock);
-}
-static inline __attribute__((always_inline)) void leave(defer_log* l) {
-  if (INSPECTOR_UNLIKELY(is_shared(l))) pthread_mutex_unlock(&g_shared_lock);
-}
 
 static void help_consumer(void);
 
@@ -261,14 +254,19 @@ static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l
   return h;
 }
 
+static __attribute__((noinline)) uint64_t log_simple_shared(defer_log* l, uint8_t op, uint64_t ref, uint64_t a,
+                                                            int32_t i32, uint8_t b0, uint8_t b1, bool hands_out) {
+  pthread_mutex_lock(&g_shared_lock);
+  uint64_t h = log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
+  pthread_mutex_unlock(&g_shared_lock);
+  return h;
+}
+
 static inline __attribute__((always_inline)) uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
                            bool hands_out) {
   defer_log* l = log_of_thread();
-  if (l == NULL) return 0;
-  enter(l);
-  uint64_t h = log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
-  leave(l);
-  return h;
+  if (INSPECTOR_UNLIKELY(is_shared(l))) return log_simple_shared(l, op, ref, a, i32, b0, b1, hands_out);
+  return log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
 }
 
 /* Whether the core would leave the operation untracked for a reason the call itself shows: it is
@@ -283,19 +281,23 @@ static bool op_untracked(const core_op_event* ev) {
   return ev->count == 0 || ev->count * size < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
 }
 
-static void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
+static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
+
+static __attribute__((noinline)) void* op_start_shared(defer_log* l, void* context, const core_op_event* ev) {
+  pthread_mutex_lock(&g_shared_lock);
+  void* h = op_start_in(l, context, ev);
+  pthread_mutex_unlock(&g_shared_lock);
+  return h;
+}
 
 void* defer_op_start(void* context, const core_op_event* ev) {
   if (context == NULL) return NULL;
   defer_log* l = log_of_thread();
-  if (l == NULL) return NULL;
-  enter(l);
-  void* h = op_start_in(l, context, ev);
-  leave(l);
-  return h;
+  if (INSPECTOR_UNLIKELY(is_shared(l))) return op_start_shared(l, context, ev);
+  return op_start_in(l, context, ev);
 }
 
-static void* op_start_in(defer_log* l, void* context, const core_op_event* ev) {
+static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, void* context, const core_op_event* ev) {
   uint64_t pos;
   defer_unit* u = claim(l, 2, &pos);
   if (u == NULL) return NULL;
@@ -343,23 +345,33 @@ void* defer_channel_start(void* parent, uint8_t channel_id, uint64_t gpu_start_n
                                       0, is_log_handle(parent));
 }
 
-static void* coll_api_start_in(defer_log* l, void* context, const char* func, const char* datatype, uint64_t count,
-                               int32_t root, bool graph_captured, thread_tag tag);
+static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* l, void* context, const char* func,
+                                                                    const char* datatype, uint64_t count, int32_t root,
+                                                                    bool graph_captured, thread_tag tag);
+
+static __attribute__((noinline)) void* coll_api_start_shared(defer_log* l, void* context, const char* func,
+                                                             const char* datatype, uint64_t count, int32_t root,
+                                                             bool graph_captured, thread_tag tag) {
+  pthread_mutex_lock(&g_shared_lock);
+  void* h = coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
+  pthread_mutex_unlock(&g_shared_lock);
+  return h;
+}
 
 void* defer_coll_api_start(void* context, const char* func, const char* datatype, uint64_t count, int32_t root,
                            bool graph_captured) {
   thread_tag tag = tags_of_current_thread();
   if (context == NULL) return tags_encode(tag, graph_captured);
   defer_log* l = log_of_thread();
-  if (l == NULL) return tags_encode(tag, graph_captured);
-  enter(l);
-  void* h = coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
-  leave(l);
-  return h;
+  if (INSPECTOR_UNLIKELY(is_shared(l))) {
+    return coll_api_start_shared(l, context, func, datatype, count, root, graph_captured, tag);
+  }
+  return coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
 }
 
-static void* coll_api_start_in(defer_log* l, void* context, const char* func, const char* datatype, uint64_t count,
-                               int32_t root, bool graph_captured, thread_tag tag) {
+static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* l, void* context, const char* func,
+                                                                    const char* datatype, uint64_t count, int32_t root,
+                                                                    bool graph_captured, thread_tag tag) {
   uint64_t pos;
   defer_unit* u = claim(l, 2, &pos);
   if (u == NULL) return tags_encode(tag, graph_captured);
@@ -415,6 +427,27 @@ void defer_proxy_step_state(void* handle, int state, uint64_t trans_size) {
   log_simple(DEFER_STEP_STATE, (uint64_t)(uintptr_t)handle, trans_size, state, 0, 0, false);
 }
 
+/* A stop's entry; before it, an operation's launch made final for CUPTI (see defer_stop). */
+static inline __attribute__((always_inline)) void stop_in(defer_log* l, uint64_t v) {
+  if (kernel_records_active() && is_log_handle((void*)(uintptr_t)v) && (uint32_t)log_of(v) == log_index(l)) {
+    uint64_t pos = pos_of(v);
+    /* Relaxed: the writer's own variable (the shared log's under its lock). */
+    uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
+    if (pos < tail && tail - pos < DEFER_LOG_UNITS - 2) {
+      const defer_unit* start = &l->units[pos & (DEFER_LOG_UNITS - 1)];
+      if (start->op == DEFER_OP_START && start->handle == v && start->a != 0) kernel_records_op_stopped(start->a);
+    }
+  }
+  log_simple_in(l, DEFER_STOP, v, 0, 0, 0, 0, false);
+}
+
+/* The shared log's start entry is read under its lock too. */
+static __attribute__((noinline)) void stop_shared(defer_log* l, uint64_t v) {
+  pthread_mutex_lock(&g_shared_lock);
+  stop_in(l, v);
+  pthread_mutex_unlock(&g_shared_lock);
+}
+
 void defer_stop(void* handle) {
   if (handle == NULL) return;
   if (handle == KERNEL_LAUNCH_HANDLE) {
@@ -428,19 +461,11 @@ void defer_stop(void* handle) {
    * Its replay marks it again, which changes nothing. */
   uint64_t v = (uint64_t)(uintptr_t)handle;
   defer_log* l = log_of_thread();
-  if (l == NULL) return;
-  enter(l); /* the shared log's start entry is read under its lock too */
-  if (kernel_records_active() && is_log_handle(handle) && (uint32_t)log_of(v) == log_index(l)) {
-    uint64_t pos = pos_of(v);
-    /* Relaxed: the owner's own variable. */
-    uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
-    if (pos < tail && tail - pos < DEFER_LOG_UNITS - 2) {
-      const defer_unit* start = &l->units[pos & (DEFER_LOG_UNITS - 1)];
-      if (start->op == DEFER_OP_START && start->handle == v && start->a != 0) kernel_records_op_stopped(start->a);
-    }
+  if (INSPECTOR_UNLIKELY(is_shared(l))) {
+    stop_shared(l, v);
+    return;
   }
-  log_simple_in(l, DEFER_STOP, v, 0, 0, 0, 0, false);
-  leave(l);
+  stop_in(l, v);
 }
 
 void defer_comm_finalize(void* context) {
