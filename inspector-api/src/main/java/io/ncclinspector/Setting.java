@@ -57,10 +57,10 @@ enum Setting {
       "log each callback in its thread's log (a clock read and a copy, nothing else on NCCL's threads) and do"
           + " the core's work on a thread of its own, replaying the calls in the order they were made, with the same"
           + " output: 18–25 ns per callback on NCCL's threads instead of 52–80 on a 2-vCPU VM (0.16–0.20 of NVIDIA's"
-          + " Inspector), for about twice the CPU per record on another core and 4 MiB of native memory per"
-          + " calling thread for up to 32 of them, the others sharing one log under a lock (BENCHMARKS.md,"
-          + " [Research](research/deferred-core.md)); interfaces"
-          + " v4–v6; records come out a consumer round (up to a millisecond) later; read at `enable()`"),
+          + " Inspector), for two to three times the CPU per record, mostly on another core, and 4 MiB of"
+          + " native memory per calling thread for up to 32 of them, the others sharing one log under a lock"
+          + " (BENCHMARKS.md, [Research](research/deferred-core.md)); interfaces v4–v6; records come out a"
+          + " consumer round (up to a millisecond) later; read at `enable()`"),
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
       "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
           + " bypass the page cache, which they would otherwise fill, for a third of the appending thread's CPU or"
