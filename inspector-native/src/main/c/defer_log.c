@@ -173,7 +173,6 @@ static void help_consumer(void);
 /* Room for n units at the tail (padding the log's end if the entry would wrap): the first unit, or
  * NULL (counted) when the consumer is a whole log behind. */
 static inline __attribute__((always_inline)) defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out) {
-  /* Relaxed: the owner's own variable. */
   /* Relaxed: the writer's own variable (the shared log's writers take turns under its lock). */
   uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
   uint32_t offset = (uint32_t)(tail & (DEFER_LOG_UNITS - 1));
