@@ -32,7 +32,7 @@ static ncclResult_t v6_start(void* context, void** handle, ncclProfilerEventDesc
         op.channel_mode = CHANNELS_NONE;
         op.copy_engine = 1;
         op.parent = d->parentObj; /* its CollApi call: the thread's tag and the call's number */
-        *handle = defer_on() ? defer_op_start(context, &op) : core_op_start(context, &op);
+        *handle = abi_op_start(context, &op);
         break;
       }
       default:

@@ -86,17 +86,18 @@ static inline int defer_on(void) {
   return atomic_load_explicit(&g_core.deferred_active, memory_order_relaxed);
 }
 
-/* Callbacks: 1 if operations may start now. Acquire pairs with the release in core_enable, so
- * the tables are visible before anybody uses them. */
-/* The state alone, as a call finds it when it is made (the deferred mode's producers, which log it). */
+/* The state alone, as a call finds it when it is made (the deferred mode's producers log it).
+ * Acquire pairs with the release in core_enable, so the tables are visible before anybody uses
+ * them. */
 static inline int core_accepting_now(void) {
   return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
 }
 
+/* Callbacks: 1 if operations may start now; a replayed call is taken as the core would have taken
+ * it when it was made (defer_log.h). */
 static inline int core_accepting(void) {
-  /* A replayed call is taken as the core would have taken it when it was made (defer_log.h). */
   if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.accepting;
-  return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
+  return core_accepting_now();
 }
 
 /* Callbacks holding a handle: 1 while the tables exist (they are freed only in state OFF). */

@@ -92,17 +92,26 @@ static inline uint64_t scale(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t
  * orders the field loads after it; the acquire fence orders them before the second load of the
  * generation. A field value stored by a later refresh comes after that refresh's release fence,
  * which the reader's fence pairs with, so the second load then sees the generation moved. */
-static inline void params_read(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
+/* As params_read, from the slot of generation `want` (its low 15 bits; negative: the generation
+ * in force); false when that slot has been rewritten since (by the refresh that made generation
+ * want + 2). With a constant `want` the test folds away where it is inlined. */
+static inline bool params_read_of(int32_t want, uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
   for (;;) {
     uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
-    const tsc_params* p = &g_slots[g & 1];
+    uint32_t gen = want < 0 ? (uint32_t)g : (uint32_t)want;
+    if (want >= 0 && (((uint32_t)g - gen) & 0x7ffe)) return false;
+    const tsc_params* p = &g_slots[gen & 1];
     *tsc0 = atomic_load_explicit(&p->tsc0, FIELD_LOAD);
     *ns0 = atomic_load_explicit(&p->ns0, FIELD_LOAD);
     *mult = atomic_load_explicit(&p->mult, FIELD_LOAD);
     if (tsc) *tsc = tsc_read();
     FENCE(memory_order_acquire);
-    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == g) return;
+    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == g) return true;
   }
+}
+
+static inline void params_read(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
+  params_read_of(-1, tsc0, ns0, mult, tsc);
 }
 
 /* The write side, called with g_writer held: fills the slot readers do not use (the release
@@ -247,20 +256,11 @@ uint64_t tsc_clock_stamp(uint32_t* gen) {
 }
 
 uint64_t tsc_clock_convert_stamp(uint64_t tsc, uint32_t gen) {
-  for (;;) {
-    uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
-    /* The slot of generation gen is rewritten by the refresh that makes generation gen + 2. */
-    if (((uint32_t)g - gen) & 0x7ffe) return tsc_clock_convert(tsc);
-    const tsc_params* p = &g_slots[gen & 1];
-    uint64_t tsc0 = atomic_load_explicit(&p->tsc0, FIELD_LOAD);
-    uint64_t ns0 = atomic_load_explicit(&p->ns0, FIELD_LOAD);
-    uint64_t mult = atomic_load_explicit(&p->mult, FIELD_LOAD);
-    FENCE(memory_order_acquire);
-    /* As in params_read: fields of a refresh that ran meanwhile show as a moved generation. */
-    if (atomic_load_explicit(&g_generation, memory_order_relaxed) == g) {
-      return mult == 0 ? tsc_clock_convert(tsc) : scale(tsc, tsc0, ns0, mult);
-    }
+  uint64_t tsc0, ns0, mult;
+  if (!params_read_of((int32_t)(gen & 0x7fff), &tsc0, &ns0, &mult, NULL) || mult == 0) {
+    return tsc_clock_convert(tsc); /* its parameters are gone: those in force now */
   }
+  return scale(tsc, tsc0, ns0, mult);
 }
 
 uint64_t tsc_clock_steps(void) { return atomic_load_explicit(&g_steps, memory_order_relaxed); }
