@@ -130,31 +130,48 @@ static void on_thread_exit(void* arg) {
 
 static void make_key(void) { pthread_key_create(&g_exit_key, on_thread_exit); }
 
+/* A free log, now the calling thread's (given back when it exits), or NULL when every log is
+ * owned. */
+static defer_log* claim_owned(void) {
+  pthread_once(&g_key_once, make_key);
+  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+    int expected = LOG_FREE;
+    /* Acquire: the previous owner's and the consumer's use of the log happened before. */
+    if (atomic_compare_exchange_strong_explicit(&g_logs[i].state, &expected, LOG_OWNED, memory_order_acquire,
+                                                memory_order_relaxed)) {
+      defer_log* l = &g_logs[i];
+      /* Acquire: the consumer's reads of the units below its head are done (a new owner
+       * overwrites them). */
+      l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
+      tls_log = l;
+      pthread_setspecific(g_exit_key, l);
+      return l;
+    }
+  }
+  return NULL;
+}
+
 /* A thread's first call: claims a log; the shared log (counted) when every log is owned. */
 static __attribute__((noinline)) defer_log* claim_log(void) {
-  defer_log* l = NULL;
-  {
-    pthread_once(&g_key_once, make_key);
-    for (uint32_t i = 0; i < DEFER_LOGS && l == NULL; i++) {
-      int expected = LOG_FREE;
-      /* Acquire: the previous owner's and the consumer's use of the log happened before. */
-      if (atomic_compare_exchange_strong_explicit(&g_logs[i].state, &expected, LOG_OWNED, memory_order_acquire,
-                                                  memory_order_relaxed)) {
-        l = &g_logs[i];
-      }
-    }
-    if (l == NULL) {
-      /* The thread keeps the shared log for its life: it is never retired. */
-      counter_add(CTR_DEFER_SHARED_LOG, 1);
-      tls_log = &g_logs[SHARED_LOG];
-      return tls_log;
-    }
-    /* Relaxed: the owner's own variable. */
-    l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
-    tls_log = l;
-    pthread_setspecific(g_exit_key, l);
-  }
-  return l;
+  defer_log* l = claim_owned();
+  if (l != NULL) return l;
+  counter_add(CTR_DEFER_SHARED_LOG, 1);
+  tls_log = &g_logs[SHARED_LOG];
+  return tls_log;
+}
+
+/* A thread on the shared log looks for a log of its own again once every this many calls (a pass
+ * over the logs' states), so that it stops paying the shared log's lock once threads that exited
+ * have given theirs back. Its entries stay in clock order across the move: the consumer merges the
+ * logs by their clock readings, and each of the thread's readings follows its last. */
+#define SHARED_RETRY_CALLS 4096u
+static _Thread_local uint32_t tls_shared_calls;
+
+/* For a call about to go through the shared log: the thread's own log if it could claim one now,
+ * else NULL (the call takes the shared log's lock). */
+static inline defer_log* leave_shared(void) {
+  if (++tls_shared_calls % SHARED_RETRY_CALLS != 0) return NULL;
+  return claim_owned();
 }
 
 /* The calling thread's log, claimed at its first call (the shared log when every log is owned):
@@ -255,6 +272,8 @@ static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l
 
 static __attribute__((noinline)) uint64_t log_simple_shared(defer_log* l, uint8_t op, uint64_t ref, uint64_t a,
                                                             int32_t i32, uint8_t b0, uint8_t b1, bool hands_out) {
+  defer_log* own = leave_shared();
+  if (own != NULL) return log_simple_in(own, op, ref, a, i32, b0, b1, hands_out);
   pthread_mutex_lock(&g_shared_lock);
   uint64_t h = log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
   pthread_mutex_unlock(&g_shared_lock);
@@ -283,6 +302,8 @@ static bool op_untracked(const core_op_event* ev) {
 static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
 
 static __attribute__((noinline)) void* op_start_shared(defer_log* l, void* context, const core_op_event* ev) {
+  defer_log* own = leave_shared();
+  if (own != NULL) return op_start_in(own, context, ev);
   pthread_mutex_lock(&g_shared_lock);
   void* h = op_start_in(l, context, ev);
   pthread_mutex_unlock(&g_shared_lock);
@@ -351,6 +372,8 @@ static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* 
 static __attribute__((noinline)) void* coll_api_start_shared(defer_log* l, void* context, const char* func,
                                                              const char* datatype, uint64_t count, int32_t root,
                                                              bool graph_captured, thread_tag tag) {
+  defer_log* own = leave_shared();
+  if (own != NULL) return coll_api_start_in(own, context, func, datatype, count, root, graph_captured, tag);
   pthread_mutex_lock(&g_shared_lock);
   void* h = coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
   pthread_mutex_unlock(&g_shared_lock);
@@ -745,10 +768,28 @@ static inline bool head_time(uint32_t i, uint64_t* t) {
   return true;
 }
 
-/* One round: every log's published entries stamped up to the watermark, in time order. Caller
- * holds g_consumer_lock. Returns the entries replayed. */
-static uint64_t replay_round(bool everything) {
+/* Whether the record ring is three quarters full. A round that paces stops there and leaves the
+ * rest in the logs, which hold far more than the ring: replays come in bursts (a round replays
+ * what every thread logged since the last), and a burst that outruns the drain would drop records
+ * that the logs can keep until the drain has made room. Relaxed reads (ring_used_cells): an
+ * estimate; a round that overshoots only fills the ring as the synchronous mode would. */
+static bool ring_nearly_full(void) {
+  const record_ring* r = &g_core.ring;
+  return r->capacity != 0 && ring_used_cells(r) > r->capacity - r->capacity / 4;
+}
+
+/* Entries replayed between two looks at the ring's fill. */
+#define PACE_EVERY 32u
+/* Whether the last round stopped at a nearly full ring (under g_consumer_lock). */
+static bool g_paced;
+
+/* One round: every log's published entries stamped up to the watermark, in time order, stopping
+ * early when `pace` and the record ring is nearly full. Caller holds g_consumer_lock. Returns the
+ * entries replayed. */
+static uint64_t replay_round(bool everything, bool pace) {
   uint64_t before = g_replayed;
+  g_paced = pace && ring_nearly_full();
+  if (g_paced) return 0; /* not even the tails are read: the producers' cache lines stay theirs */
   /* The round's own time: the real clock, or the replay's virtual one (one thread makes every
    * call then, so what is published is in order). */
   uint64_t now = clock_mono_raw_ns();
@@ -776,6 +817,10 @@ static uint64_t replay_round(bool everything) {
       if (next[i] < next[li] || (next[i] == next[li] && i < li)) li = i; /* ties: the lower log */
     }
     if (next[li] > watermark) break;
+    if (pace && (g_replayed - before) % PACE_EVERY == PACE_EVERY - 1 && ring_nearly_full()) {
+      g_paced = true;
+      break;
+    }
     g_moved = 0;
     if (!replay_one(li, next[li])) break; /* a handle it names is not published yet */
     /* The logs it moved (its own, and those whose starts it replayed first): their next times. */
@@ -817,24 +862,30 @@ static uint64_t replay_round(bool everything) {
   return replayed;
 }
 
-/* A producer whose log is full replays a round of every log (its own included). */
+/* A producer whose log is full replays a round of every log (its own included), whatever the
+ * ring's fill: its log must make room. */
 static void help_consumer(void) {
   pthread_mutex_lock(&g_consumer_lock);
-  if (g_map != NULL) replay_round(false);
+  if (g_map != NULL) replay_round(false, false);
   pthread_mutex_unlock(&g_consumer_lock);
 }
 
 void defer_flush(void) {
   pthread_mutex_lock(&g_consumer_lock);
   if (g_map != NULL) {
-    while (replay_round(true) != 0) {
+    while (replay_round(true, false) != 0) {
     }
   }
   pthread_mutex_unlock(&g_consumer_lock);
 }
 
 void defer_catch_up(void) {
-  if (defer_on()) help_consumer(); /* one round, as a producer with a full log runs it */
+  if (!defer_on()) return;
+  /* One round, as the consumer thread runs it: it too leaves the logs alone while the ring is
+   * nearly full (what the sweep then measures ages against is defer_replayed_until). */
+  pthread_mutex_lock(&g_consumer_lock);
+  if (g_map != NULL) replay_round(false, true);
+  pthread_mutex_unlock(&g_consumer_lock);
 }
 
 void* defer_core_handle(void* handle) {
@@ -884,14 +935,16 @@ static void* consumer_main(void* arg) {
   /* Relaxed: a stop request; the join orders everything after it. */
   while (atomic_load_explicit(&g_consumer_run, memory_order_relaxed)) {
     pthread_mutex_lock(&g_consumer_lock);
-    uint64_t n = replay_round(false);
+    uint64_t n = replay_round(false, true);
+    bool paced = g_paced;
     pthread_mutex_unlock(&g_consumer_lock);
     /* Rounds 50 us apart while there is work, 1 ms apart once ten found none; straight on while
      * a log is a quarter full (a log holds 65,536 units, about 1 ms of a thread making calls back
-     * to back). Reading a log's tail takes its cache line from the producer, whose next publish
-     * then misses: a round per 50 us costs it one miss per round, not one per call. */
-    if (n != 0 && defer_backlog() > DEFER_LOG_UNITS / 4) continue;
-    idle = n != 0 ? 0 : (idle < 10 ? idle + 1 : idle);
+     * to back), unless the round stopped at a nearly full ring: then 50 us for the drain. Reading
+     * a log's tail takes its cache line from the producer, whose next publish then misses: a
+     * round per 50 us costs it one miss per round, not one per call. */
+    if (n != 0 && !paced && defer_backlog() > DEFER_LOG_UNITS / 4) continue;
+    idle = (n != 0 || paced) ? 0 : (idle < 10 ? idle + 1 : idle);
     struct timespec ts = {0, idle < 10 ? 50000 : 1000000};
     nanosleep(&ts, NULL);
   }

@@ -27,8 +27,12 @@
  * that finds none (counted deferred_shared_log, once) logs through the shared log, whose writers
  * take a lock around each entry: its calls are kept, in their order, at the price of the lock, and
  * its operations are replayed without a launch time (as an operation started away from its
- * launching thread is; launch_clock.h). A call whose log is still full after its thread helped is
- * lost (deferred_log_full). */
+ * launching thread is; launch_clock.h); every 4,096 such calls it looks for a free log again. A
+ * call whose log is still full after its thread helped is lost (deferred_log_full).
+ *
+ * Pacing: the consumer thread's rounds stop while the record ring is three quarters full, and
+ * leave the rest in the logs until the drain has made room; a producer whose log is full replays
+ * whatever the ring's fill (its call would be lost otherwise). */
 #ifndef NCCL_INSPECTOR_DEFER_LOG_H
 #define NCCL_INSPECTOR_DEFER_LOG_H
 

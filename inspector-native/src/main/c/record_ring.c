@@ -81,7 +81,8 @@ void ring_publish(record_ring* r, uint64_t pos) {
 }
 
 size_t ring_drain(record_ring* r, uint8_t* out, size_t cap) {
-  uint64_t pos = r->dequeue_pos;
+  /* Relaxed: the consumer's own variable. */
+  uint64_t pos = atomic_load_explicit(&r->dequeue_pos, memory_order_relaxed);
   size_t written = 0;
   for (;;) {
     uint64_t idx = pos & r->mask;
@@ -106,11 +107,15 @@ size_t ring_drain(record_ring* r, uint8_t* out, size_t cap) {
     pos += n;
     written += bytes;
   }
-  r->dequeue_pos = pos;
+  /* Relaxed: only ring_used_cells reads it from other threads, for an estimate; the cells' sequence
+   * numbers carry the ordering with producers. */
+  atomic_store_explicit(&r->dequeue_pos, pos, memory_order_relaxed);
   return written;
 }
 
 uint64_t ring_used_cells(const record_ring* r) {
+  /* Relaxed, both: an estimate (see the header). */
   uint64_t enq = atomic_load_explicit(&((record_ring*)r)->enqueue_pos, memory_order_relaxed);
-  return enq >= r->dequeue_pos ? enq - r->dequeue_pos : 0;
+  uint64_t deq = atomic_load_explicit(&((record_ring*)r)->dequeue_pos, memory_order_relaxed);
+  return enq >= deq ? enq - deq : 0;
 }

@@ -26,7 +26,7 @@ typedef struct record_ring {
   uint64_t mask;
   uint64_t control_reserve;
   _Alignas(64) _Atomic uint64_t enqueue_pos;
-  _Alignas(64) uint64_t dequeue_pos; /* touched by the consumer only */
+  _Alignas(64) _Atomic uint64_t dequeue_pos; /* written by the consumer only; read by ring_used_cells */
 } record_ring;
 
 /* capacity_cells must be a power of two; returns 0 on success, -1 if memory is unavailable. */

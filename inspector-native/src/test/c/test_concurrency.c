@@ -3,7 +3,8 @@
  * thread, their kernel channels on the communicator's proxy thread, often after the operation's
  * stop). The record count must add up exactly. Built also with ThreadSanitizer (make test-tsan).
  * Run again with more calling threads than the deferred mode has logs (defer_log.h): those
- * beyond share one log, and nothing may be lost. */
+ * beyond share one log, and nothing may be lost; and a thread on the shared log takes a log of
+ * its own once one is free again. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -202,14 +203,99 @@ static void run(int n, int ops, int ring_cells) {
 
 static void applications_proxies_sweeper_and_consumer(void) { run(4, 20000, 1 << 16); }
 
-/* 36 calling threads at once, and the main thread's finalizes. The ring holds the whole run: with
- * this many threads on a few cores the test's drain thread falls behind the deferred mode's
- * replays, which come in bursts (what is checked here is that no call is lost). */
-static void more_calling_threads_than_logs(void) { run(MAX_COMMS, 3000, 1 << 18); }
+/* 36 calling threads at once, and the main thread's finalizes, into the same ring as above: with
+ * this many threads on a few cores the deferred mode's replays come in bursts, which its consumer
+ * paces to the ring's fill (without that, 1,344 records of this run were lost to a full ring). */
+static void more_calling_threads_than_logs(void) { run(MAX_COMMS, 3000, 1 << 16); }
+
+/* ---- a thread leaves the shared log once a log is free again ---- */
+
+static void* g_ctx;
+static pthread_barrier_t g_held, g_release, g_exited;
+static _Atomic uint64_t g_seq;
+
+/* One collective through its kernel channel, as NCCL makes it; its handle. */
+static void* one_op(void) {
+  uint64_t seq = atomic_fetch_add(&g_seq, 1);
+  void* op = test_coll(g_ctx, "AllReduce", seq, 4096, "ncclFloat32", 1);
+  void* ch = test_channel(op, 0, T0 + seq * 10000);
+  test_channel_done(ch, T0 + seq * 10000 + 1000);
+  test_stop(ch);
+  test_stop(op);
+  return op;
+}
+
+/* The log a deferred-mode handle was logged in (defer_log.h: its top byte is the log's index + 1). */
+static int log_of_handle(void* h) { return (int)((uint64_t)(uintptr_t)h >> 56) - 1; }
+
+static void* holder(void* arg) {
+  (void)one_op(); /* claims a log */
+  pthread_barrier_wait(&g_held);
+  pthread_barrier_wait(&g_release);
+  return arg; /* exits: its log goes back */
+}
+
+static int g_first_log, g_calls_to_leave;
+static long long g_colls; /* drained by the latecomer */
+#define LATECOMER_CALLS 9000
+
+static void* latecomer(void* arg) {
+  g_first_log = log_of_handle(one_op()); /* every log is held: the shared one */
+  pthread_barrier_wait(&g_release);
+  pthread_barrier_wait(&g_exited);
+  nccl_inspector_defer_flush(); /* the holders' logs are read to their ends and free */
+  g_calls_to_leave = -1;
+  for (int i = 0; i < LATECOMER_CALLS; i++) {
+    int log = log_of_handle(one_op());
+    if (g_calls_to_leave < 0 && log != DEFER_LOGS) g_calls_to_leave = i + 1;
+    if (i % 1024 == 1023) g_colls += test_drain().colls;
+  }
+  return arg;
+}
+
+static void a_thread_on_the_shared_log_takes_a_freed_log(void) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  test_enable(cfg);
+  g_ctx = test_comm(0x900u, 0, 2);
+  atomic_store(&g_seq, 0);
+  g_colls = 0;
+  pthread_barrier_init(&g_held, NULL, DEFER_LOGS + 1);
+  pthread_barrier_init(&g_release, NULL, DEFER_LOGS + 2);
+  pthread_barrier_init(&g_exited, NULL, 2);
+  pthread_t holders[DEFER_LOGS], late;
+  for (int i = 0; i < DEFER_LOGS; i++) pthread_create(&holders[i], NULL, holder, NULL);
+  pthread_barrier_wait(&g_held); /* every log is owned (the main thread may hold one too) */
+  pthread_create(&late, NULL, latecomer, NULL);
+  pthread_barrier_wait(&g_release);
+  for (int i = 0; i < DEFER_LOGS; i++) pthread_join(holders[i], NULL);
+  pthread_barrier_wait(&g_exited);
+  pthread_join(late, NULL);
+  ncclProfiler_v5.finalize(g_ctx);
+  decoded d = test_drain();
+  pthread_barrier_destroy(&g_held);
+  pthread_barrier_destroy(&g_release);
+  pthread_barrier_destroy(&g_exited);
+  if (nccl_inspector_deferred_active()) {
+    printf("     on the shared log, then its own after %d operations\n", g_calls_to_leave);
+    CHECK_EQ(g_first_log, DEFER_LOGS);
+    /* It looks for a log again every 4,096 calls through the shared log (defer_log.c), three of
+     * them an operation here (its start, its channel's start and GPU stop): by the first look. */
+    CHECK(g_calls_to_leave > 0 && g_calls_to_leave <= 4096 / 3 + 1);
+    CHECK(test_counter("deferred_shared_log") > 0);
+  }
+  /* Every collective's record, whichever log it went through, the last one timed by its channel. */
+  CHECK_EQ(g_colls + d.colls, DEFER_LOGS + 1 + LATECOMER_CALLS);
+  CHECK_EQ(d.last.exec_ns, 1000);
+  CHECK_EQ(test_counter("ring_full"), 0);
+  CHECK_EQ(test_counter("deferred_log_full"), 0);
+  test_shutdown();
+}
 
 int main(void) {
   RUN(applications_proxies_sweeper_and_consumer);
   RUN(more_calling_threads_than_logs);
+  RUN(a_thread_on_the_shared_log_takes_a_freed_log);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }
