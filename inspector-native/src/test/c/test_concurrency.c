@@ -205,7 +205,7 @@ static void applications_proxies_sweeper_and_consumer(void) { run(4, 20000, 1 <<
 
 /* 36 calling threads at once, and the main thread's finalizes, into the same ring as above: with
  * this many threads on a few cores the deferred mode's replays come in bursts, which its consumer
- * paces to the ring's fill (without that, 1,344 records of this run were lost to a full ring). */
+ * paces to the ring's fill (without that, half the runs lost 69-1,344 records to a full ring). */
 static void more_calling_threads_than_logs(void) { run(MAX_COMMS, 3000, 1 << 16); }
 
 /* ---- a thread leaves the shared log once a log is free again ---- */
