@@ -201,6 +201,7 @@ static inline __attribute__((always_inline)) defer_unit* claim(defer_log* l, uin
       /* The consumer is a whole log behind (calls faster than it replays them, or it was off the
        * CPU): this thread replays the logs itself, under the consumer's lock, then tries again.
        * The only wait on this path, and only while the log is full. */
+      counter_add(CTR_DEFER_HELPED, 1);
       help_consumer();
       l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire); /* as above */
       if (tail + pad + n - l->head_cache > DEFER_LOG_UNITS) {
@@ -652,7 +653,9 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
   uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
   defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
   if (u->op == DEFER_PAD) {
-    atomic_store_explicit(&l->head, head + 1, memory_order_relaxed);
+    /* Release: the pad is read before its producer may overwrite it (it reloads the head with
+     * acquire when its log looks full, which can be in the middle of a round). */
+    atomic_store_explicit(&l->head, head + 1, memory_order_release);
     g_moved |= 1ull << li;
     return true;
   }
@@ -751,7 +754,8 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
   }
   tls_defer_clock.active = 0;
   if (u->handle != 0 && u->op != DEFER_FINALIZE) map_put(u->handle, (uint64_t)(uintptr_t)result, now);
-  atomic_store_explicit(&l->head, head + u->units, memory_order_relaxed);
+  /* Release: the entry's units are read before their producer may overwrite them (as for a pad). */
+  atomic_store_explicit(&l->head, head + u->units, memory_order_release);
   g_moved |= 1ull << li;
   g_replayed++;
   return true;
@@ -768,14 +772,18 @@ static inline bool head_time(uint32_t i, uint64_t* t) {
   return true;
 }
 
-/* Whether the record ring is three quarters full. A round that paces stops there and leaves the
- * rest in the logs, which hold far more than the ring: replays come in bursts (a round replays
- * what every thread logged since the last), and a burst that outruns the drain would drop records
- * that the logs can keep until the drain has made room. Relaxed reads (ring_used_cells): an
- * estimate; a round that overshoots only fills the ring as the synchronous mode would. */
-static bool ring_nearly_full(void) {
+/* Whether a round should stop and leave the rest in the logs: three quarters of the record ring's
+ * cells for operation records are taken, and no log is half full yet. Replays come in bursts (a round replays what every thread
+ * logged since the last), and a burst that outruns the drain would drop records that the logs can
+ * keep until the drain has made room. Past half a log the round goes on, into the ring, whose
+ * drops are counted as in the synchronous mode: held back further, the logs would fill and their
+ * own threads, NCCL's, would have to replay them (deferred_helped), so a stalled drain never holds
+ * up the job. Relaxed reads (ring_used_cells, defer_backlog): estimates; a round that overshoots
+ * only fills the ring as the synchronous mode would. */
+static bool should_pace(void) {
   const record_ring* r = &g_core.ring;
-  return r->capacity != 0 && ring_used_cells(r) > r->capacity - r->capacity / 4;
+  uint64_t usable = r->capacity - r->control_reserve; /* what operation records may fill */
+  return r->capacity != 0 && ring_used_cells(r) > usable - usable / 4 && defer_backlog() < DEFER_LOG_UNITS / 2;
 }
 
 /* Entries replayed between two looks at the ring's fill. */
@@ -788,7 +796,7 @@ static bool g_paced;
  * entries replayed. */
 static uint64_t replay_round(bool everything, bool pace) {
   uint64_t before = g_replayed;
-  g_paced = pace && ring_nearly_full();
+  g_paced = pace && should_pace();
   if (g_paced) return 0; /* not even the tails are read: the producers' cache lines stay theirs */
   /* The round's own time: the real clock, or the replay's virtual one (one thread makes every
    * call then, so what is published is in order). */
@@ -817,7 +825,7 @@ static uint64_t replay_round(bool everything, bool pace) {
       if (next[i] < next[li] || (next[i] == next[li] && i < li)) li = i; /* ties: the lower log */
     }
     if (next[li] > watermark) break;
-    if (pace && (g_replayed - before) % PACE_EVERY == PACE_EVERY - 1 && ring_nearly_full()) {
+    if (pace && (g_replayed - before) % PACE_EVERY == PACE_EVERY - 1 && should_pace()) {
       g_paced = true;
       break;
     }
@@ -840,8 +848,6 @@ static uint64_t replay_round(bool everything, bool pace) {
   for (uint32_t i = 0; i < LOGS_ALL; i++) {
     defer_log* l = &g_logs[i];
     uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
-    /* Release: the units are read before the producer may overwrite them. */
-    atomic_store_explicit(&l->head, head, memory_order_release);
     /* Acquire: the exiting owner's last units (released with the state) are in the snapshot of the
      * next round; a retired log read to its end is free for another thread. */
     if (atomic_load_explicit(&l->state, memory_order_acquire) == LOG_RETIRED &&

@@ -30,9 +30,11 @@
  * launching thread is; launch_clock.h); every 4,096 such calls it looks for a free log again. A
  * call whose log is still full after its thread helped is lost (deferred_log_full).
  *
- * Pacing: the consumer thread's rounds stop while the record ring is three quarters full, and
- * leave the rest in the logs until the drain has made room; a producer whose log is full replays
- * whatever the ring's fill (its call would be lost otherwise). */
+ * Pacing: the consumer thread's rounds stop while three quarters of the record ring are taken,
+ * and leave the rest in the logs until the drain has made room, but only until a log is half
+ * full: then they replay into the ring, whose drops are counted, so that a stalled drain never
+ * makes NCCL's threads replay. A producer whose log is full replays whatever the ring's fill
+ * (counted deferred_helped; its call would be lost otherwise). */
 #ifndef NCCL_INSPECTOR_DEFER_LOG_H
 #define NCCL_INSPECTOR_DEFER_LOG_H
 

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -292,10 +293,45 @@ static void a_thread_on_the_shared_log_takes_a_freed_log(void) {
   test_shutdown();
 }
 
+/* ---- a drain that stops never makes NCCL's threads replay ---- */
+
+/* Nothing drains the ring: the consumer holds replays back while the ring is nearly full, but only
+ * until a log is half full; then it replays into the full ring, whose drops are counted. The calling
+ * thread keeps its log under three quarters (waiting at most a few seconds each time, so that a
+ * consumer that held back for ever fails the test instead of hanging it): it is never made to
+ * replay the logs itself, and no call is lost. */
+static void a_stalled_drain_holds_up_no_calling_thread(void) {
+  test_config cfg = test_defaults();
+  cfg.ring_cells = 1024;
+  test_enable(cfg);
+  g_ctx = test_comm(0xa00u, 0, 2);
+  atomic_store(&g_seq, 0);
+  /* Six units an operation (defer_log.c): three logs' worth. */
+  const int ops = 3 * DEFER_LOG_UNITS / 6;
+  for (int i = 0; i < ops; i++) {
+    (void)one_op();
+    if (nccl_inspector_deferred_active() && (i & 63) == 63) {
+      for (int w = 0; w < 2000 && defer_backlog() > DEFER_LOG_UNITS * 3 / 4; w++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+      }
+    }
+  }
+  ncclProfiler_v5.finalize(g_ctx);
+  decoded d = test_drain();
+  CHECK_EQ(test_counter("deferred_helped"), 0);
+  CHECK_EQ(test_counter("deferred_log_full"), 0);
+  /* Every operation is a record in the ring or a counted drop. */
+  CHECK(test_counter("ring_full") > 0);
+  CHECK_EQ(d.colls + test_counter("ring_full"), ops);
+  test_shutdown();
+}
+
 int main(void) {
   RUN(applications_proxies_sweeper_and_consumer);
   RUN(more_calling_threads_than_logs);
   RUN(a_thread_on_the_shared_log_takes_a_freed_log);
+  RUN(a_stalled_drain_holds_up_no_calling_thread);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }

@@ -59,6 +59,7 @@ enum Setting {
           + " output: 18–25 ns per callback on NCCL's threads instead of 52–80 on a 2-vCPU VM (0.16–0.20 of NVIDIA's"
           + " Inspector), for two to three times the CPU per record, mostly on another core, and 4 MiB of"
           + " native memory per calling thread for up to 32 of them, the others sharing one log under a lock"
+          + " until one is free"
           + " (BENCHMARKS.md, [Research](research/deferred-core.md)); interfaces v4–v6; records come out a"
           + " consumer round (up to a millisecond) later; read at `enable()`"),
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
