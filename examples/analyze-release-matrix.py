@@ -8,7 +8,9 @@ For every PyTorch run (torch-*, plant-*): rank 0's recorded callbacks are replay
 (the record's kernel launch time names its launch; launches and CUPTI's kernels are aligned by name), and
 judged: right when its time is within launch overhead of the kernel's CUPTI duration (a kernel channel runs
 0-6 us shorter than its kernel; plus 10 ppm of the kernel for the drift between the GPU's timer and CUPTI's
-clock), wrong otherwise, or untimed (with the reason). NVIDIA's Inspector of the
+clock), wrong otherwise, or untimed (with the reason); a time marked a lower bound (a P2P time ending at the
+send side, a collective timed from some of its channels) is right when it is not longer than its kernel.
+NVIDIA's Inspector of the
 same run is judged the same way (its records name NCCL's sequence number, which names the launch). Every
 collective call (CollApi event) must have a record: "calls" counts them and "recorded" our records of them.
 For the Java runs (java-*), the benchmark's own per-call verdicts against CUPTI are summed.
@@ -155,6 +157,9 @@ def torch_run(run):
             ours[(kind, src)] += 1
         elif kind == "p2p":
             ours[(kind, "right (send side)" if p[kind + "_exec_time_ns"] <= k_ns + LONGER_AT_MOST_NS else "wrong")] += 1
+        elif p.get(kind + "_bw_is_upper_bound"):
+            # Timed from some of its channels, and marked so: a lower bound, right if not longer.
+            ours[(kind, "right (lower bound)" if p[kind + "_exec_time_ns"] <= k_ns + LONGER_AT_MOST_NS else "wrong")] += 1
         else:
             ours[(kind, verdict(p["coll_exec_time_ns"], k_ns))] += 1
     ref = Counter()
