@@ -226,6 +226,12 @@ static void* one_op(void) {
   return op;
 }
 
+static void enable_with_one_comm(test_config cfg, uint64_t comm_id) {
+  test_enable(cfg);
+  g_ctx = test_comm(comm_id, 0, 2);
+  atomic_store(&g_seq, 0);
+}
+
 /* The log a deferred-mode handle was logged in (defer_log.h: its top byte is the log's index + 1). */
 static int log_of_handle(void* h) { return (int)((uint64_t)(uintptr_t)h >> 56) - 1; }
 
@@ -257,9 +263,7 @@ static void* latecomer(void* arg) {
 static void a_thread_on_the_shared_log_takes_a_freed_log(void) {
   test_config cfg = test_defaults();
   cfg.op_slots = 4096;
-  test_enable(cfg);
-  g_ctx = test_comm(0x900u, 0, 2);
-  atomic_store(&g_seq, 0);
+  enable_with_one_comm(cfg, 0x900u);
   g_colls = 0;
   pthread_barrier_init(&g_held, NULL, DEFER_LOGS + 1);
   pthread_barrier_init(&g_release, NULL, DEFER_LOGS + 2);
@@ -303,9 +307,7 @@ static void a_thread_on_the_shared_log_takes_a_freed_log(void) {
 static void a_stalled_drain_holds_up_no_calling_thread(void) {
   test_config cfg = test_defaults();
   cfg.ring_cells = 1024;
-  test_enable(cfg);
-  g_ctx = test_comm(0xa00u, 0, 2);
-  atomic_store(&g_seq, 0);
+  enable_with_one_comm(cfg, 0xa00u);
   /* Six units an operation (defer_log.c): three logs' worth. */
   const int ops = 3 * DEFER_LOG_UNITS / 6;
   for (int i = 0; i < ops; i++) {
