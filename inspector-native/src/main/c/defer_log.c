@@ -773,13 +773,14 @@ static inline bool head_time(uint32_t i, uint64_t* t) {
 }
 
 /* Whether a round should stop and leave the rest in the logs: three quarters of the record ring's
- * cells for operation records are taken, and no log is half full yet. Replays come in bursts (a round replays what every thread
- * logged since the last), and a burst that outruns the drain would drop records that the logs can
- * keep until the drain has made room. Past half a log the round goes on, into the ring, whose
- * drops are counted as in the synchronous mode: held back further, the logs would fill and their
- * own threads, NCCL's, would have to replay them (deferred_helped), so a stalled drain never holds
- * up the job. Relaxed reads (ring_used_cells, defer_backlog): estimates; a round that overshoots
- * only fills the ring as the synchronous mode would. */
+ * cells for operation records are taken, and no log is half full yet. Replays come in bursts (a
+ * round replays what every thread logged since the last), and a burst that outruns the drain
+ * would drop records that the logs can keep until the drain has made room. Past half a log the
+ * round goes on, into the ring, whose drops are counted as in the synchronous mode: held back
+ * further, the logs would fill and their own threads, NCCL's, would have to replay them
+ * (deferred_helped), so a stalled drain never holds up the job. Relaxed reads (ring_used_cells,
+ * defer_backlog): estimates; a round that overshoots only fills the ring as the synchronous mode
+ * would. */
 static bool should_pace(void) {
   const record_ring* r = &g_core.ring;
   uint64_t usable = r->capacity - r->control_reserve; /* what operation records may fill */
