@@ -167,11 +167,21 @@ static __attribute__((noinline)) defer_log* claim_log(void) {
 #define SHARED_RETRY_CALLS 4096u
 static _Thread_local uint32_t tls_shared_calls;
 
-/* For a call about to go through the shared log: the thread's own log if it could claim one now,
- * else NULL (the call takes the shared log's lock). */
-static inline defer_log* leave_shared(void) {
-  if (++tls_shared_calls % SHARED_RETRY_CALLS != 0) return NULL;
-  return claim_owned();
+static inline bool is_shared(const defer_log* l) { return l == &g_logs[SHARED_LOG]; }
+
+/* For a call of a thread on the shared log: the thread's own log if it could claim one now;
+ * else the shared log, with its lock taken. shared_exit gives back what this took. */
+static inline defer_log* shared_enter(void) {
+  if (++tls_shared_calls % SHARED_RETRY_CALLS == 0) {
+    defer_log* own = claim_owned();
+    if (own != NULL) return own;
+  }
+  pthread_mutex_lock(&g_shared_lock);
+  return &g_logs[SHARED_LOG];
+}
+
+static inline void shared_exit(defer_log* l) {
+  if (is_shared(l)) pthread_mutex_unlock(&g_shared_lock);
 }
 
 /* The calling thread's log, claimed at its first call (the shared log when every log is owned):
@@ -182,8 +192,6 @@ static inline __attribute__((always_inline)) defer_log* log_of_thread(void) {
   defer_log* l = tls_log;
   return INSPECTOR_LIKELY(l != NULL) ? l : claim_log();
 }
-
-static inline bool is_shared(const defer_log* l) { return l == &g_logs[SHARED_LOG]; }
 
 static void help_consumer(void);
 
@@ -271,20 +279,18 @@ static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l
   return h;
 }
 
-static __attribute__((noinline)) uint64_t log_simple_shared(defer_log* l, uint8_t op, uint64_t ref, uint64_t a,
-                                                            int32_t i32, uint8_t b0, uint8_t b1, bool hands_out) {
-  defer_log* own = leave_shared();
-  if (own != NULL) return log_simple_in(own, op, ref, a, i32, b0, b1, hands_out);
-  pthread_mutex_lock(&g_shared_lock);
+static __attribute__((noinline)) uint64_t log_simple_shared(uint8_t op, uint64_t ref, uint64_t a, int32_t i32,
+                                                            uint8_t b0, uint8_t b1, bool hands_out) {
+  defer_log* l = shared_enter();
   uint64_t h = log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
-  pthread_mutex_unlock(&g_shared_lock);
+  shared_exit(l);
   return h;
 }
 
 static inline __attribute__((always_inline)) uint64_t log_simple(uint8_t op, uint64_t ref, uint64_t a, int32_t i32, uint8_t b0, uint8_t b1,
                            bool hands_out) {
   defer_log* l = log_of_thread();
-  if (INSPECTOR_UNLIKELY(is_shared(l))) return log_simple_shared(l, op, ref, a, i32, b0, b1, hands_out);
+  if (INSPECTOR_UNLIKELY(is_shared(l))) return log_simple_shared(op, ref, a, i32, b0, b1, hands_out);
   return log_simple_in(l, op, ref, a, i32, b0, b1, hands_out);
 }
 
@@ -302,19 +308,17 @@ static bool op_untracked(const core_op_event* ev) {
 
 static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
 
-static __attribute__((noinline)) void* op_start_shared(defer_log* l, void* context, const core_op_event* ev) {
-  defer_log* own = leave_shared();
-  if (own != NULL) return op_start_in(own, context, ev);
-  pthread_mutex_lock(&g_shared_lock);
+static __attribute__((noinline)) void* op_start_shared(void* context, const core_op_event* ev) {
+  defer_log* l = shared_enter();
   void* h = op_start_in(l, context, ev);
-  pthread_mutex_unlock(&g_shared_lock);
+  shared_exit(l);
   return h;
 }
 
 void* defer_op_start(void* context, const core_op_event* ev) {
   if (context == NULL) return NULL;
   defer_log* l = log_of_thread();
-  if (INSPECTOR_UNLIKELY(is_shared(l))) return op_start_shared(l, context, ev);
+  if (INSPECTOR_UNLIKELY(is_shared(l))) return op_start_shared(context, ev);
   return op_start_in(l, context, ev);
 }
 
@@ -370,14 +374,12 @@ static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* 
                                                                     const char* datatype, uint64_t count, int32_t root,
                                                                     bool graph_captured, thread_tag tag);
 
-static __attribute__((noinline)) void* coll_api_start_shared(defer_log* l, void* context, const char* func,
-                                                             const char* datatype, uint64_t count, int32_t root,
-                                                             bool graph_captured, thread_tag tag) {
-  defer_log* own = leave_shared();
-  if (own != NULL) return coll_api_start_in(own, context, func, datatype, count, root, graph_captured, tag);
-  pthread_mutex_lock(&g_shared_lock);
+static __attribute__((noinline)) void* coll_api_start_shared(void* context, const char* func, const char* datatype,
+                                                             uint64_t count, int32_t root, bool graph_captured,
+                                                             thread_tag tag) {
+  defer_log* l = shared_enter();
   void* h = coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
-  pthread_mutex_unlock(&g_shared_lock);
+  shared_exit(l);
   return h;
 }
 
@@ -387,7 +389,7 @@ void* defer_coll_api_start(void* context, const char* func, const char* datatype
   if (context == NULL) return tags_encode(tag, graph_captured);
   defer_log* l = log_of_thread();
   if (INSPECTOR_UNLIKELY(is_shared(l))) {
-    return coll_api_start_shared(l, context, func, datatype, count, root, graph_captured, tag);
+    return coll_api_start_shared(context, func, datatype, count, root, graph_captured, tag);
   }
   return coll_api_start_in(l, context, func, datatype, count, root, graph_captured, tag);
 }

@@ -88,13 +88,13 @@ static inline uint64_t scale(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t
   return ns0 + (uint64_t)(int64_t)((d * (__int128)mult) >> TSC_SHIFT);
 }
 
-/* Reads the parameters in force, and the counter while they are. Acquire on the generation
- * orders the field loads after it; the acquire fence orders them before the second load of the
- * generation. A field value stored by a later refresh comes after that refresh's release fence,
- * which the reader's fence pairs with, so the second load then sees the generation moved. */
-/* As params_read, from the slot of generation `want` (its low 15 bits; negative: the generation
- * in force); false when that slot has been rewritten since (by the refresh that made generation
- * want + 2). With a constant `want` the test folds away where it is inlined. */
+/* Reads the parameters of generation `want` (its low 15 bits; negative: the generation in force),
+ * and the counter while they are in force; false when that slot has been rewritten since (by the
+ * refresh that made generation want + 2). With a constant `want` the test folds away where it is
+ * inlined. Acquire on the generation orders the field loads after it; the acquire fence orders
+ * them before the second load of the generation. A field value stored by a later refresh comes
+ * after that refresh's release fence, which the reader's fence pairs with, so the second load
+ * then sees the generation moved. */
 static inline bool params_read_of(int32_t want, uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
   for (;;) {
     uint64_t g = atomic_load_explicit(&g_generation, memory_order_acquire);
@@ -110,6 +110,7 @@ static inline bool params_read_of(int32_t want, uint64_t* tsc0, uint64_t* ns0, u
   }
 }
 
+/* The parameters in force (and the counter while they are). */
 static inline void params_read(uint64_t* tsc0, uint64_t* ns0, uint64_t* mult, uint64_t* tsc) {
   params_read_of(-1, tsc0, ns0, mult, tsc);
 }
