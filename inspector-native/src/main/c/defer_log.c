@@ -69,13 +69,17 @@ typedef struct defer_log {
   /* Producer side: its owner thread. */
   _Alignas(64) _Atomic uint64_t tail; /* release-stored after the units it publishes */
   uint64_t head_cache;                /* the consumer's head as last read (owner only) */
+  /* The units, the writer's copy: every call reads it, so it lies on this line, which only the
+   * writer stores to. Read from the consumer's line instead, it missed on each call after the
+   * consumer's store of its head had taken that line. */
+  defer_unit* wunits;
   /* Consumer side. */
   _Alignas(64) _Atomic uint64_t head; /* release-stored after the units it read */
   _Atomic int state;                  /* LOG_* */
   uint64_t snapshot;                  /* the tail this round replays up to (consumer only) */
   uint64_t launch_ns;                 /* the owner's last launch, as launch_clock keeps it */
   uint32_t launch_epoch;
-  defer_unit* units;
+  defer_unit* units; /* the consumer's copy */
 } defer_log;
 
 /* The owned logs, then the shared one. */
@@ -220,14 +224,14 @@ static inline __attribute__((always_inline)) defer_unit* claim(defer_log* l, uin
   }
   if (pad != 0) {
     for (uint32_t i = 0; i < pad; i++) {
-      defer_unit* p = &l->units[(tail + i) & (DEFER_LOG_UNITS - 1)];
+      defer_unit* p = &l->wunits[(tail + i) & (DEFER_LOG_UNITS - 1)];
       p->op = DEFER_PAD;
       p->units = 1;
     }
     tail += pad;
   }
   *pos_out = tail;
-  return &l->units[tail & (DEFER_LOG_UNITS - 1)];
+  return &l->wunits[tail & (DEFER_LOG_UNITS - 1)];
 }
 
 static inline void publish(defer_log* l, uint64_t pos, uint32_t n) {
@@ -344,7 +348,7 @@ static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, voi
   /* CUPTI's launch id is the launching thread's (kernel_records.h): taken here. */
   u->a = kernel_records_op_launch();
   u->c = (uint64_t)clock_wall_offset();
-  defer_op_body* body = (defer_op_body*)&l->units[(pos + 1) & (DEFER_LOG_UNITS - 1)];
+  defer_op_body* body = (defer_op_body*)&l->wunits[(pos + 1) & (DEFER_LOG_UNITS - 1)];
   body->func = ev->func;
   body->datatype = ev->datatype;
   body->algo = ev->algo;
@@ -417,7 +421,7 @@ static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* 
   u->a = (uint64_t)(uintptr_t)func;
   u->b = (uint64_t)(uintptr_t)datatype;
   u->c = count;
-  defer_op_body* body = (defer_op_body*)&l->units[(pos + 1) & (DEFER_LOG_UNITS - 1)];
+  defer_op_body* body = (defer_op_body*)&l->wunits[(pos + 1) & (DEFER_LOG_UNITS - 1)];
   body->step = tag.step;
   body->seq = (uint64_t)clock_wall_offset(); /* the wall offset: a, b and c are taken */
   publish(l, pos, 2);
@@ -459,7 +463,7 @@ static inline __attribute__((always_inline)) void stop_in(defer_log* l, uint64_t
     /* Relaxed: the writer's own variable (the shared log's under its lock). */
     uint64_t tail = atomic_load_explicit(&l->tail, memory_order_relaxed);
     if (pos < tail && tail - pos < DEFER_LOG_UNITS - 2) {
-      const defer_unit* start = &l->units[pos & (DEFER_LOG_UNITS - 1)];
+      const defer_unit* start = &l->wunits[pos & (DEFER_LOG_UNITS - 1)];
       if (start->op == DEFER_OP_START && start->handle == v && start->a != 0) kernel_records_op_stopped(start->a);
     }
   }
@@ -972,7 +976,10 @@ int defer_start(void) {
       return -1;
     }
     g_units = m;
-    for (uint32_t i = 0; i < LOGS_ALL; i++) g_logs[i].units = g_units + (size_t)i * DEFER_LOG_UNITS;
+    for (uint32_t i = 0; i < LOGS_ALL; i++) {
+      g_logs[i].units = g_units + (size_t)i * DEFER_LOG_UNITS;
+      g_logs[i].wunits = g_logs[i].units;
+    }
     pthread_mutex_lock(&g_consumer_lock);
     g_map = map;
     pthread_mutex_unlock(&g_consumer_lock);
