@@ -1,6 +1,7 @@
 #include "defer_log.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -81,6 +82,11 @@ typedef struct defer_log {
   uint32_t launch_epoch;
   defer_unit* units; /* the consumer's copy */
 } defer_log;
+/* What each side reads on every call or entry lies on its own line, away from the other side's
+ * stores. */
+_Static_assert(offsetof(defer_log, wunits) / 64 == offsetof(defer_log, tail) / 64, "the writer's line");
+_Static_assert(offsetof(defer_log, head) / 64 != offsetof(defer_log, tail) / 64, "two lines");
+_Static_assert(offsetof(defer_log, units) / 64 == offsetof(defer_log, head) / 64, "the consumer's line");
 
 /* The owned logs, then the shared one. */
 #define LOGS_ALL (DEFER_LOGS + 1)
