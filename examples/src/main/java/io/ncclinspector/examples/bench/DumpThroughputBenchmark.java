@@ -166,8 +166,8 @@ public final class DumpThroughputBenchmark {
       System.out.printf("            at the producer's stop: %,d records not yet %s (%.0f ms of production; a pass"
           + " allows %d)%n", backlogAtStop, json ? "written" : "delivered", backlogMs, MAX_BACKLOG_MS);
     }
-    System.out.printf("            drops: ring_full %,d  json_backlog_full %,d  analysis_backlog_full %,d%n",
-        ringFull, jsonFull, analysisFull);
+    System.out.printf("            drops: ring_full %,d  json_backlog_full %,d  analysis_backlog_full %,d%s%n",
+        ringFull, jsonFull, analysisFull, deferredCounts(counters));
     StringBuilder perThread = new StringBuilder("            cpu per record delivered, by thread (us):");
     threadCpu.forEach((name, nanos) -> perThread.append(String.format(" %s %.2f", name, nanos / 1e3 / Math.max(delivered, 1))));
     perThread.append("; of which in the kernel:");
@@ -178,6 +178,16 @@ public final class DumpThroughputBenchmark {
     /* Each run's output goes before the next: gigabytes of earlier runs' lines left in the page cache
        (dirty pages on a disk, memory on a tmpfs) made the later runs' writes several times dearer. */
     delete(out);
+  }
+
+  /**
+   * The deferred mode's counters of calls that did more than log (their thread replayed the logs
+   * itself, or lost the call), where any: the producer's CPU includes the first.
+   */
+  private static String deferredCounts(EventCounters counters) {
+    long helped = counters.get("deferred_helped");
+    long logFull = counters.get("deferred_log_full");
+    return helped + logFull == 0 ? "" : String.format("; deferred: helped %,d  log_full %,d", helped, logFull);
   }
 
   /**
