@@ -10,6 +10,7 @@ import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,6 +47,11 @@ import java.util.stream.Stream;
  * </pre>
  *
  * <p>{@code -Dbench.dir=DIR} chooses where the output is written (default: java.io.tmpdir).
+ * {@code -Dbench.comms=long-lived} keeps the trace's communicators for the whole run: their inits
+ * (the calls before the trace's first other call) are made once at the start and their finalizes
+ * (the calls after its last other call) once at the end, and each pass drives only the calls
+ * between, as a job with long-lived communicators makes them. By default ({@code per-pass}) each
+ * pass is the whole trace, a communicator created and destroyed every pass.
  */
 public final class DumpThroughputBenchmark {
   /**
@@ -60,21 +66,58 @@ public final class DumpThroughputBenchmark {
 
   private DumpThroughputBenchmark() {}
 
+  /**
+   * The trace's calls in three parts: the communicators' inits before its first other call, the
+   * calls between, the finalizes after its last other call.
+   */
+  private record Passes(TraceEvents calls, ByteBuffer open, int openCount, ByteBuffer body, int bodyCount,
+      ByteBuffer close, int closeCount) {
+    static Passes of(TraceEvents calls) {
+      int size = TraceEvents.eventBytes();
+      ByteBuffer all = calls.events();
+      int n = calls.count();
+      int first = 0;
+      while (first < n && all.get(first * size) == OP_INIT) {
+        first++;
+      }
+      int last = n;
+      while (last > first && all.get((last - 1) * size) == OP_FINI) {
+        last--;
+      }
+      return new Passes(calls, all.slice(0, first * size), first, all.slice(first * size, (last - first) * size),
+          last - first, all.slice(last * size, (n - last) * size), n - last);
+    }
+  }
+
+  /** The driver's op codes (driver_event.op, the first byte of an event). */
+  private static final byte OP_INIT = 0;
+  private static final byte OP_FINI = 4;
+
   public static void main(String[] args) throws Exception {
     Path trace = Path.of(args.length > 0 ? args[0] : "examples/traces/h3_mix-trace-pid1061.jsonl.gz");
     double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 5;
     long target = args.length > 2 ? Long.parseLong(args[2]) : 500_000;
     Path work = Files.createTempDirectory(Path.of(System.getProperty("bench.dir", System.getProperty("java.io.tmpdir"))), "nccl-inspector-bench");
     TraceEvents calls = recordedCalls(trace, work);
-    int recordsPerPass = recordsPerPass(calls, work);
+    String comms = System.getProperty("bench.comms", "per-pass");
+    if (!comms.equals("per-pass") && !comms.equals("long-lived")) {
+      throw new IllegalArgumentException("bench.comms is per-pass or long-lived, not " + comms);
+    }
+    longLived = comms.equals("long-lived");
+    Passes passes = Passes.of(calls);
+    int recordsPerPass = recordsPerPass(passes, work);
     System.out.printf("%s: %d calls into the plugin and %d records per pass%n", trace.getFileName(),
         calls.count(), recordsPerPass);
-    run(calls, work, false, 1, 0, recordsPerPass); /* warm-up */
-    run(calls, work, true, 1, 0, recordsPerPass);
-    run(calls, work, false, seconds, 0, recordsPerPass);
-    run(calls, work, true, seconds, 0, recordsPerPass);
-    run(calls, work, false, seconds, target, recordsPerPass);
-    run(calls, work, true, seconds, target, recordsPerPass);
+    if (longLived) {
+      System.out.printf("communicators long-lived: %d inits at the start, %d finalizes at the end, %d calls a pass%n",
+          passes.openCount(), passes.closeCount(), passes.bodyCount());
+    }
+    run(passes, work, false, 1, 0, recordsPerPass); /* warm-up */
+    run(passes, work, true, 1, 0, recordsPerPass);
+    run(passes, work, false, seconds, 0, recordsPerPass);
+    run(passes, work, true, seconds, 0, recordsPerPass);
+    run(passes, work, false, seconds, target, recordsPerPass);
+    run(passes, work, true, seconds, target, recordsPerPass);
     delete(work);
   }
 
@@ -92,13 +135,38 @@ public final class DumpThroughputBenchmark {
     return new TraceReader().read(r.recording().orElseThrow().file());
   }
 
-  private static int recordsPerPass(TraceEvents calls, Path work) throws Exception {
-    InspectorConfig config = InspectorConfig.builder().dumpDirectory(work.resolve("count")).jsonOutput(false)
-        .minMessageBytes(0).requireKernelTiming(false).build();
+  /**
+   * Records one pass delivers: the whole trace's, or with long-lived communicators the difference
+   * between eleven passes and one, each between the inits and the finalizes (what is left in flight
+   * at a finalize and flushed then comes once a run, not once a pass).
+   */
+  private static int recordsPerPass(Passes passes, Path work) throws Exception {
+    if (!longLived) {
+      return (int) countRecords(passes, work, -1);
+    }
+    return (int) ((countRecords(passes, work, 11) - countRecords(passes, work, 1)) / 10);
+  }
+
+  /** Records delivered for the whole trace (bodies < 0) or for its inits, bodies passes and finalizes. */
+  private static long countRecords(Passes passes, Path work, int bodies) throws Exception {
+    InspectorConfig config = InspectorConfig.builder().dumpDirectory(Files.createTempDirectory(work, "count"))
+        .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build();
     NcclInspector inspector = NcclInspector.enable(config);
-    drive(calls, inspector.status().libraryPath().orElseThrow().toString());
+    String lib = inspector.status().libraryPath().orElseThrow().toString();
+    if (bodies < 0) {
+      drive(passes.calls(), lib);
+    } else {
+      ProfilerTableDriver.open(lib);
+      ProfilerTableDriver.prepare(passes.calls().maxHandleId(), passes.calls().maxContextId());
+      ProfilerTableDriver.run(passes.open(), passes.openCount(), 0, null);
+      for (int i = 0; i < bodies; i++) {
+        ProfilerTableDriver.run(passes.body(), passes.bodyCount(), 0, null);
+      }
+      ProfilerTableDriver.run(passes.close(), passes.closeCount(), 0, null);
+      ProfilerTableDriver.close();
+    }
     inspector.close();
-    return (int) inspector.status().records().received();
+    return inspector.status().records().received();
   }
 
   private static void drive(TraceEvents calls, String lib) {
@@ -108,8 +176,12 @@ public final class DumpThroughputBenchmark {
     ProfilerTableDriver.close();
   }
 
-  private static void run(TraceEvents calls, Path work, boolean json, double seconds, long targetOpsPerSecond,
+  /** Whether the communicators live for the whole run ({@code -Dbench.comms=long-lived}). */
+  private static boolean longLived;
+
+  private static void run(Passes passes, Path work, boolean json, double seconds, long targetOpsPerSecond,
       int recordsPerPass) throws Exception {
+    TraceEvents calls = passes.calls();
     Path out = Files.createTempDirectory(work, "out");
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).jsonOutput(json)
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
@@ -124,8 +196,17 @@ public final class DumpThroughputBenchmark {
     long start = System.nanoTime();
     long deadline = start + (long) (seconds * 1e9);
     long produced = 0;
+    if (longLived) {
+      ProfilerTableDriver.open(lib);
+      ProfilerTableDriver.prepare(calls.maxHandleId(), calls.maxContextId());
+      ProfilerTableDriver.run(passes.open(), passes.openCount(), 0, null);
+    }
     while (System.nanoTime() < deadline) {
-      drive(calls, lib);
+      if (longLived) {
+        ProfilerTableDriver.run(passes.body(), passes.bodyCount(), 0, null);
+      } else {
+        drive(calls, lib);
+      }
       produced += recordsPerPass;
       if (targetOpsPerSecond > 0) {
         long due = start + (long) (produced * 1e9 / targetOpsPerSecond);
@@ -134,6 +215,10 @@ public final class DumpThroughputBenchmark {
           LockSupport.parkNanos(wait);
         }
       }
+    }
+    if (longLived) {
+      ProfilerTableDriver.run(passes.close(), passes.closeCount(), 0, null);
+      ProfilerTableDriver.close();
     }
     long produceEnd = System.nanoTime();
     /* What had come through when the producer stopped: a paced run passes only if the record path
