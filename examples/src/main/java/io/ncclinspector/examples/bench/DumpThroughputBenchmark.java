@@ -297,7 +297,47 @@ public final class DumpThroughputBenchmark {
         kernelOut.merge(key, Math.max(0, nanos - Math.max(user, 0)), Long::sum);
       }
     }
+    nativeThreadCpu(out, kernelOut);
   }
+
+  /** The deferred mode's consumer: a native thread of the core, which the JVM does not list. */
+  private static final String DEFERRED_CONSUMER = "nccl-insp-defer";
+
+  /**
+   * Adds the CPU time of the core's native threads (the deferred mode's consumer), read from
+   * /proc/self/task (user and system time in clock ticks, 10 ms at the usual 100 Hz: over a run of
+   * seconds a few nanoseconds a record), to the same maps. Linux only; elsewhere nothing is added.
+   */
+  private static void nativeThreadCpu(Map<String, Long> out, Map<String, Long> kernelOut) {
+    Path tasks = Path.of("/proc/self/task");
+    if (!Files.isDirectory(tasks)) {
+      return;
+    }
+    try (Stream<Path> list = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) list::iterator) {
+        try {
+          if (!Files.readString(task.resolve("comm")).strip().equals(DEFERRED_CONSUMER)) {
+            continue;
+          }
+          /* fields after the command's closing parenthesis: state is field 3, utime 14, stime 15 */
+          String stat = Files.readString(task.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long tick = 1_000_000_000L / CLOCK_TICKS_PER_SECOND;
+          long user = Long.parseLong(f[11]) * tick;
+          long system = Long.parseLong(f[12]) * tick;
+          out.merge("defer-consumer", user + system, Long::sum);
+          kernelOut.merge("defer-consumer", system, Long::sum);
+        } catch (IOException | RuntimeException e) {
+          /* the thread ended between the listing and the read */
+        }
+      }
+    } catch (IOException e) {
+      /* no /proc to read */
+    }
+  }
+
+  /** USER_HZ: the unit of /proc's CPU times, 100 on Linux for every architecture the core builds for. */
+  private static final long CLOCK_TICKS_PER_SECOND = 100;
 
   /** CPU time of the whole process so far (all threads). */
   private static long processCpuNanos() {
