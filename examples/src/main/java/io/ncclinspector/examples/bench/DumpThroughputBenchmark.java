@@ -31,7 +31,8 @@ import java.util.stream.Stream;
  *       second and what the ring had to drop (it never blocks the producer);
  *   <li>sustained: the producer is paced to a target rate of operations per second with the
  *       default ring size, JSON output off (drain, decode, deliver) and on; a run passes if
- *       nothing is dropped and the record path kept up: when the producer stops, at most 250 ms of
+ *       the producer made at least 99 % of the target rate, nothing is dropped and the record path
+ *       kept up: when the producer stops, at most 250 ms of
  *       its production is still on its way (not yet delivered; with JSON, not yet written), so a
  *       lag that only the queues absorbed for the run's few seconds does not pass.
  * </ul>
@@ -63,6 +64,12 @@ public final class DumpThroughputBenchmark {
    * well within it.
    */
   private static final int MAX_BACKLOG_MS = 250;
+
+  /**
+   * A paced run passes only if the producer made at least this share of the target rate: the pacing
+   * reaches 99.9 % of it where the CPUs allow.
+   */
+  private static final double MIN_PRODUCED_SHARE = 0.99;
 
   private DumpThroughputBenchmark() {}
 
@@ -240,13 +247,18 @@ public final class DumpThroughputBenchmark {
     double elapsed = (end - start) / 1e9;
     long backlogAtStop = Math.max(0, produced - dropped - doneAtStop);
     double backlogMs = targetOpsPerSecond > 0 ? backlogAtStop * 1e3 / targetOpsPerSecond : 0;
-    boolean pass = dropped == 0 && backlogMs <= MAX_BACKLOG_MS;
+    /* The producer's own rate counts too: its thread shares the CPUs with the record path (and in
+       the deferred mode may have to replay its log), so a run whose producer fell short of the
+       target did not sustain it, whatever the queues did. */
+    boolean reached = producedRate >= MIN_PRODUCED_SHARE * targetOpsPerSecond;
+    boolean pass = dropped == 0 && backlogMs <= MAX_BACKLOG_MS && reached;
     System.out.printf("  %-9s %-7s produced %,10.0f ops/s  delivered %,10.0f/s  written %,10.0f/s  dropped %,d (%.1f%%)"
         + "  cpu %.2f us/record%s%n",
         targetOpsPerSecond > 0 ? "sustained" : "max", json ? "json" : "no-json", producedRate,
         delivered / elapsed, written / elapsed, dropped, 100.0 * dropped / Math.max(produced, 1),
         cpu / 1e3 / Math.max(delivered, 1),
-        targetOpsPerSecond > 0 ? (pass ? "   PASS (zero drops, kept up)" : "   FAIL") : "");
+        targetOpsPerSecond > 0 ? (pass ? "   PASS (zero drops, kept up)"
+            : reached ? "   FAIL" : "   FAIL (the producer fell short of the target)") : "");
     if (targetOpsPerSecond > 0) {
       System.out.printf("            at the producer's stop: %,d records not yet %s (%.0f ms of production; a pass"
           + " allows %d)%n", backlogAtStop, json ? "written" : "delivered", backlogMs, MAX_BACKLOG_MS);
