@@ -33,7 +33,8 @@ enum {
   DEFER_GPU_STOP,
   DEFER_STEP_STATE,
   DEFER_STOP,
-  DEFER_FINALIZE
+  DEFER_FINALIZE,
+  DEFER_OWNER /* a new thread took the log over from one that exited: its launch clock starts anew */
 };
 
 /* One 64-byte unit; an operation start and a collective call take two. */
@@ -111,6 +112,7 @@ static uint32_t g_map_count, g_map_cursor;
 static pthread_mutex_t g_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t g_consumer;
 static _Atomic int g_consumer_run;
+static _Atomic int g_consumer_hold; /* tests: no rounds while set */
 static int g_consumer_started;
 static uint64_t g_replayed; /* entries replayed (under g_consumer_lock) */
 
@@ -140,22 +142,53 @@ static void on_thread_exit(void* arg) {
 
 static void make_key(void) { pthread_key_create(&g_exit_key, on_thread_exit); }
 
+static defer_unit* claim(defer_log* l, uint32_t n, uint64_t* pos_out);
+static inline void publish(defer_log* l, uint64_t pos, uint32_t n);
+static inline void stamp_unit(defer_unit* u);
+
+/* Makes log l, just claimed in state `from`, the calling thread's. */
+static defer_log* own(defer_log* l, int from) {
+  /* Acquire: the consumer's reads of the units below its head are done (a new owner
+   * overwrites them). */
+  l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
+  tls_log = l;
+  pthread_setspecific(g_exit_key, l);
+  if (from == LOG_RETIRED) {
+    counter_add(CTR_DEFER_TAKEN_OVER, 1);
+    /* The exited owner's entries may not all be replayed yet: the consumer keeps the launch clock
+     * it replays them with until this entry, then starts the new owner's from none, as it does
+     * for a freed log. If the log is full the marker is lost (counted): the new owner's first
+     * operations may then be checked against the old owner's last launch, which the core's
+     * launch checks treat as a launch on another thread (weaker, never wrong). */
+    uint64_t pos;
+    defer_unit* u = claim(l, 1, &pos);
+    if (u != NULL) {
+      u->op = DEFER_OWNER;
+      u->units = 1;
+      u->handle = 0;
+      stamp_unit(u); /* not read (a marker has no time of its own): no field left from the unit's last entry */
+      publish(l, pos, 1);
+    }
+  }
+  return l;
+}
+
 /* A free log, now the calling thread's (given back when it exits), or NULL when every log is
- * owned. */
+ * owned. A free log first; else one whose thread has exited but whose entries the consumer has not
+ * read to the end yet (threads that come and go faster than the consumer's rounds, as NCCL's
+ * async-job threads can, would otherwise run out of logs while most of them wait to be freed). */
 static defer_log* claim_owned(void) {
   pthread_once(&g_key_once, make_key);
-  for (uint32_t i = 0; i < DEFER_LOGS; i++) {
-    int expected = LOG_FREE;
-    /* Acquire: the previous owner's and the consumer's use of the log happened before. */
-    if (atomic_compare_exchange_strong_explicit(&g_logs[i].state, &expected, LOG_OWNED, memory_order_acquire,
-                                                memory_order_relaxed)) {
-      defer_log* l = &g_logs[i];
-      /* Acquire: the consumer's reads of the units below its head are done (a new owner
-       * overwrites them). */
-      l->head_cache = atomic_load_explicit(&l->head, memory_order_acquire);
-      tls_log = l;
-      pthread_setspecific(g_exit_key, l);
-      return l;
+  for (int from = LOG_FREE; from != -1; from = from == LOG_FREE ? LOG_RETIRED : -1) {
+    for (uint32_t i = 0; i < DEFER_LOGS; i++) {
+      int expected = from;
+      /* Acquire: the previous owner's (its tail, and a retired log's units) and the consumer's
+       * use of the log happened before; the consumer frees a retired log by a compare-and-swap
+       * too, so only one of it and this thread moves it on. */
+      if (atomic_compare_exchange_strong_explicit(&g_logs[i].state, &expected, LOG_OWNED, memory_order_acquire,
+                                                  memory_order_relaxed)) {
+        return own(&g_logs[i], from);
+      }
     }
   }
   return NULL;
@@ -664,8 +697,13 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
   /* Relaxed: the consumer's own variable. */
   uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
   defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
-  if (u->op == DEFER_PAD) {
-    /* Release: the pad is read before its producer may overwrite it (it reloads the head with
+  if (u->op == DEFER_PAD || u->op == DEFER_OWNER) {
+    if (u->op == DEFER_OWNER) {
+      /* A new owner's entries follow: it has made no launch yet, as a new thread has not. */
+      l->launch_ns = 0;
+      l->launch_epoch = 0;
+    }
+    /* Release: the unit is read before its producer may overwrite it (it reloads the head with
      * acquire when its log looks full, which can be in the middle of a round). */
     atomic_store_explicit(&l->head, head + 1, memory_order_release);
     g_moved |= 1ull << li;
@@ -780,7 +818,7 @@ static inline bool head_time(uint32_t i, uint64_t* t) {
   uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
   if (head >= l->snapshot) return false;
   const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
-  *t = u->op == DEFER_PAD ? 0 : entry_ns(u);
+  *t = (u->op == DEFER_PAD || u->op == DEFER_OWNER) ? 0 : entry_ns(u);
   return true;
 }
 
@@ -863,13 +901,18 @@ static uint64_t replay_round(bool everything, bool pace) {
     uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed); /* own variable */
     /* Acquire: the exiting owner's last units (released with the state) are in the snapshot of the
      * next round; a retired log read to its end is free for another thread. */
+    int retired = LOG_RETIRED;
     if (atomic_load_explicit(&l->state, memory_order_acquire) == LOG_RETIRED &&
         head == atomic_load_explicit(&l->tail, memory_order_relaxed)) {
-      /* A new owner starts with no launch of its own, as a new thread does. */
+      /* A new owner starts with no launch of its own, as a new thread does. A thread that took the
+       * log over meanwhile (claim_owned) has won the compare-and-swap below, and its marker resets
+       * these again before its own entries. */
       l->launch_ns = 0;
       l->launch_epoch = 0;
-      /* Release: this log's reads are done before a new owner claims it (acquire there). */
-      atomic_store_explicit(&l->state, LOG_FREE, memory_order_release);
+      /* Release: this log's reads are done before a new owner claims it (acquire there). Relaxed
+       * on failure: the log is already its new owner's. */
+      (void)atomic_compare_exchange_strong_explicit(&l->state, &retired, LOG_FREE, memory_order_release,
+                                                    memory_order_relaxed);
     }
   }
   tls_tag = own_tag;
@@ -896,6 +939,11 @@ void defer_flush(void) {
     }
   }
   pthread_mutex_unlock(&g_consumer_lock);
+}
+
+void defer_hold(int on) {
+  /* Relaxed: as read by the consumer. */
+  atomic_store_explicit(&g_consumer_hold, on ? 1 : 0, memory_order_relaxed);
 }
 
 void defer_catch_up(void) {
@@ -939,7 +987,7 @@ uint64_t defer_replayed_until(uint64_t now) {
     uint64_t head = atomic_load_explicit(&l->head, memory_order_relaxed);
     if (head < atomic_load_explicit(&l->tail, memory_order_acquire)) {
       const defer_unit* u = &l->units[head & (DEFER_LOG_UNITS - 1)];
-      uint64_t t = u->op == DEFER_PAD ? 0 : entry_ns(u);
+      uint64_t t = (u->op == DEFER_PAD || u->op == DEFER_OWNER) ? 0 : entry_ns(u); /* no time of their own */
       if (t > 0 && t - 1 < until) until = t - 1;
     }
   }
@@ -956,6 +1004,12 @@ static void* consumer_main(void* arg) {
   uint32_t idle = 0;
   /* Relaxed: a stop request; the join orders everything after it. */
   while (atomic_load_explicit(&g_consumer_run, memory_order_relaxed)) {
+    /* Relaxed: a test's switch; nothing is published with it. */
+    if (atomic_load_explicit(&g_consumer_hold, memory_order_relaxed)) {
+      struct timespec ts = {0, 50000};
+      nanosleep(&ts, NULL);
+      continue;
+    }
     pthread_mutex_lock(&g_consumer_lock);
     uint64_t n = replay_round(false, true);
     bool paced = g_paced;

@@ -23,8 +23,11 @@
  * Memory: DEFER_LOGS logs of DEFER_LOG_UNITS 64-byte units (4 MiB each, mapped at the first enable
  * in deferred mode, touched as they fill: a thread's log is resident once it has gone round), one
  * more shared log, and the handle map (DEFER_MAP_SIZE entries, 3 MiB), kept for the life of the
- * process. A thread claims a free log at its first call and gives it back when it exits. A thread
- * that finds none (counted deferred_shared_log, once) logs through the shared log, whose writers
+ * process. A thread claims a free log at its first call and gives it back when it exits; where
+ * none is free, it takes over the log of a thread that exited, entries not yet replayed and all
+ * (counted deferred_log_taken_over), so that threads that come and go faster than the consumer
+ * frees their logs (NCCL's async-job threads) never run out. A thread that finds neither, because
+ * 32 threads with logs are alive (counted deferred_shared_log, once), logs through the shared log, whose writers
  * take a lock around each entry: its calls are kept, in their order, at the price of the lock, and
  * its operations are replayed without a launch time (as an operation started away from its
  * launching thread is; launch_clock.h); every 4,096 such calls it looks for a free log again. A
@@ -79,6 +82,8 @@ int defer_start(void);
 void defer_stop_consumer(void);
 /* Replays every entry published so far, whatever its time (tests, finalize, close). */
 void defer_flush(void);
+/* Tests: while on, the consumer thread makes no rounds. */
+void defer_hold(int on);
 /* One round as the consumer thread runs it (entries older than the hold-back; under a virtual
  * clock, all): the sweep and the in-flight query look at the core after the calls made so far. */
 void defer_catch_up(void);

@@ -35,6 +35,7 @@
   X(DEFER_MAP_FULL, "deferred_map_full", DROP) /* deferred mode: a start whose handle found the handle map full (its later calls are lost) */ \
   X(DEFER_DISCARDED, "deferred_discarded", DROP) /* deferred mode: calls logged after a close, discarded at the next enable */ \
   X(DEFER_SHARED_LOG, "deferred_shared_log", NOTE) /* deferred mode: a thread that found every log taken logs through the shared one, under a lock */ \
+  X(DEFER_TAKEN_OVER, "deferred_log_taken_over", NOTE) /* deferred mode: a thread took over the log of one that had exited before the consumer had read it to its end */ \
   X(DEFER_HELPED, "deferred_helped", NOTE) /* deferred mode: calls whose thread found its log full and replayed the logs itself first */ \
   X(UINT8_AS_UNKNOWN, "uint8_named_unknown", NOTE) /* datatype "Unknown" (NCCL 2.28's name for uint8) counted as 1 byte */ \
   X(COMPLETED_WITHOUT_KERNEL, "completed_without_kernel", NOTE) /* self send/recv or zero channels: complete at stop, CPU timing */ \

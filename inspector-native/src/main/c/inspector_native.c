@@ -83,6 +83,8 @@ int nccl_inspector_deferred_active(void) { return defer_on(); }
 
 void nccl_inspector_defer_flush(void) { defer_flush(); }
 
+void nccl_inspector_defer_hold(int on) { defer_hold(on); }
+
 void nccl_inspector_set_tsc_clock(int on) {
   /* Relaxed: an independent setting read at the next enable, under the lifecycle lock. */
   atomic_store_explicit(&g_core.tsc_clock_off, on ? 0 : 1, memory_order_relaxed);

@@ -35,6 +35,9 @@ void nccl_inspector_set_deferred(int on);
 int nccl_inspector_deferred_active(void);
 /* Replays every call logged so far (tests; a no-op when the mode is off). */
 void nccl_inspector_defer_flush(void);
+/* Tests: while on, the deferred mode's consumer thread makes no rounds (calls are still replayed
+ * by a flush, by a thread whose log is full, at a finalize and at close). */
+void nccl_inspector_defer_hold(int on);
 /* 1 if CPU times come from the TSC now, 0 if from clock_gettime. */
 int nccl_inspector_tsc_clock_active(void);
 void nccl_inspector_set_min_size(long long min_size_bytes);

@@ -210,6 +210,7 @@ decoded test_drain(void) {
       if (r->kind == RECORD_KIND_COLL || r->kind == RECORD_KIND_P2P) {
         d.ops++;
         if (r->kind == RECORD_KIND_COLL) d.colls++; else d.p2ps++;
+        if (r->exec_ns > 0) d.timed_ops++;
         memcpy(&d.last, r, sizeof(*r));
         memset(&d.last_net, 0, sizeof(d.last_net));
         memset(&d.last_wait, 0, sizeof(d.last_wait));

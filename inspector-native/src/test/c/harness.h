@@ -99,6 +99,7 @@ void test_handoff_close(test_handoff* q);
 
 typedef struct decoded {
   int ops, colls, p2ps, comms_created, comms_destroyed;
+  int timed_ops; /* operation records with an execution time */
   op_record last;
   /* The last operation record's network cells (op_record.net_cells of them): its summary, then
    * its proxy details. */

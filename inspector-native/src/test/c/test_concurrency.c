@@ -297,6 +297,97 @@ static void a_thread_on_the_shared_log_takes_a_freed_log(void) {
   test_shutdown();
 }
 
+/* ---- threads that come and go ---- */
+
+#define ASYNC_JOBS 4096
+#define JOBS_AT_ONCE 8
+static void* g_job_ctx[JOBS_AT_ONCE];
+static uint64_t g_job_seq[JOBS_AT_ONCE];
+
+/* A thread that makes one collective on its communicator and exits, as NCCL's ncclAsyncJobMain
+ * does for each communicator of a group launch on non-blocking communicators. */
+static void* async_job(void* arg) {
+  int c = (int)(uintptr_t)arg;
+  uint64_t seq = g_job_seq[c]++; /* one job per communicator at a time: joined before the next */
+  uint64_t t = T0 + (seq * JOBS_AT_ONCE + (uint64_t)c) * 10000;
+  void* op = test_coll(g_job_ctx[c], "AllReduce", seq, 4096, "ncclFloat32", 1);
+  void* ch = test_channel(op, 0, t);
+  test_channel_done(ch, t + 1000);
+  test_stop(ch);
+  test_stop(op);
+  return NULL;
+}
+
+/* Thousands of threads, JOBS_AT_ONCE at a time (a group launch over as many communicators), each
+ * making one collective: every record arrives, timed, and each thread has a log of its own, never
+ * the shared log's lock, however far behind the consumer is: a thread takes a free log, or else
+ * the log of one that exited, whose last entries the consumer may not have read yet. */
+static void threads_that_come_and_go(void) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  test_enable(cfg);
+  for (int c = 0; c < JOBS_AT_ONCE; c++) {
+    g_job_ctx[c] = test_comm(0xb00u + (uint64_t)c, 0, 2);
+    g_job_seq[c] = 0;
+  }
+  long long colls = 0, timed = 0;
+  for (int i = 0; i < ASYNC_JOBS; i += JOBS_AT_ONCE) {
+    pthread_t t[JOBS_AT_ONCE];
+    for (int c = 0; c < JOBS_AT_ONCE; c++) {
+      if (pthread_create(&t[c], NULL, async_job, (void*)(uintptr_t)c) != 0) abort();
+    }
+    for (int c = 0; c < JOBS_AT_ONCE; c++) pthread_join(t[c], NULL);
+    if (i % 256 == 256 - JOBS_AT_ONCE) {
+      decoded d = test_drain();
+      colls += d.colls;
+      timed += d.timed_ops;
+    }
+  }
+  for (int c = 0; c < JOBS_AT_ONCE; c++) ncclProfiler_v5.finalize(g_job_ctx[c]);
+  decoded d = test_drain();
+  if (nccl_inspector_deferred_active()) {
+    printf("     %lld logs taken over from exited threads, %lld threads through the shared log\n",
+           test_counter("deferred_log_taken_over"), test_counter("deferred_shared_log"));
+    CHECK_EQ(test_counter("deferred_shared_log"), 0);
+  }
+  CHECK_EQ(colls + d.colls, ASYNC_JOBS);
+  CHECK_EQ(timed + d.timed_ops, ASYNC_JOBS);
+  CHECK_EQ(test_counter("ring_full"), 0);
+  CHECK_EQ(test_counter("deferred_log_full"), 0);
+  test_shutdown();
+}
+
+/* With the consumer held back, twice as many threads as there are logs, one after another, each
+ * making one collective and exiting: once no log is free, each takes over the log of one that
+ * exited, whose entries wait to be replayed; none goes to the shared log, and every record
+ * arrives, timed, once the consumer goes on. */
+static void a_thread_takes_over_the_log_of_one_that_exited(void) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  test_enable(cfg);
+  g_job_ctx[0] = test_comm(0xc00u, 0, 2);
+  g_job_seq[0] = 0;
+  nccl_inspector_defer_hold(1);
+  for (int i = 0; i < 2 * DEFER_LOGS; i++) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, async_job, (void*)(uintptr_t)0) != 0) abort();
+    pthread_join(t, NULL);
+  }
+  nccl_inspector_defer_hold(0);
+  ncclProfiler_v5.finalize(g_job_ctx[0]);
+  decoded d = test_drain();
+  if (nccl_inspector_deferred_active()) {
+    printf("     %lld logs taken over\n", test_counter("deferred_log_taken_over"));
+    CHECK(test_counter("deferred_log_taken_over") >= DEFER_LOGS);
+    CHECK_EQ(test_counter("deferred_shared_log"), 0);
+  }
+  CHECK_EQ(d.colls, 2 * DEFER_LOGS);
+  CHECK_EQ(d.timed_ops, 2 * DEFER_LOGS);
+  CHECK_EQ(test_counter("ring_full"), 0);
+  CHECK_EQ(test_counter("deferred_log_full"), 0);
+  test_shutdown();
+}
+
 /* ---- a drain that stops never makes NCCL's threads replay ---- */
 
 /* Nothing drains the ring: the consumer holds replays back while the ring is nearly full, but only
@@ -334,6 +425,8 @@ int main(void) {
   RUN(more_calling_threads_than_logs);
   RUN(a_thread_on_the_shared_log_takes_a_freed_log);
   RUN(a_stalled_drain_holds_up_no_calling_thread);
+  RUN(threads_that_come_and_go);
+  RUN(a_thread_takes_over_the_log_of_one_that_exited);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }
