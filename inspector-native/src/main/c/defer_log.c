@@ -113,6 +113,9 @@ static pthread_mutex_t g_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t g_consumer;
 static _Atomic int g_consumer_run;
 static _Atomic int g_consumer_hold; /* tests: no rounds while set */
+/* Finalizes logged and not yet replayed (or discarded): a communicator's init replays the logs
+ * first only while there are any (defer_finalize_pending). */
+static _Atomic uint64_t g_finalizes_pending;
 static int g_consumer_started;
 static uint64_t g_replayed; /* entries replayed (under g_consumer_lock) */
 
@@ -541,10 +544,20 @@ void defer_comm_finalize(void* context) {
   /* Replayed in its place, after the calls made before it (the proxy thread's last readings among
    * them); the core keeps the communicator until then. Where it cannot be logged, everything
    * logged is replayed first and the communicator finalized now. */
+  /* Counted before it is logged, so that no replay can take it off first. Release: an init that
+   * the application orders after this finalize (on this thread, or after synchronizing with it)
+   * sees the count (acquire there). */
+  atomic_fetch_add_explicit(&g_finalizes_pending, 1, memory_order_release);
   if (log_simple(DEFER_FINALIZE, (uint64_t)(uintptr_t)context, 0, 0, 0, 0, true) == 0) {
+    atomic_fetch_sub_explicit(&g_finalizes_pending, 1, memory_order_relaxed); /* not logged */
     defer_flush();
     core_comm_finalize(context);
   }
+}
+
+bool defer_finalize_pending(void) {
+  /* Acquire: pairs with the finalize's count (above). */
+  return atomic_load_explicit(&g_finalizes_pending, memory_order_acquire) != 0;
 }
 
 /* ---- the handle map (consumer only) ---- */
@@ -783,14 +796,20 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
       break;
     case DEFER_FINALIZE:
       core_comm_finalize((void*)(uintptr_t)u->ref); /* takes the lifecycle lock: see defer_log.h */
+      /* Relaxed: after the finalize; an init that sees the count fall flushes nothing it needs, as
+       * the communicator is finalized already. */
+      atomic_fetch_sub_explicit(&g_finalizes_pending, 1, memory_order_relaxed);
       break;
     case DEFER_STOP:
       core_stop(ref);
-      /* A kernel channel's, a proxy operation's or a proxy step's stop is the last call naming it
-       * (NCCL stops a proxy operation after its steps): its entry goes now. An operation's handle
-       * stays until the sweep finds it stale (its channels may come after its stop), and a
-       * collective call's until its operation linked it (its stop comes first). */
-      if (ref != NULL && handle_tag(ref) == HANDLE_TAG_CHANNEL) {
+      /* A kernel channel's stop is the last call naming it: its entry goes now. A proxy
+       * operation's or step's is not: NCCL 2.28 names its last steps again after their stops, and
+       * after their operation's (states and second stops, the recording j28_moe), and the core
+       * takes those calls as the synchronous mode gets them; so their entries stay until the sweep
+       * finds them stale, with the operation's slot. An operation's handle stays until the sweep
+       * finds it stale (its channels may come after its stop), and a collective call's until its
+       * operation linked it (its stop comes first). */
+      if (ref != NULL && handle_tag(ref) == HANDLE_TAG_CHANNEL && !proxy_handle_is(ref)) {
         map_entry* e = map_get(u->ref);
         if (e != NULL) map_remove((uint32_t)(e - g_map));
       }
@@ -1060,6 +1079,8 @@ int defer_start(void) {
     atomic_store_explicit(&l->head, tail, memory_order_release);
   }
   if (discarded != 0) counter_add(CTR_DEFER_DISCARDED, discarded);
+  /* Relaxed: the discarded finalizes' count goes with them; no caller runs yet. */
+  atomic_store_explicit(&g_finalizes_pending, 0, memory_order_relaxed);
   memset(g_map, 0, sizeof(map_entry) * DEFER_MAP_SIZE);
   g_map_count = 0;
   g_map_cursor = 0;

@@ -82,6 +82,9 @@ int defer_start(void);
 void defer_stop_consumer(void);
 /* Replays every entry published so far, whatever its time (tests, finalize, close). */
 void defer_flush(void);
+/* Whether a communicator's finalize is logged and not yet replayed: a new communicator's init then
+ * replays the logs first, so that its records follow the finalized one's, whose id it may carry. */
+bool defer_finalize_pending(void);
 /* Tests: while on, the consumer thread makes no rounds. */
 void defer_hold(int on);
 /* One round as the consumer thread runs it (entries older than the hold-back; under a virtual

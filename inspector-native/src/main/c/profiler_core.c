@@ -45,8 +45,9 @@ void* core_comm_init(uint64_t comm_id, int* activation_mask, const char* comm_na
   int32_t nccl_version = nccl_release_of_caller(caller);
   /* A communicator's records follow those of the communicators finalized before it (a new one may
    * carry the same id): logged finalizes are replayed first, outside the lifecycle lock, which a
-   * replayed finalize takes (defer_log.h). */
-  if (defer_on()) defer_flush();
+   * replayed finalize takes (defer_log.h). Where none is pending (a communicator created while the
+   * others live on: a split, a lazily made one), NCCL's thread replays nothing. */
+  if (defer_on() && defer_finalize_pending()) defer_flush();
   pthread_mutex_lock(&g_core.lifecycle_lock);
   if (atomic_load_explicit(&g_core.state, memory_order_relaxed) != CORE_ENABLED) {
     pthread_mutex_unlock(&g_core.lifecycle_lock);

@@ -6,6 +6,7 @@
  * beyond share one log, and nothing may be lost; and a thread on the shared log takes a log of
  * its own once one is free again. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -388,6 +389,39 @@ static void a_thread_takes_over_the_log_of_one_that_exited(void) {
   test_shutdown();
 }
 
+/* ---- a communicator's init replays the logs only after a finalize ---- */
+
+/* With the consumer held back, collectives on one communicator stay in the logs while another is
+ * created (nothing replayed on the creating thread, NCCL's); once a finalize is logged, the next
+ * init replays everything first, so that its records follow the finalized communicator's. */
+static void an_init_replays_the_logs_only_after_a_finalize(void) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  test_enable(cfg);
+  g_job_ctx[0] = test_comm(0xd00u, 0, 2);
+  g_job_seq[0] = 0;
+  long long comm_cells = nccl_inspector_ring_used_cells(); /* the communicator's own record */
+  CHECK(comm_cells > 0);
+  bool deferred = nccl_inspector_deferred_active();
+  nccl_inspector_defer_hold(1);
+  for (int i = 0; i < 10; i++) (void)async_job((void*)(uintptr_t)0);
+  void* other = test_comm(0xd01u, 0, 2); /* created while the first lives on */
+  /* Its own record only: the collectives were not replayed by the init. */
+  if (deferred) CHECK_EQ(nccl_inspector_ring_used_cells(), 2 * comm_cells);
+  ncclProfiler_v5.finalize(other);
+  void* third = test_comm(0xd02u, 0, 2); /* after a logged finalize: replays first */
+  if (deferred) CHECK(nccl_inspector_ring_used_cells() > 3 * comm_cells);
+  nccl_inspector_defer_hold(0);
+  ncclProfiler_v5.finalize(third);
+  ncclProfiler_v5.finalize(g_job_ctx[0]);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 10);
+  CHECK_EQ(d.timed_ops, 10);
+  CHECK_EQ(d.comms_created, 3);
+  CHECK_EQ(d.comms_destroyed, 3);
+  test_shutdown();
+}
+
 /* ---- a drain that stops never makes NCCL's threads replay ---- */
 
 /* Nothing drains the ring: the consumer holds replays back while the ring is nearly full, but only
@@ -427,6 +461,7 @@ int main(void) {
   RUN(a_stalled_drain_holds_up_no_calling_thread);
   RUN(threads_that_come_and_go);
   RUN(a_thread_takes_over_the_log_of_one_that_exited);
+  RUN(an_init_replays_the_logs_only_after_a_finalize);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }

@@ -379,6 +379,18 @@ long long profiler_driver_malloc_in_use(void) {
 #endif
 }
 
+int profiler_driver_finalize_open(void) {
+  if (table == NULL || contexts == NULL) return 0;
+  int n = 0;
+  for (int i = 0; i < ctx_cap; i++) {
+    if (contexts[i] == NULL) continue;
+    table_of((uint32_t)i)->finalize(contexts[i]);
+    contexts[i] = NULL;
+    n++;
+  }
+  return n;
+}
+
 void profiler_driver_close(void) {
   reset_maps();
   if (lib != NULL) dlclose(lib);

@@ -90,6 +90,9 @@ int profiler_driver_set_virtual_clock(int enabled, unsigned long long mono_ns, u
  * 0 (unknown) makes ncclGetVersion report 0. */
 void profiler_driver_set_nccl_version(int version_code);
 
+/* Finalizes every communicator a run initialized and did not finalize (a trace cut short), as
+ * the process would have at its teardown; returns how many. Call before close. */
+int profiler_driver_finalize_open(void);
 /* Forgets handles and contexts (dlclose, as NCCL's unload does). */
 void profiler_driver_close(void);
 

@@ -63,11 +63,18 @@ public final class InspectorRuntime {
   private final NcclReleaseMonitor nccl;
   /** Why CUPTI kernel records were asked for and not had, or null. */
   private final String kernelRecordsProblem;
+  /** Whether the deferred mode was asked for and did not start. */
+  private final boolean deferredRefused;
+
+  /** The status's problem when the deferred mode was asked for and did not start. */
+  public static final String DEFERRED_NOT_STARTED = "the deferred mode was asked for and did not start"
+      + " (communicators of an earlier session are still alive, or its memory or thread could not be had):"
+      + " the callbacks do the work";
 
   private InspectorRuntime(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
       JsonFileSink jsonSink, AsyncSink jsonWriter, StatisticsStore statistics, AsyncSink analysis,
       ListenerDispatcher listeners, ExporterSet exporters, DumpThread dumpThread, HangWatchdog watchdog,
-      TraceRecording recording, NcclReleaseMonitor nccl, String kernelRecordsProblem) {
+      TraceRecording recording, NcclReleaseMonitor nccl, String kernelRecordsProblem, boolean deferredRefused) {
     this.config = config;
     this.core = core;
     this.communicators = communicators;
@@ -82,6 +89,7 @@ public final class InspectorRuntime {
     this.recording = recording;
     this.nccl = nccl;
     this.kernelRecordsProblem = kernelRecordsProblem;
+    this.deferredRefused = deferredRefused;
   }
 
   /**
@@ -110,9 +118,9 @@ public final class InspectorRuntime {
       log.warn("NCCL Inspector: communicators from an earlier session are still alive; the native "
           + "table sizes of that session are kept");
     }
-    if (config.deferred() && !core.deferredActive()) {
-      log.warn("NCCL Inspector: the deferred mode did not start (communicators of an earlier session are"
-          + " still alive, or its memory or thread could not be had): the callbacks do the work");
+    boolean deferredRefused = config.deferred() && !core.deferredActive();
+    if (deferredRefused) {
+      log.warn("NCCL Inspector: {}", DEFERRED_NOT_STARTED);
     }
     log.debug("NCCL Inspector: CPU times from {}", core.tscClockActive() ? "the time-stamp counter"
         : "clock_gettime" + (config.tscClock() ? " (the kernel's clock is not the time-stamp counter)" : ""));
@@ -158,7 +166,8 @@ public final class InspectorRuntime {
       return new InspectorRuntime(config, core, communicators, json, jsonWriter, statistics, analysis, listeners,
           exporters, thread, watchdog, recording, nccl,
           config.kernelRecords() && joiner == null
-              ? "CUPTI kernel records were asked for but are not available: " + core.kernelRecordsReason() : null);
+              ? "CUPTI kernel records were asked for but are not available: " + core.kernelRecordsReason() : null,
+          deferredRefused);
     } catch (RuntimeException | Error e) {
       if (analysis != null) {
         analysis.discard();
@@ -328,6 +337,9 @@ public final class InspectorRuntime {
     problems.addAll(nccl.problems());
     if (kernelRecordsProblem != null) {
       problems.add(kernelRecordsProblem);
+    }
+    if (deferredRefused) {
+      problems.add(DEFERRED_NOT_STARTED);
     }
     KernelTimeJoiner joiner = dumpThread.kernelTimeJoiner();
     String silence = joiner == null ? null : joiner.silence();

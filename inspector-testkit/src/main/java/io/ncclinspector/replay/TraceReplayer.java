@@ -70,6 +70,11 @@ public final class TraceReplayer {
       } finally {
         inspector.close(); /* still on trace time: what is flushed at close is timed like the run */
         ProfilerTableDriver.setVirtualClock(0, 0, 0);
+        /* A trace cut short leaves communicators open: finalized now, after the close (the output is
+           complete), as the process's teardown would, so that none stays live in this JVM. A live
+           one would keep every later enable from starting clean (the deferred mode starts only
+           with none live). */
+        ProfilerTableDriver.finalizeOpen();
         ProfilerTableDriver.close();
       }
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
+import io.ncclinspector.internal.InspectorRuntime;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * as the driver makes its calls (the consumer falls behind, and the calling thread helps), and the
  * two outputs must hold the same lines (every record, field for field: times, recovery verdicts,
  * network breakdowns, not-profiled calls; only the time each line was written differs) and the
- * same counters.
+ * same counters, but for the deferred mode's own notes. Each deferred replay must have run
+ * deferred: the mode starts only with no communicator live, and until the replayer finalized what
+ * a trace cut short left open, 83 of the 88 replays here ran synchronously and compared that mode
+ * with itself.
  */
 class DeferredModeReplayTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,6 +57,10 @@ class DeferredModeReplayTest {
     String name = trace.getParent().getParent().getFileName() + "-" + trace.getFileName() + (recovery ? "" : "-norecov");
     ReplayResult sync = TraceReplayer.replay(trace, config(out.resolve(name + "-sync"), false, recovery), "vm");
     ReplayResult deferred = TraceReplayer.replay(trace, config(out.resolve(name + "-deferred"), true, recovery), "vm");
+    /* The deferred mode starts only with no communicator live: a replay that ran synchronously
+       would compare the synchronous mode with itself. */
+    assertFalse(deferred.status().problems().contains(InspectorRuntime.DEFERRED_NOT_STARTED),
+        name + ": the deferred mode did not start");
     List<String> a = lines(out.resolve(name + "-sync"));
     List<String> b = lines(out.resolve(name + "-deferred"));
     assertEquals(a.size(), b.size(), name + ": lines written");
@@ -63,8 +71,16 @@ class DeferredModeReplayTest {
     }
     /* Drops included: a call the deferred mode lost (deferred_log_full, _map_full) fails here. */
     assertEquals(sync.counters().drops(), deferred.counters().drops(), name + ": drops");
-    assertEquals(sync.counters().notes(), deferred.counters().notes(), name + ": notes");
+    /* The deferred mode's own notes (a calling thread that replayed its full log, one that took an
+       exited thread's log or the shared one) tell how the mode ran, not what the job did. */
+    assertEquals(jobNotes(sync.counters().notes()), jobNotes(deferred.counters().notes()), name + ": notes");
     assertEquals(sync.counters().quarantined(), deferred.counters().quarantined(), name + ": quarantined");
+  }
+
+  private static java.util.Map<String, Long> jobNotes(java.util.Map<String, Long> notes) {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>(notes);
+    out.keySet().removeIf(k -> k.startsWith("deferred_"));
+    return out;
   }
 
   /** The fields in which two JSON lines differ, as path: synchronous / deferred. */

@@ -85,6 +85,10 @@ public final class ProfilerTableDriver {
   public static native long run(
       @Cast("const void*") ByteBuffer events, long count, int virtualClock, @Cast("long long*") long[] callNanos);
 
+  /** Finalizes the communicators a run left open (a trace cut short); returns how many. */
+  @Name("profiler_driver_finalize_open")
+  public static native int finalizeOpen();
+
   @Name("profiler_driver_close")
   public static native void close();
 
