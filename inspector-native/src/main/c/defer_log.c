@@ -806,7 +806,9 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
        * operation's or step's is not: NCCL 2.28 names its last steps again after their stops, and
        * after their operation's (states and second stops, the recording j28_moe), and the core
        * takes those calls as the synchronous mode gets them; so their entries stay until the sweep
-       * finds them stale, with the operation's slot. An operation's handle stays until the sweep
+       * finds them stale, with the operation's slot (an operation of very many steps holds as many
+       * entries until it closes; past the map's 98,304 a start is counted deferred_map_full and
+       * its later calls stale). An operation's handle stays until the sweep
        * finds it stale (its channels may come after its stop), and a collective call's until its
        * operation linked it (its stop comes first). */
       if (ref != NULL && handle_tag(ref) == HANDLE_TAG_CHANNEL && !proxy_handle_is(ref)) {
