@@ -182,7 +182,9 @@ static defer_log* own(defer_log* l, int from) {
  * async-job threads can, would otherwise run out of logs while most of them wait to be freed). */
 static defer_log* claim_owned(void) {
   pthread_once(&g_key_once, make_key);
-  for (int from = LOG_FREE; from != -1; from = from == LOG_FREE ? LOG_RETIRED : -1) {
+  static const int takes[] = {LOG_FREE, LOG_RETIRED}; /* in this order */
+  for (uint32_t k = 0; k < 2; k++) {
+    int from = takes[k];
     for (uint32_t i = 0; i < DEFER_LOGS; i++) {
       int expected = from;
       /* Acquire: the previous owner's (its tail, and a retired log's units) and the consumer's

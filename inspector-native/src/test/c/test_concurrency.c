@@ -216,15 +216,20 @@ static void* g_ctx;
 static pthread_barrier_t g_held, g_release, g_exited;
 static _Atomic uint64_t g_seq;
 
-/* One collective through its kernel channel, as NCCL makes it; its handle. */
-static void* one_op(void) {
-  uint64_t seq = atomic_fetch_add(&g_seq, 1);
-  void* op = test_coll(g_ctx, "AllReduce", seq, 4096, "ncclFloat32", 1);
-  void* ch = test_channel(op, 0, T0 + seq * 10000);
-  test_channel_done(ch, T0 + seq * 10000 + 1000);
+/* One collective on ctx through its kernel channel, as NCCL makes it, its kernel 1 us long from
+ * t; its handle. */
+static void* op_at(void* ctx, uint64_t seq, uint64_t t) {
+  void* op = test_coll(ctx, "AllReduce", seq, 4096, "ncclFloat32", 1);
+  void* ch = test_channel(op, 0, t);
+  test_channel_done(ch, t + 1000);
   test_stop(ch);
   test_stop(op);
   return op;
+}
+
+static void* one_op(void) {
+  uint64_t seq = atomic_fetch_add(&g_seq, 1);
+  return op_at(g_ctx, seq, T0 + seq * 10000);
 }
 
 static void enable_with_one_comm(test_config cfg, uint64_t comm_id) {
@@ -310,13 +315,36 @@ static uint64_t g_job_seq[JOBS_AT_ONCE];
 static void* async_job(void* arg) {
   int c = (int)(uintptr_t)arg;
   uint64_t seq = g_job_seq[c]++; /* one job per communicator at a time: joined before the next */
-  uint64_t t = T0 + (seq * JOBS_AT_ONCE + (uint64_t)c) * 10000;
-  void* op = test_coll(g_job_ctx[c], "AllReduce", seq, 4096, "ncclFloat32", 1);
-  void* ch = test_channel(op, 0, t);
-  test_channel_done(ch, t + 1000);
-  test_stop(ch);
-  test_stop(op);
+  (void)op_at(g_job_ctx[c], seq, T0 + (seq * JOBS_AT_ONCE + (uint64_t)c) * 10000);
   return NULL;
+}
+
+/* Enables the core and creates n communicators for the jobs, ids first_id on. */
+static void enable_with_job_comms(int n, uint64_t first_id) {
+  test_config cfg = test_defaults();
+  cfg.op_slots = 4096;
+  test_enable(cfg);
+  for (int c = 0; c < n; c++) {
+    g_job_ctx[c] = test_comm(first_id + (uint64_t)c, 0, 2);
+    g_job_seq[c] = 0;
+  }
+}
+
+/* jobs threads, at_once at a time (thread c of a batch on communicator c), each joined before the
+ * next batch; every 256 jobs the ring is drained into *colls and *timed unless they are NULL. */
+static void run_jobs(int jobs, int at_once, long long* colls, long long* timed) {
+  for (int i = 0; i < jobs; i += at_once) {
+    pthread_t t[JOBS_AT_ONCE];
+    for (int c = 0; c < at_once; c++) {
+      if (pthread_create(&t[c], NULL, async_job, (void*)(uintptr_t)c) != 0) abort();
+    }
+    for (int c = 0; c < at_once; c++) pthread_join(t[c], NULL);
+    if (colls != NULL && (i + at_once) % 256 == 0) {
+      decoded d = test_drain();
+      *colls += d.colls;
+      *timed += d.timed_ops;
+    }
+  }
 }
 
 /* Thousands of threads, JOBS_AT_ONCE at a time (a group launch over as many communicators), each
@@ -324,26 +352,9 @@ static void* async_job(void* arg) {
  * the shared log's lock, however far behind the consumer is: a thread takes a free log, or else
  * the log of one that exited, whose last entries the consumer may not have read yet. */
 static void threads_that_come_and_go(void) {
-  test_config cfg = test_defaults();
-  cfg.op_slots = 4096;
-  test_enable(cfg);
-  for (int c = 0; c < JOBS_AT_ONCE; c++) {
-    g_job_ctx[c] = test_comm(0xb00u + (uint64_t)c, 0, 2);
-    g_job_seq[c] = 0;
-  }
+  enable_with_job_comms(JOBS_AT_ONCE, 0xb00u);
   long long colls = 0, timed = 0;
-  for (int i = 0; i < ASYNC_JOBS; i += JOBS_AT_ONCE) {
-    pthread_t t[JOBS_AT_ONCE];
-    for (int c = 0; c < JOBS_AT_ONCE; c++) {
-      if (pthread_create(&t[c], NULL, async_job, (void*)(uintptr_t)c) != 0) abort();
-    }
-    for (int c = 0; c < JOBS_AT_ONCE; c++) pthread_join(t[c], NULL);
-    if (i % 256 == 256 - JOBS_AT_ONCE) {
-      decoded d = test_drain();
-      colls += d.colls;
-      timed += d.timed_ops;
-    }
-  }
+  run_jobs(ASYNC_JOBS, JOBS_AT_ONCE, &colls, &timed);
   for (int c = 0; c < JOBS_AT_ONCE; c++) ncclProfiler_v5.finalize(g_job_ctx[c]);
   decoded d = test_drain();
   if (nccl_inspector_deferred_active()) {
@@ -363,17 +374,9 @@ static void threads_that_come_and_go(void) {
  * exited, whose entries wait to be replayed; none goes to the shared log, and every record
  * arrives, timed, once the consumer goes on. */
 static void a_thread_takes_over_the_log_of_one_that_exited(void) {
-  test_config cfg = test_defaults();
-  cfg.op_slots = 4096;
-  test_enable(cfg);
-  g_job_ctx[0] = test_comm(0xc00u, 0, 2);
-  g_job_seq[0] = 0;
+  enable_with_job_comms(1, 0xc00u);
   nccl_inspector_defer_hold(1);
-  for (int i = 0; i < 2 * DEFER_LOGS; i++) {
-    pthread_t t;
-    if (pthread_create(&t, NULL, async_job, (void*)(uintptr_t)0) != 0) abort();
-    pthread_join(t, NULL);
-  }
+  run_jobs(2 * DEFER_LOGS, 1, NULL, NULL);
   nccl_inspector_defer_hold(0);
   ncclProfiler_v5.finalize(g_job_ctx[0]);
   decoded d = test_drain();
@@ -395,11 +398,7 @@ static void a_thread_takes_over_the_log_of_one_that_exited(void) {
  * created (nothing replayed on the creating thread, NCCL's); once a finalize is logged, the next
  * init replays everything first, so that its records follow the finalized communicator's. */
 static void an_init_replays_the_logs_only_after_a_finalize(void) {
-  test_config cfg = test_defaults();
-  cfg.op_slots = 4096;
-  test_enable(cfg);
-  g_job_ctx[0] = test_comm(0xd00u, 0, 2);
-  g_job_seq[0] = 0;
+  enable_with_job_comms(1, 0xd00u);
   long long comm_cells = nccl_inspector_ring_used_cells(); /* the communicator's own record */
   CHECK(comm_cells > 0);
   bool deferred = nccl_inspector_deferred_active();

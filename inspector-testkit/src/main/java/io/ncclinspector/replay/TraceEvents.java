@@ -42,4 +42,32 @@ public record TraceEvents(
   public static int eventBytes() {
     return DriverEventLayout.EVENT_BYTES;
   }
+
+  /** Events {@code from .. from + n - 1} as a buffer of their own, for the driver. */
+  public ByteBuffer slice(int from, int n) {
+    return events.slice(from * eventBytes(), n * eventBytes());
+  }
+
+  /** How many events open the trace with communicator inits, before its first other call. */
+  public int leadingInits() {
+    int i = 0;
+    while (i < count && op(i) == DriverEventLayout.OP_INIT) {
+      i++;
+    }
+    return i;
+  }
+
+  /** How many events close the trace with finalizes, after its last other call (none when every event is an init). */
+  public int trailingFinalizes() {
+    int first = leadingInits();
+    int i = count;
+    while (i > first && op(i - 1) == DriverEventLayout.OP_FINI) {
+      i--;
+    }
+    return count - i;
+  }
+
+  private int op(int i) {
+    return events.get(i * eventBytes() + DriverEventLayout.OP);
+  }
 }

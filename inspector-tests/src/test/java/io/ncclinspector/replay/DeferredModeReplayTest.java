@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -77,8 +79,8 @@ class DeferredModeReplayTest {
     assertEquals(sync.counters().quarantined(), deferred.counters().quarantined(), name + ": quarantined");
   }
 
-  private static java.util.Map<String, Long> jobNotes(java.util.Map<String, Long> notes) {
-    java.util.Map<String, Long> out = new java.util.TreeMap<>(notes);
+  private static Map<String, Long> jobNotes(Map<String, Long> notes) {
+    Map<String, Long> out = new TreeMap<>(notes);
     out.keySet().removeIf(k -> k.startsWith("deferred_"));
     return out;
   }

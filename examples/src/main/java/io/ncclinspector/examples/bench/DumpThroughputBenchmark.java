@@ -10,8 +10,8 @@ import io.ncclinspector.replay.TraceReader;
 import io.ncclinspector.replay.TraceReplayer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
 import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,32 +73,60 @@ public final class DumpThroughputBenchmark {
 
   private DumpThroughputBenchmark() {}
 
+  /** USER_HZ: the unit of /proc's CPU times, 100 on Linux for every architecture the core builds for. */
+  private static final long CLOCK_TICKS_PER_SECOND = 100;
+
+  /** The deferred mode's consumer: a native thread of the core, which the JVM does not list. */
+  private static final String DEFERRED_CONSUMER = "nccl-insp-defer";
+
   /**
-   * The trace's calls in three parts: the communicators' inits before its first other call, the
-   * calls between, the finalizes after its last other call.
+   * How a run drives the trace: {@link #pass} once per pass between {@link #start} and
+   * {@link #finish}. Per pass, each pass is the whole trace (its communicators created and
+   * destroyed); long-lived, the trace's leading inits come at the start, its trailing finalizes at
+   * the finish, and each pass drives the calls between.
    */
-  private record Passes(TraceEvents calls, ByteBuffer open, int openCount, ByteBuffer body, int bodyCount,
-      ByteBuffer close, int closeCount) {
-    static Passes of(TraceEvents calls) {
-      int size = TraceEvents.eventBytes();
-      ByteBuffer all = calls.events();
-      int n = calls.count();
-      int first = 0;
-      while (first < n && all.get(first * size) == OP_INIT) {
-        first++;
+  private record Passes(TraceEvents calls, boolean longLived, ByteBuffer inits, ByteBuffer body,
+      ByteBuffer finalizes) {
+    static Passes of(TraceEvents calls, boolean longLived) {
+      int first = calls.leadingInits();
+      int last = calls.count() - calls.trailingFinalizes();
+      return new Passes(calls, longLived, calls.slice(0, first), calls.slice(first, last - first),
+          calls.slice(last, calls.count() - last));
+    }
+
+    void start(String lib) {
+      if (longLived) {
+        open(lib);
+        run(inits);
       }
-      int last = n;
-      while (last > first && all.get((last - 1) * size) == OP_FINI) {
-        last--;
+    }
+
+    void pass(String lib) {
+      if (!longLived) {
+        open(lib);
+        ProfilerTableDriver.run(calls.events(), calls.count(), 0, null);
+        ProfilerTableDriver.close();
+      } else {
+        run(body);
       }
-      return new Passes(calls, all.slice(0, first * size), first, all.slice(first * size, (last - first) * size),
-          last - first, all.slice(last * size, (n - last) * size), n - last);
+    }
+
+    void finish() {
+      if (longLived) {
+        run(finalizes);
+        ProfilerTableDriver.close();
+      }
+    }
+
+    private void open(String lib) {
+      ProfilerTableDriver.open(lib);
+      ProfilerTableDriver.prepare(calls.maxHandleId(), calls.maxContextId());
+    }
+
+    private static void run(ByteBuffer events) {
+      ProfilerTableDriver.run(events, events.capacity() / TraceEvents.eventBytes(), 0, null);
     }
   }
-
-  /** The driver's op codes (driver_event.op, the first byte of an event). */
-  private static final byte OP_INIT = 0;
-  private static final byte OP_FINI = 4;
 
   public static void main(String[] args) throws Exception {
     Path trace = Path.of(args.length > 0 ? args[0] : "examples/traces/h3_mix-trace-pid1061.jsonl.gz");
@@ -110,14 +138,13 @@ public final class DumpThroughputBenchmark {
     if (!comms.equals("per-pass") && !comms.equals("long-lived")) {
       throw new IllegalArgumentException("bench.comms is per-pass or long-lived, not " + comms);
     }
-    longLived = comms.equals("long-lived");
-    Passes passes = Passes.of(calls);
+    Passes passes = Passes.of(calls, comms.equals("long-lived"));
     int recordsPerPass = recordsPerPass(passes, work);
     System.out.printf("%s: %d calls into the plugin and %d records per pass%n", trace.getFileName(),
         calls.count(), recordsPerPass);
-    if (longLived) {
-      System.out.printf("communicators long-lived: %d inits at the start, %d finalizes at the end, %d calls a pass%n",
-          passes.openCount(), passes.closeCount(), passes.bodyCount());
+    if (passes.longLived()) {
+      System.out.printf("communicators long-lived: %d inits at the start, %d finalizes at the end%n",
+          calls.leadingInits(), calls.trailingFinalizes());
     }
     run(passes, work, false, 1, 0, recordsPerPass); /* warm-up */
     run(passes, work, true, 1, 0, recordsPerPass);
@@ -148,47 +175,29 @@ public final class DumpThroughputBenchmark {
    * at a finalize and flushed then comes once a run, not once a pass).
    */
   private static int recordsPerPass(Passes passes, Path work) throws Exception {
-    if (!longLived) {
-      return (int) countRecords(passes, work, -1);
+    if (!passes.longLived()) {
+      return (int) countRecords(passes, work, 1);
     }
     return (int) ((countRecords(passes, work, 11) - countRecords(passes, work, 1)) / 10);
   }
 
-  /** Records delivered for the whole trace (bodies < 0) or for its inits, bodies passes and finalizes. */
-  private static long countRecords(Passes passes, Path work, int bodies) throws Exception {
+  /** Records delivered for n passes between a start and a finish. */
+  private static long countRecords(Passes passes, Path work, int n) throws Exception {
     InspectorConfig config = InspectorConfig.builder().dumpDirectory(Files.createTempDirectory(work, "count"))
         .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build();
     NcclInspector inspector = NcclInspector.enable(config);
     String lib = inspector.status().libraryPath().orElseThrow().toString();
-    if (bodies < 0) {
-      drive(passes.calls(), lib);
-    } else {
-      ProfilerTableDriver.open(lib);
-      ProfilerTableDriver.prepare(passes.calls().maxHandleId(), passes.calls().maxContextId());
-      ProfilerTableDriver.run(passes.open(), passes.openCount(), 0, null);
-      for (int i = 0; i < bodies; i++) {
-        ProfilerTableDriver.run(passes.body(), passes.bodyCount(), 0, null);
-      }
-      ProfilerTableDriver.run(passes.close(), passes.closeCount(), 0, null);
-      ProfilerTableDriver.close();
+    passes.start(lib);
+    for (int i = 0; i < n; i++) {
+      passes.pass(lib);
     }
+    passes.finish();
     inspector.close();
     return inspector.status().records().received();
   }
 
-  private static void drive(TraceEvents calls, String lib) {
-    ProfilerTableDriver.open(lib);
-    ProfilerTableDriver.prepare(calls.maxHandleId(), calls.maxContextId());
-    ProfilerTableDriver.run(calls.events(), calls.count(), 0, null);
-    ProfilerTableDriver.close();
-  }
-
-  /** Whether the communicators live for the whole run ({@code -Dbench.comms=long-lived}). */
-  private static boolean longLived;
-
   private static void run(Passes passes, Path work, boolean json, double seconds, long targetOpsPerSecond,
       int recordsPerPass) throws Exception {
-    TraceEvents calls = passes.calls();
     Path out = Files.createTempDirectory(work, "out");
     InspectorConfig config = InspectorConfig.builder().fromEnvironment().dumpDirectory(out).jsonOutput(json)
         .minMessageBytes(0).requireKernelTiming(false).dumpInterval(Duration.ofSeconds(1)).build();
@@ -203,17 +212,9 @@ public final class DumpThroughputBenchmark {
     long start = System.nanoTime();
     long deadline = start + (long) (seconds * 1e9);
     long produced = 0;
-    if (longLived) {
-      ProfilerTableDriver.open(lib);
-      ProfilerTableDriver.prepare(calls.maxHandleId(), calls.maxContextId());
-      ProfilerTableDriver.run(passes.open(), passes.openCount(), 0, null);
-    }
+    passes.start(lib);
     while (System.nanoTime() < deadline) {
-      if (longLived) {
-        ProfilerTableDriver.run(passes.body(), passes.bodyCount(), 0, null);
-      } else {
-        drive(calls, lib);
-      }
+      passes.pass(lib);
       produced += recordsPerPass;
       if (targetOpsPerSecond > 0) {
         long due = start + (long) (produced * 1e9 / targetOpsPerSecond);
@@ -223,10 +224,7 @@ public final class DumpThroughputBenchmark {
         }
       }
     }
-    if (longLived) {
-      ProfilerTableDriver.run(passes.close(), passes.closeCount(), 0, null);
-      ProfilerTableDriver.close();
-    }
+    passes.finish();
     long produceEnd = System.nanoTime();
     /* What had come through when the producer stopped: a paced run passes only if the record path
        kept up, not if a queue (2^18 records) absorbed a steady lag and drained at close. */
@@ -312,9 +310,6 @@ public final class DumpThroughputBenchmark {
     nativeThreadCpu(out, kernelOut);
   }
 
-  /** The deferred mode's consumer: a native thread of the core, which the JVM does not list. */
-  private static final String DEFERRED_CONSUMER = "nccl-insp-defer";
-
   /**
    * Adds the CPU time of the core's native threads (the deferred mode's consumer), read from
    * /proc/self/task (user and system time in clock ticks, 10 ms at the usual 100 Hz: over a run of
@@ -347,9 +342,6 @@ public final class DumpThroughputBenchmark {
       /* no /proc to read */
     }
   }
-
-  /** USER_HZ: the unit of /proc's CPU times, 100 on Linux for every architecture the core builds for. */
-  private static final long CLOCK_TICKS_PER_SECOND = 100;
 
   /** CPU time of the whole process so far (all threads). */
   private static long processCpuNanos() {
