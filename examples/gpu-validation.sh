@@ -21,7 +21,8 @@
 #             3 AllReduces without a plugin and under NVIDIA's (stacks of a hung process)
 #     PART 4  CUPTI kernel records (issue 20), on one GPU with RANKS=2 over sockets: the MoE loop with kernel
 #             records (CUDA events the clock) and with CUPTI as the program's clock (records off), the
-#             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop again on
+#             reproducer with records, two CUPTI clients in one process, a CUDA graph, the MoE loop on a
+#             non-blocking communicator (NONBLOCKING=1: a launching thread per group), the MoE loop again on
 #             NCCL 2.30.7 or ALT_NCCL (built from .gpu/nccl-src when there), small AllReduces off / on / with records
 #             (ROUNDS=2, with a GPU per rank only), and the cost of a kernel launch (no NCCL) with no
 #             inspector, the inspector, and its CUPTI kernel records (LAUNCH_ROUNDS, default 3)
@@ -159,6 +160,10 @@ elif [[ $part == 4 ]]; then
   # A CUDA graph with kernel records on: replays launch no KernelLaunch event; nothing may break.
   step graph-kr 60 env NCCL_INSPECTOR_KERNEL_RECORDS=1 MAIN_CLASS=NcclLongRun $bench "$ranks" on "$work/graph-kr" \
     --mode graph --bytes 1M --graph-ops 4 --replays 50 "${dry[@]}"
+  # The MoE loop on a non-blocking communicator (NONBLOCKING=1): NCCL launches each group from a thread
+  # of its own that exits after it (ncclAsyncJobMain), the calling threads that come and go. Kernel records on.
+  step moe-kr-nb 120 "${kr[@]}" NONBLOCKING=1 NCCL_INSPECTOR_TRACE_DIR="$work/traces/moe-kr-nb" $repro "$ranks" on \
+    "$work/moe-kr-nb" --mode moe --run moe-kr-nb "${dry[@]}"
   # AllReduce 8 KiB .. 64 MiB, one AlltoAll, again: every size before and after the lag, kernel records on.
   step reproducer-kr 120 "${kr[@]}" NCCL_INSPECTOR_TRACE_DIR="$work/traces/reproducer-kr" $repro "$ranks" on \
     "$work/reproducer-kr" --cycles 5 --run reproducer-kr "${dry[@]}"

@@ -13,8 +13,9 @@ final class Cuda {
     }
   }
 
+  /** Fails unless {@code rc} is success ({@code ncclInProgress} too on a non-blocking communicator: see {@link NonBlocking}). */
   static void nccl(int rc, String what) {
-    if (rc != 0) {
+    if (!NonBlocking.accepted(rc)) {
       throw new IllegalStateException(what + " failed: NCCL error " + rc + " (" + ncclGetErrorString(rc).getString() + ")");
     }
   }

@@ -581,6 +581,7 @@ public final class NcclLongRun {
           }
         }
         Operation.ALL_REDUCE.launch(session.buffers, bytes, c.ranks(), c.rank(), comm, stream);
+        NonBlocking.await(comm, "ncclAllReduce", 60);
       });
       CallCounter.CallId tagged = new CallCounter.CallId(step, id.operation(), id.collSequence(), id.p2pFirstSn(),
           id.p2pCount(), id.afterSelfP2p());

@@ -8,7 +8,9 @@ import static org.bytedeco.cuda.global.cudart.cudaSetDevice;
 import static org.bytedeco.cuda.global.cudart.cudaStreamCreate;
 import static org.bytedeco.cuda.global.cudart.cudaStreamDestroy;
 import static org.bytedeco.cuda.global.nccl.ncclCommDestroy;
+import static org.bytedeco.cuda.global.nccl.ncclCommFinalize;
 import static org.bytedeco.cuda.global.nccl.ncclCommInitRank;
+import static org.bytedeco.cuda.global.nccl.ncclCommInitRankConfig;
 import static org.bytedeco.cuda.global.nccl.ncclGetVersion;
 
 import io.ncclinspector.CommunicatorInfo;
@@ -140,11 +142,19 @@ final class NcclSession implements AutoCloseable {
     ncclUniqueId id = Rendezvous.meet(c.rank(), c.idFile());
     this.barrier = ShmBarrier.open(ShmBarrier.fileFor(c.idFile(), Rendezvous.token(id)), c.ranks(), Duration.ofSeconds(120));
     long t0 = System.nanoTime();
-    Cuda.nccl(ncclCommInitRank(comm, c.ranks(), id, c.rank()), "ncclCommInitRank");
+    if (NonBlocking.ON) {
+      Cuda.nccl(ncclCommInitRankConfig(comm, c.ranks(), id, c.rank(), NonBlocking.config()), "ncclCommInitRankConfig");
+      NonBlocking.await(comm, "ncclCommInitRankConfig", 120);
+    } else {
+      Cuda.nccl(ncclCommInitRank(comm, c.ranks(), id, c.rank()), "ncclCommInitRank");
+    }
     if (c.rank() == 0) {
       log.printf("NCCL %d, %d ranks, %d GPU(s), mode %s, CUPTI %s, ranks synchronised before timed calls: %s, "
           + "communicator ready in %d ms%n", version[0], c.ranks(), devices[0], mode, cupti != null ? "on" : "off",
           c.syncRanks(), (System.nanoTime() - t0) / 1_000_000);
+      if (NonBlocking.ON) {
+        log.printf("communicator non-blocking (NONBLOCKING=1): each launch on a thread of NCCL's own%n");
+      }
     }
     Cuda.check(cudaMalloc(buffers.send, bufferBytes), "cudaMalloc");
     Cuda.check(cudaMalloc(buffers.recv, bufferBytes), "cudaMalloc");
@@ -168,6 +178,7 @@ final class NcclSession implements AutoCloseable {
 
   void launch(Operation op, long bytes) {
     op.launch(buffers, bytes, common.ranks(), common.rank(), comm, stream);
+    NonBlocking.await(comm, op.name, 60);
   }
 
   long recordsReceived() {
@@ -245,6 +256,10 @@ final class NcclSession implements AutoCloseable {
     if (mode.equals("reference")) {
       long intervalUs = parseLong(System.getenv("NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS"), 1_000_000);
       Thread.sleep(Math.max(1000, 3 * intervalUs / 1000));
+    }
+    if (NonBlocking.ON) {
+      Cuda.nccl(ncclCommFinalize(comm), "ncclCommFinalize");
+      NonBlocking.await(comm, "ncclCommFinalize", 60);
     }
     Cuda.nccl(ncclCommDestroy(comm), "ncclCommDestroy");
     if (mode.equals("reference")) {
