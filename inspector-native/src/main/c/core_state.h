@@ -86,18 +86,36 @@ static inline int defer_on(void) {
   return atomic_load_explicit(&g_core.deferred_active, memory_order_relaxed);
 }
 
-/* The state alone, as a call finds it when it is made (the deferred mode's producers log it).
- * Acquire pairs with the release in core_enable, so the tables are visible before anybody uses
- * them. */
+/* The state (CORE_*) alone, as a call finds it when it is made (the deferred mode's producers log
+ * it). Acquire pairs with the release in core_enable, so the tables are visible before anybody
+ * uses them. */
+static inline int core_state_now(void) {
+  return atomic_load_explicit(&g_core.state, memory_order_acquire);
+}
+
 static inline int core_accepting_now(void) {
-  return atomic_load_explicit(&g_core.state, memory_order_acquire) == CORE_ENABLED;
+  return core_state_now() == CORE_ENABLED;
+}
+
+/* The state when the call was made: now, or for a replayed call the state its producer logged
+ * (defer_log.h), so that a call made while paused counts as paused however late it is replayed. */
+static inline int core_state_at_call(void) {
+  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.state;
+  return core_state_now();
+}
+
+/* The minimum message size an operation start is held to: now, or for a replayed start the one
+ * in force when the call was made, so that a start the call tracked (and handed NCCL a handle for)
+ * is tracked however the setting moved before its replay. Relaxed: an independent setting. */
+static inline uint64_t core_min_size_at_call(void) {
+  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.min_size_bytes;
+  return atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
 }
 
 /* Callbacks: 1 if operations may start now; a replayed call is taken as the core would have taken
  * it when it was made (defer_log.h). */
 static inline int core_accepting(void) {
-  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.accepting;
-  return core_accepting_now();
+  return core_state_at_call() == CORE_ENABLED;
 }
 
 /* Callbacks holding a handle: 1 while the tables exist (they are freed only in state OFF). */

@@ -316,7 +316,7 @@ static inline __attribute__((always_inline)) uint64_t log_simple_in(defer_log* l
   u->units = 1;
   u->b0 = b0;
   u->b1 = b1;
-  u->b5 = 1; /* read by the core at operation and call starts only */
+  u->b5 = CORE_ENABLED; /* the state at the call: read by the core at operation and call starts only */
   u->i32 = i32;
   stamp_unit(u);
   u->handle = h;
@@ -345,13 +345,12 @@ static inline __attribute__((always_inline)) uint64_t log_simple(uint8_t op, uin
 /* Whether the core would leave the operation untracked for a reason the call itself shows: it is
  * then still logged (recovery numbers every operation) but gets no handle, so NCCL makes no
  * children for it, as in the synchronous mode. */
-static bool op_untracked(const core_op_event* ev) {
-  if (!core_accepting_now()) return true;
+static bool op_untracked(const core_op_event* ev, int state, uint64_t min_size_bytes) {
+  if (state != CORE_ENABLED) return true;
   if (ev->kind == RECORD_KIND_P2P && !atomic_load_explicit(&g_core.enable_p2p, memory_order_relaxed)) return true;
   uint32_t size = names_datatype_size(names_datatype_id(ev->datatype));
   if (size == 0 || ev->count > UINT64_MAX / size) return true;
-  /* Relaxed: an independent setting, as the core reads it. */
-  return ev->count == 0 || ev->count * size < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
+  return ev->count == 0 || ev->count * size < min_size_bytes;
 }
 
 static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, void* context, const core_op_event* ev);
@@ -374,7 +373,12 @@ static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, voi
   uint64_t pos;
   defer_unit* u = claim(l, 2, &pos);
   if (u == NULL) return NULL;
-  uint64_t h = op_untracked(ev) ? 0 : log_handle(log_index(l), pos);
+  /* One reading of the state and of the minimum size for both the handle and the entry: the
+   * replay then takes the operation as the call did. Relaxed: an independent setting, as the
+   * core reads it. */
+  int state = core_state_now();
+  uint64_t min_size = atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
+  uint64_t h = op_untracked(ev, state, min_size) ? 0 : log_handle(log_index(l), pos);
   thread_tag tag = tags_of_current_thread();
   u->op = DEFER_OP_START;
   u->units = 2;
@@ -383,7 +387,7 @@ static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, voi
   u->b2 = ev->n_warps;
   u->b3 = ev->channel_mode;
   u->b4 = ev->copy_engine;
-  u->b5 = (uint8_t)core_accepting_now();
+  u->b5 = (uint8_t)state;
   u->phase = tag.phase;
   u->i32 = ev->peer_or_root;
   stamp_unit(u);
@@ -391,6 +395,7 @@ static inline __attribute__((always_inline)) void* op_start_in(defer_log* l, voi
   u->ref = (uint64_t)(uintptr_t)context;
   /* CUPTI's launch id is the launching thread's (kernel_records.h): taken here. */
   u->a = kernel_records_op_launch();
+  u->b = min_size;
   u->c = (uint64_t)clock_wall_offset();
   defer_op_body* body = (defer_op_body*)&l->wunits[(pos + 1) & (DEFER_LOG_UNITS - 1)];
   body->func = ev->func;
@@ -450,13 +455,13 @@ static inline __attribute__((always_inline)) void* coll_api_start_in(defer_log* 
   if (u == NULL) return tags_encode(tag, graph_captured);
   /* A graph's replays name its handle for ever, and a call the ledger will not take gets the tag:
    * both are made here, as the core would make them. */
-  bool accepting = core_accepting_now();
-  bool ledger = !graph_captured && accepting;
+  int state = core_state_now();
+  bool ledger = !graph_captured && state == CORE_ENABLED;
   uint64_t h = ledger ? log_handle(log_index(l), pos) : 0;
   u->op = DEFER_COLL_API;
   u->units = 2;
   u->b0 = graph_captured;
-  u->b5 = accepting;
+  u->b5 = (uint8_t)state;
   u->phase = tag.phase;
   u->i32 = root;
   stamp_unit(u);
@@ -752,8 +757,9 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
   uint64_t now = known_ns != 0 ? known_ns : entry_ns(u);
   bool shared = li == SHARED_LOG;
   tls_defer_clock.now = now;
-  tls_defer_clock.accepting = u->b5;
+  tls_defer_clock.state = u->b5;
   tls_defer_clock.wall_offset = (int64_t)(u->op == DEFER_COLL_API ? body->seq : u->c);
+  if (u->op == DEFER_OP_START) tls_defer_clock.min_size_bytes = u->b;
   tls_defer_clock.active = 1;
   tls_last_launch_mono_ns = shared ? 0 : l->launch_ns;
   tls_last_launch_epoch = shared ? 0 : l->launch_epoch;

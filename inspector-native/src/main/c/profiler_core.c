@@ -139,7 +139,7 @@ static int64_t take_slot(void) {
 
 /* An operation that starts while the core takes none (paused, closed, off). */
 static void count_not_accepted(void) {
-  counter_add(atomic_load_explicit(&g_core.state, memory_order_relaxed) == CORE_PAUSED
+  counter_add(core_state_at_call() == CORE_PAUSED
                   ? CTR_PAUSED
                   : CTR_EVENT_WHILE_INACTIVE,
               1);
@@ -213,7 +213,7 @@ void* core_op_start(void* context, const core_op_event* ev) {
     return NULL;
   }
   uint64_t bytes = ev->count * size;
-  if (ev->count == 0 || bytes < atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed)) {
+  if (ev->count == 0 || bytes < core_min_size_at_call()) {
     recov_number_op(c, &rinfo, NULL, NULL);
     counter_add(CTR_BELOW_MIN_SIZE, 1);
     return NULL;

@@ -421,6 +421,46 @@ static void an_init_replays_the_logs_only_after_a_finalize(void) {
   test_shutdown();
 }
 
+/* ---- a call made while paused is counted as paused, however late it is replayed ---- */
+
+/* With the consumer held back, five operations start while the inspector is paused, and it resumes
+ * before any is replayed: each is counted `paused` (a note), as the synchronous mode counts it,
+ * not `event_while_inactive` (a drop), and the operation after the resume is recorded. */
+static void a_call_made_while_paused_counts_as_paused_when_replayed(void) {
+  enable_with_job_comms(1, 0xe00u);
+  nccl_inspector_defer_hold(1);
+  nccl_inspector_set_paused(1);
+  for (int i = 0; i < 5; i++) {
+    CHECK(test_coll(g_job_ctx[0], "AllReduce", (uint64_t)i, 4096, "ncclFloat32", 1) == NULL);
+  }
+  nccl_inspector_set_paused(0);
+  (void)op_at(g_job_ctx[0], 5, T0 + 5 * 10000);
+  nccl_inspector_defer_hold(0);
+  ncclProfiler_v5.finalize(g_job_ctx[0]);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 1);
+  CHECK_EQ(test_counter("paused"), 5);
+  CHECK_EQ(test_counter("event_while_inactive"), 0);
+  test_shutdown();
+}
+
+/* With the consumer held back, operations of 16 KiB start while the minimum size is 0, and it is
+ * raised to 1 MiB before any is replayed: the calls handed NCCL a handle, and each is recorded, as
+ * the synchronous mode records them, not counted `below_min_size` with its channels orphaned. */
+static void a_start_is_held_to_the_minimum_size_of_its_call(void) {
+  enable_with_job_comms(1, 0xe10u);
+  nccl_inspector_defer_hold(1);
+  for (int i = 0; i < 5; i++) (void)op_at(g_job_ctx[0], (uint64_t)i, T0 + (uint64_t)i * 10000);
+  nccl_inspector_set_min_size(1 << 20);
+  nccl_inspector_defer_hold(0);
+  ncclProfiler_v5.finalize(g_job_ctx[0]);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 5);
+  CHECK_EQ(d.timed_ops, 5);
+  CHECK_EQ(test_counter("below_min_size"), 0);
+  test_shutdown();
+}
+
 /* ---- a drain that stops never makes NCCL's threads replay ---- */
 
 /* Nothing drains the ring: the consumer holds replays back while the ring is nearly full, but only
@@ -461,6 +501,8 @@ int main(void) {
   RUN(threads_that_come_and_go);
   RUN(a_thread_takes_over_the_log_of_one_that_exited);
   RUN(an_init_replays_the_logs_only_after_a_finalize);
+  RUN(a_call_made_while_paused_counts_as_paused_when_replayed);
+  RUN(a_start_is_held_to_the_minimum_size_of_its_call);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }
