@@ -29,6 +29,7 @@ public record ListenedReplay(List<OperationRecord> records, List<SlowCollectiveE
     NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().channelRecovery(false)
         .dumpDirectory(Files.createDirectories(workDir)).jsonOutput(false).withoutExporter("jfr").minMessageBytes(0)
         .slowCollectives(detection).build());
+    TracePlayer player = null;
     try (inspector) {
       inspector.addListener(new InspectorListener() {
         @Override
@@ -46,10 +47,14 @@ public record ListenedReplay(List<OperationRecord> records, List<SlowCollectiveE
           summaries.add(summary);
         }
       });
-      try (TracePlayer player = TracePlayer.open(inspector, new TraceReader().read(trace), true)) {
-        player.playAll();
+      player = TracePlayer.open(inspector, new TraceReader().read(trace), true);
+      player.playAll();
+    } finally { /* the inspector's close() delivered everything; then what a cut-short trace left open goes */
+      if (player != null) {
+        player.finalizeOpen();
+        player.close();
       }
-    } /* close() delivers everything */
+    }
     return new ListenedReplay(List.copyOf(records), List.copyOf(slow), List.copyOf(summaries));
   }
 }

@@ -154,6 +154,19 @@ public final class TracePlayer implements AutoCloseable {
     play(remaining());
   }
 
+  /**
+   * Finalizes the communicators the trace left open (a trace cut short), as the process's teardown
+   * would; the number finalized. Call it after the inspector's close, so that the output is the
+   * run's, and before {@link #close}: a communicator left live in this JVM keeps the next enable's
+   * deferred mode from starting (it starts only with none live), as {@link TraceReplayer} knows.
+   */
+  public int finalizeOpen() {
+    if (closed) {
+      throw new IllegalStateException("the player is closed");
+    }
+    return ProfilerTableDriver.finalizeOpen();
+  }
+
   @Override
   public void close() {
     if (!closed) {
