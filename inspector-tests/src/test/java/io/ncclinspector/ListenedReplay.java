@@ -51,8 +51,11 @@ public record ListenedReplay(List<OperationRecord> records, List<SlowCollectiveE
       player.playAll();
     } finally { /* the inspector's close() delivered everything; then what a cut-short trace left open goes */
       if (player != null) {
-        player.finalizeOpen();
-        player.close();
+        try {
+          player.finalizeOpen();
+        } finally {
+          player.close();
+        }
       }
     }
     return new ListenedReplay(List.copyOf(records), List.copyOf(slow), List.copyOf(summaries));
