@@ -22,9 +22,8 @@ static uint64_t read_clock(clockid_t id) {
 }
 
 uint64_t clock_mono_ns(void) {
-  /* The deferred mode's consumer replays a call at the time it was made (defer_log.h); the flag
-   * spares every other thread the thread-local read. */
-  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.now;
+  /* The deferred mode's consumer replays a call at the time it was made (defer_log.h). */
+  if (defer_replaying()) return tls_defer_clock.now;
   return clock_mono_raw_ns();
 }
 
@@ -38,7 +37,7 @@ uint64_t clock_mono_raw_ns(void) {
 uint64_t clock_mono_to_wall_ns(uint64_t mono_ns) {
   if (mono_ns == 0) return 0;
   /* A replayed call converts with the offset of its own time (defer_log.h). */
-  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) {
+  if (defer_replaying()) {
     return (uint64_t)((int64_t)mono_ns + tls_defer_clock.wall_offset);
   }
   return (uint64_t)((int64_t)mono_ns + atomic_load_explicit(&g_wall_minus_mono_ns, memory_order_relaxed));

@@ -86,6 +86,13 @@ static inline int defer_on(void) {
   return atomic_load_explicit(&g_core.deferred_active, memory_order_relaxed);
 }
 
+/* Whether this thread is replaying a logged call (the deferred mode's consumer, defer_log.h): the
+ * clocks, the core's state and the minimum size then answer as they did when the call was made,
+ * from tls_defer_clock. The mode's flag first spares every other thread the thread-local read. */
+static inline int defer_replaying(void) {
+  return INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active;
+}
+
 /* The state (CORE_*) alone, as a call finds it when it is made (the deferred mode's producers log
  * it). Acquire pairs with the release in core_enable, so the tables are visible before anybody
  * uses them. */
@@ -100,7 +107,7 @@ static inline int core_accepting_now(void) {
 /* The state when the call was made: now, or for a replayed call the state its producer logged
  * (defer_log.h), so that a call made while paused counts as paused however late it is replayed. */
 static inline int core_state_at_call(void) {
-  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.state;
+  if (defer_replaying()) return tls_defer_clock.state;
   return core_state_now();
 }
 
@@ -108,7 +115,7 @@ static inline int core_state_at_call(void) {
  * in force when the call was made, so that a start the call tracked (and handed NCCL a handle for)
  * is tracked however the setting moved before its replay. Relaxed: an independent setting. */
 static inline uint64_t core_min_size_at_call(void) {
-  if (INSPECTOR_UNLIKELY(defer_on()) && tls_defer_clock.active) return tls_defer_clock.min_size_bytes;
+  if (defer_replaying()) return tls_defer_clock.min_size_bytes;
   return atomic_load_explicit(&g_core.min_size_bytes, memory_order_relaxed);
 }
 

@@ -759,13 +759,13 @@ static bool replay_one(uint32_t li, uint64_t known_ns) {
   tls_defer_clock.now = now;
   tls_defer_clock.state = u->b5;
   tls_defer_clock.wall_offset = (int64_t)(u->op == DEFER_COLL_API ? body->seq : u->c);
-  if (u->op == DEFER_OP_START) tls_defer_clock.min_size_bytes = u->b;
   tls_defer_clock.active = 1;
   tls_last_launch_mono_ns = shared ? 0 : l->launch_ns;
   tls_last_launch_epoch = shared ? 0 : l->launch_epoch;
   void* result = NULL;
   switch (u->op) {
     case DEFER_OP_START: {
+      tls_defer_clock.min_size_bytes = u->b; /* the minimum size of the call (core_min_size_at_call) */
       tls_tag.step = body->step;
       tls_tag.phase = u->phase;
       core_op_event ev = core_op_event_v4(u->b0, body->func, body->datatype, body->algo, body->proto, body->seq,
