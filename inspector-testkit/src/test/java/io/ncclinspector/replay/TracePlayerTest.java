@@ -95,26 +95,6 @@ class TracePlayerTest {
   }
 
   @Test
-  void finalizeOpenLeavesNoCommunicatorLiveForTheNextEnable() throws Exception {
-    Path trace = TestData.traceFiles("h3_mix").get(0);
-    NcclInspector inspector = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("a"))
-        .jsonOutput(false).minMessageBytes(0).requireKernelTiming(false).build());
-    try (TracePlayer player = TracePlayer.open(inspector, trace)) {
-      player.playOperations(50); /* cut short: its communicator stays open */
-      inspector.close();
-      assertTrue(player.finalizeOpen() >= 1, "the trace's communicator was open");
-      assertEquals(0, player.finalizeOpen(), "finalized once");
-    }
-    /* None live: the deferred mode, which starts only then, starts (no communicator comes to it). */
-    logs.expect("WARN", "no NCCL communicator reached the inspector");
-    try (NcclInspector next = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir.resolve("b"))
-        .jsonOutput(false).deferred(true).build())) {
-      assertTrue(next.status().problems().stream().noneMatch(p -> p.startsWith("the deferred mode was asked for and did not start")),
-          next.status().problems().toString());
-    }
-  }
-
-  @Test
   void needsAnActiveInspector() throws Exception {
     logs.expect("WARN", "no NCCL communicator reached the inspector");
     NcclInspector off = NcclInspector.enable(InspectorConfig.builder().dumpDirectory(dir).enabled(false).build());
