@@ -132,11 +132,24 @@ public final class JsonLayout {
    * type.
    */
   public static String duckDbColumns(Reading reading, Set<RecordField> read) {
+    return duckDbColumns(reading, read, null);
+  }
+
+  /**
+   * As {@link #duckDbColumns(Reading, Set)}; with {@link Reading#TYPED}, of those fields only the
+   * ones in {@code present} ({@code object.field}, null: all): the fields the lines hold, as the
+   * screen found them ({@code LineScreen.fieldsSeen}). Every field left out costs the reader
+   * nothing; {@link #fields(Reading, String, String, Set, Set)} gives it as a typed null. DuckDB
+   * takes a field it was not told of for absent, so {@code present} must hold every field of
+   * every line read.
+   */
+  public static String duckDbColumns(Reading reading, Set<RecordField> read, Set<String> present) {
     Function<Type, String> spell = reading == Reading.TYPED ? Type::duckDb : t -> "JSON";
     Set<String> keys = reading == Reading.TYPED ? keys(read) : null;
     StringJoiner parts = new StringJoiner(", ", "{", "}");
     for (Part p : PARTS) {
-      parts.add(p.name() + ": '" + struct(declared(p, keys), spell, "STRUCT(", " ", ")") + "'");
+      Part declared = reading == Reading.TYPED ? held(declared(p, keys), present) : p;
+      parts.add(p.name() + ": '" + struct(declared, spell, "STRUCT(", " ", ")") + "'");
     }
     return parts.toString();
   }
@@ -166,6 +179,19 @@ public final class JsonLayout {
       return p;
     }
     List<Field> kept = p.fields().stream().filter(f -> keys.contains(p.name() + "." + f.name()))
+        .toList();
+    return new Part(p.name(), kept.isEmpty() ? p.fields().subList(0, 1) : kept);
+  }
+
+  /**
+   * Of the part's fields, those in {@code present} (null: all); at least its first, so that the
+   * object's presence is still read.
+   */
+  private static Part held(Part p, Set<String> present) {
+    if (present == null) {
+      return p;
+    }
+    List<Field> kept = p.fields().stream().filter(f -> present.contains(p.name() + "." + f.name()))
         .toList();
     return new Part(p.name(), kept.isEmpty() ? p.fields().subList(0, 1) : kept);
   }
@@ -209,6 +235,16 @@ public final class JsonLayout {
    */
   public static String fields(Reading reading, String fileColumn, String source,
       Set<RecordField> read) {
+    return fields(reading, fileColumn, source, read, null);
+  }
+
+  /**
+   * As {@link #fields(Reading, String, String, Set)}; with {@link Reading#TYPED}, from a reader
+   * that declares of those fields only the ones in {@code present} ({@link
+   * #duckDbColumns(Reading, Set, Set)}): the others' columns are nulls of their types.
+   */
+  public static String fields(Reading reading, String fileColumn, String source,
+      Set<RecordField> read, Set<String> present) {
     List<String> first = new ArrayList<>();
     first.add(fileColumn + " AS l_file");
     for (Part p : PARTS) {
@@ -218,10 +254,13 @@ public final class JsonLayout {
       Set<String> keys = keys(read);
       for (Part part : PARTS) {
         Part p = declared(part, keys);
+        List<Field> held = held(p, present).fields();
         for (Field f : p.fields()) {
           String v = p.name() + "." + f.name();
-          first.add((f.type() == Type.JSON ? "CAST(" + v + " AS STRING)" : v) + " AS "
-              + column(p.name(), f.name()));
+          String text = f.type() == Type.JSON ? "STRING" : f.type().duckDb();
+          String value = !held.contains(f) ? "CAST(NULL AS " + text + ")"
+              : f.type() == Type.JSON ? "CAST(" + v + " AS STRING)" : v;
+          first.add(value + " AS " + column(p.name(), f.name()));
         }
       }
       first.add("false AS l_wrong_type");

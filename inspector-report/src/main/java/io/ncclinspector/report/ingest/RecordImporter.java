@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * file whose every line is a usable record in the plain form with its typed reader ({@link
  * JsonLayout.Reading#TYPED}), which gives the same rows as the checked reading ({@link
  * JsonLayout.Reading#JSON_TEXT}) at about two thirds of the cost; the other files are read the
- * checked way.
+ * checked way. The typed reader is told of only the fields the screen saw the files' lines hold
+ * (a log without a network breakdown holds about a third of the format's fields): each field it
+ * is told of costs it work on every line, present or not, and the others are nulls all the same.
  */
 public final class RecordImporter {
   private static final Logger LOG = LoggerFactory.getLogger(RecordImporter.class);
@@ -91,8 +93,11 @@ public final class RecordImporter {
   private int salvageCounter;
   /** Whether batches are written with an unusable-row partition (after one had such rows). */
   private boolean partitioned;
-  /** Display names of the files the first read's screen passed: read with the typed reader. */
-  private Set<String> screened = new HashSet<>();
+  /**
+   * Display names of the files the first read's screen passed, read with the typed reader, each
+   * with the fields its lines hold: the reader is told of those only.
+   */
+  private Map<String, Set<String>> screened = new HashMap<>();
 
   /**
    * @param threads threads for the first read of the files (the engine's)
@@ -173,7 +178,7 @@ public final class RecordImporter {
     for (LogFile f : read.damaged()) {
       salvage(f, salvaged, diagnoses);
     }
-    screened = new HashSet<>(read.screened());
+    screened = new HashMap<>(read.screened());
     LOG.debug("the screen passed {} of {} files (read with the typed reader)", screened.size(),
         unchecked.size());
   }
@@ -222,7 +227,7 @@ public final class RecordImporter {
       deleteTree(target);
       /* A batch that read files typed is first tried again the checked way, as it was read before
        * the screen: a typed reading that fails where the checked one would not stops nothing. */
-      if (batch.stream().anyMatch(f -> screened.contains(f.displayName()))) {
+      if (batch.stream().anyMatch(f -> screened.containsKey(f.displayName()))) {
         LOG.debug("batch {} failed with files read typed; again, all checked", b, first);
         batch.forEach(f -> screened.remove(f.displayName()));
         try {
@@ -384,21 +389,28 @@ public final class RecordImporter {
     record Group(Compression compression, JsonLayout.Reading reading) {}
     Map<Group, List<String>> paths = new LinkedHashMap<>();
     Map<String, String> displayByPath = new LinkedHashMap<>();
+    Map<Group, Set<String>> held = new HashMap<>(); // the typed groups' fields, as screened
     for (LogFile f : batch) {
       Path clean = salvaged.get(f.displayName());
       String path = clean != null ? clean.toString() : f.path().toString();
       Compression c = clean != null ? Compression.NONE : f.compression();
-      JsonLayout.Reading reading = clean == null && screened.contains(f.displayName())
+      JsonLayout.Reading reading = clean == null && screened.containsKey(f.displayName())
           && unchanged(f) ? JsonLayout.Reading.TYPED : JsonLayout.Reading.JSON_TEXT;
-      paths.computeIfAbsent(new Group(c, reading), k -> new ArrayList<>()).add(path);
+      Group g = new Group(c, reading);
+      paths.computeIfAbsent(g, k -> new ArrayList<>()).add(path);
+      if (reading == JsonLayout.Reading.TYPED) {
+        held.computeIfAbsent(g, k -> new HashSet<>()).addAll(screened.get(f.displayName()));
+      }
       displayByPath.put(path, f.displayName());
     }
-    /* The typed reader is given only the fields the export's columns read (all: every field). */
+    /* The typed reader is given only the fields the export's columns read (all: every field)
+     * that the group's lines hold: a field left out costs it nothing, and one that no line holds
+     * is null all the same. */
     Set<RecordField> read = RecordSchema.typedFields(columns);
     String source = paths.entrySet().stream()
         .map(e -> RecordSchema.raw("filename", e.getKey().reading(), "SELECT * FROM "
-            + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read),
-            columns))
+            + readJson(e.getValue(), e.getKey().compression(), e.getKey().reading(), read,
+                held.get(e.getKey())), columns, held.get(e.getKey())))
         .collect(Collectors.joining("\nUNION ALL\n"));
     String rows = "SELECT " + RecordSchema.finalColumns(
         DisplayNames.of(displayByPath).sql("r_file"), columns) + ",\n  " + RecordSchema.VALIDITY
@@ -445,9 +457,18 @@ public final class RecordImporter {
   /** The reader; with {@link JsonLayout.Reading#TYPED}, of the fields in {@code read} (null: all). */
   static String readJson(List<String> paths, Compression compression, JsonLayout.Reading reading,
       Set<RecordField> read) {
+    return readJson(paths, compression, reading, read, null);
+  }
+
+  /**
+   * The reader; with {@link JsonLayout.Reading#TYPED}, of the fields in {@code read} (null: all)
+   * that are in {@code present} (null: all), which must hold every field of the files' lines.
+   */
+  static String readJson(List<String> paths, Compression compression, JsonLayout.Reading reading,
+      Set<RecordField> read, Set<String> present) {
     return "read_json(" + DuckDbEngine.literalList(paths)
         + ", format = 'newline_delimited', compression = '" + compression.duckDbName() + "'"
-        + ", columns = " + JsonLayout.duckDbColumns(reading, read)
+        + ", columns = " + JsonLayout.duckDbColumns(reading, read, present)
         + ", ignore_errors = true, filename = true"
         + ", maximum_object_size = " + LineReader.MAX_LINE_BYTES + ")";
   }

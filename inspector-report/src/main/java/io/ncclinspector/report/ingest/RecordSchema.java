@@ -263,6 +263,17 @@ public final class RecordSchema {
    */
   public static String raw(String fileColumn, JsonLayout.Reading reading, String source,
       ColumnSet set) {
+    return raw(fileColumn, reading, source, set, null);
+  }
+
+  /**
+   * As {@link #raw(String, JsonLayout.Reading, String, ColumnSet)}; with {@link
+   * JsonLayout.Reading#TYPED}, {@code source} must be a reader of {@link #typedFields} that
+   * declares only those in {@code present} (null: all; {@link JsonLayout#duckDbColumns(
+   * JsonLayout.Reading, Set, Set)}), the fields the lines hold.
+   */
+  public static String raw(String fileColumn, JsonLayout.Reading reading, String source,
+      ColumnSet set, Set<String> present) {
     Set<RecordField> read = fieldsRead(set);
     List<String> raw = new ArrayList<>();
     raw.add("l_file AS r_file");
@@ -275,7 +286,7 @@ public final class RecordSchema {
     }
     raw.add("l_wrong_type AS r_wrong_type");
     return "SELECT " + String.join(",\n  ", raw) + "\nFROM (" + JsonLayout.fields(reading,
-        fileColumn, source, typedFields(set)) + ") l_fields";
+        fileColumn, source, typedFields(set), present) + ") l_fields";
   }
 
   /**

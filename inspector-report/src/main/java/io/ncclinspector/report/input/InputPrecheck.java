@@ -7,8 +7,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -36,18 +37,22 @@ public final class InputPrecheck {
    * What the pre-read found.
    *
    * @param damaged the gzip files that cannot be read to their end
-   * @param screened the display names of the files whose every line {@link LineScreen} passed
+   * @param screened the display names of the files whose every line {@link LineScreen} passed,
+   *     each with the fields its lines hold ({@link LineScreen#fieldsSeen})
    */
-  public record Result(List<LogFile> damaged, Set<String> screened) {}
+  public record Result(List<LogFile> damaged, Map<String, Set<String>> screened) {}
 
   private enum Verdict { DAMAGED, SCREENED, UNSCREENED }
+
+  /** A file's verdict, and with {@link Verdict#SCREENED} the fields its lines hold. */
+  record Outcome(Verdict verdict, Set<String> fields) {}
 
   /** Reads the local plain and gzip files among {@code files}, each once, on up to {@code threads} threads. */
   public static Result run(List<LogFile> files, int threads) throws IOException {
     List<LogFile> local = files.stream().filter(f -> f.path() != null
         && (f.compression() == Compression.GZIP || f.compression() == Compression.NONE)).toList();
     if (local.isEmpty()) {
-      return new Result(List.of(), Set.of());
+      return new Result(List.of(), Map.of());
     }
     ThreadLocal<LineScreen> screens = ThreadLocal.withInitial(LineScreen::new);
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads,
@@ -57,16 +62,17 @@ public final class InputPrecheck {
           return t;
         });
     try {
-      List<Future<Verdict>> checks = new ArrayList<>();
+      List<Future<Outcome>> checks = new ArrayList<>();
       for (LogFile f : local) {
         checks.add(pool.submit(() -> read(f, screens.get())));
       }
       List<LogFile> damaged = new ArrayList<>();
-      Set<String> screened = new LinkedHashSet<>();
+      Map<String, Set<String>> screened = new LinkedHashMap<>();
       for (int i = 0; i < local.size(); i++) {
-        switch (checks.get(i).get()) {
+        Outcome o = checks.get(i).get();
+        switch (o.verdict()) {
           case DAMAGED -> damaged.add(local.get(i));
-          case SCREENED -> screened.add(local.get(i).displayName());
+          case SCREENED -> screened.put(local.get(i).displayName(), o.fields());
           case UNSCREENED -> { }
         }
       }
@@ -82,7 +88,7 @@ public final class InputPrecheck {
   }
 
   /** Reads one file: a gzip file to its end (damaged or not), a plain one as far as the screen goes. */
-  static Verdict read(LogFile f, LineScreen screen) {
+  static Outcome read(LogFile f, LineScreen screen) {
     boolean gzip = f.compression() == Compression.GZIP;
     try (InputStream in = gzip
         ? new CheckedGzipInputStream(Files.newInputStream(f.path()), f.sizeBytes())
@@ -94,13 +100,14 @@ public final class InputPrecheck {
           // Only the checks matter.
         }
       }
-      return passed ? Verdict.SCREENED : Verdict.UNSCREENED;
+      return passed ? new Outcome(Verdict.SCREENED, Set.copyOf(screen.fieldsSeen()))
+          : new Outcome(Verdict.UNSCREENED, Set.of());
     } catch (GzipDamageException e) {
-      return Verdict.DAMAGED;
+      return new Outcome(Verdict.DAMAGED, Set.of());
     } catch (IOException e) {
       /* A gzip file the checked reader cannot read to its end: the line reader says what went
        * wrong. A plain file that cannot be read now: DuckDB's reading will say so. */
-      return gzip ? Verdict.DAMAGED : Verdict.UNSCREENED;
+      return new Outcome(gzip ? Verdict.DAMAGED : Verdict.UNSCREENED, Set.of());
     }
   }
 }

@@ -11,7 +11,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A fast, conservative screen of a whole log file: it passes the file only if every line is a
@@ -209,6 +211,8 @@ public final class LineScreen {
    * is another. Learned, so that any writer's order is fast after its first line.
    */
   private final int[][] follows = new int[PARTS.length][];
+  /** Per object, the fields that the objects passed since the last {@link #passes} held. */
+  private final long[] present = new long[PARTS.length];
 
   /** A screen for whole files, whose lines may be up to {@value #BUFFER_BYTES} bytes long. */
   public LineScreen() {
@@ -230,6 +234,25 @@ public final class LineScreen {
     }
   }
 
+  /**
+   * The fields that the lines of the last {@link #passes} call held, each as {@code
+   * object.field} (for {@link #passesLine}: those of every line passed since): when the file
+   * passed, its every line holds only these. The import declares to DuckDB's typed reader only
+   * the fields its files hold, which then costs less; the reader takes a field it was not told
+   * of for absent, so the set must be complete, and it is: every field of every object passed
+   * is in it.
+   */
+  public Set<String> fieldsSeen() {
+    Set<String> out = new LinkedHashSet<>();
+    for (int i = 0; i < PARTS.length; i++) {
+      for (long m = present[i]; m != 0; m &= m - 1) {
+        out.add(JsonLayout.PARTS.get(i).name() + "."
+            + new String(PARTS[i].names[Long.numberOfTrailingZeros(m)], StandardCharsets.US_ASCII));
+      }
+    }
+    return out;
+  }
+
   /** Lines passed by the last {@link #passes} call (all of the file's when it passed). */
   public long lines() {
     return lines;
@@ -241,6 +264,7 @@ public final class LineScreen {
    */
   public boolean passes(InputStream in) throws IOException {
     lines = 0;
+    Arrays.fill(present, 0);
     limit = 0;
     eof = false;
     int start = 0;
@@ -342,7 +366,7 @@ public final class LineScreen {
       if (b[p] != '{') {
         return -1;
       }
-      p = object(b, PARTS[part], follows[part], p + 1);
+      p = object(b, part, p + 1);
       if (p < 0) {
         return -1;
       }
@@ -389,8 +413,13 @@ public final class LineScreen {
     }
   }
 
-  /** An object's fields after its opening brace; the position after its closing brace, or -1. */
-  private static int object(byte[] b, Part part, int[] follows, int p) {
+  /**
+   * The fields of object {@code index} after its opening brace; the position after its closing
+   * brace, or -1. Adds the fields of an object passed to {@link #present}.
+   */
+  private int object(byte[] b, int index, int p) {
+    Part part = PARTS[index];
+    int[] follows = this.follows[index];
     p = ws(b, p);
     long seen = 0;
     int previous = 0; // follows' index of the field before: 0 at the object's start
@@ -434,7 +463,11 @@ public final class LineScreen {
       if (b[p] == ',') {
         p = ws(b, p + 1);
       } else if (b[p] == '}') {
-        return (seen & part.required) == part.required ? p + 1 : -1;
+        if ((seen & part.required) != part.required) {
+          return -1;
+        }
+        present[index] |= seen;
+        return p + 1;
       } else {
         return -1;
       }
