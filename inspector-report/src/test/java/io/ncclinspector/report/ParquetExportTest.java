@@ -42,6 +42,13 @@ class ParquetExportTest {
       }
       assertEquals(gen.records(), e.query("SELECT count(*) FROM " + TestSupport.exportParts(r),
           q -> q.getLong(1)).get(0));
+      // Written as documented: LZ4_RAW, the version 2 encodings (no dictionary: delta-coded).
+      String metadata = "parquet_metadata(" + DuckDbEngine.literal(r.recordsDirectory()
+          .resolve("*.parquet").toString()) + ")";
+      assertEquals(List.of("LZ4_RAW"), e.query("SELECT DISTINCT compression FROM " + metadata,
+          q -> q.getString(1)));
+      assertTrue(e.query("SELECT DISTINCT encodings FROM " + metadata, q -> q.getString(1))
+          .contains("DELTA_BINARY_PACKED"));
       // Our fields arrive intact: nanosecond times, GPU start, tags, producer.
       Object[] row = e.query("SELECT producer, exec_time_ns, exec_us, gpu_start_ns, phase, step,"
           + " algo, comm_type, excluded_reason, source_file FROM " + TestSupport.exportParts(r)

@@ -34,7 +34,7 @@ public interface SqlEngine {
   void createView(String name, String select) throws SQLException;
 
   /**
-   * Writes the result of {@code select} as zstd-compressed Parquet at {@code target}: one file
+   * Writes the result of {@code select} as compressed Parquet at {@code target}: one file
    * for DuckDB, a directory of part files for Spark (both read as one table by Parquet readers).
    */
   void writeParquet(String select, Path target) throws SQLException;
