@@ -34,23 +34,56 @@ public final class SummaryQueries {
     this.options = options;
   }
 
-  public Overview overview() throws SQLException {
-    String used = options.includedSql();
-    Object[] totals = engine.query("SELECT count(*) AS n,"
-        + " count(*) FILTER (WHERE kind = 'coll') AS colls,"
-        + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
-        + " count(*) FILTER (WHERE " + used + ") AS used,"
-        + " count(DISTINCT comm_id) AS comms,"
-        + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM records) p) AS procs,"
-        + " count(DISTINCT hostname) AS hosts,"
+  /**
+   * The records' table of counts: the records grouped by every key the overview's, the ranks'
+   * and the communicators' counts tell apart (communicator, rank, host, process, kind,
+   * operation, exclusion, producer, timing source, class), with the sums and extremes those
+   * need. A job's records fall in a few thousand groups, so that one scan of the records
+   * serves what took four; the quantiles, which cannot be summed, still read the records.
+   */
+  static final String GROUPS = "record_groups";
+
+  private boolean grouped;
+
+  private void group() throws SQLException {
+    if (grouped) {
+      return;
+    }
+    engine.createTable(GROUPS, "SELECT comm_id, rank, hostname, pid, kind, op, excluded_reason,"
+        + " producer, timing_source, comm_type, any_value(comm_name) AS comm_name,"
+        + " max(n_ranks) AS n_ranks, max(nnodes) AS nnodes, count(*) AS n,"
+        + " " + d.wideSum("msg_size_bytes") + " AS bytes,"
         + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
         + " max(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS last_us,"
-        + " count(*) FILTER (WHERE kind = 'coll' AND gpu_start_ns IS NOT NULL) AS gpu_start"
-        + " FROM records", r -> new Object[] {r.getLong("n"), r.getLong("colls"),
+        + " count(*) FILTER (WHERE gpu_start_ns IS NOT NULL) AS gpu_start"
+        + " FROM records GROUP BY comm_id, rank, hostname, pid, kind, op, excluded_reason,"
+        + " producer, timing_source, comm_type");
+    grouped = true;
+  }
+
+  /** The sum of a count column of {@link #GROUPS} where {@code where} holds, 0 for none. */
+  private static String count(String column, String where) {
+    return "CAST(coalesce(sum(" + column + ")" + (where == null ? "" : " FILTER (WHERE " + where
+        + ")") + ", 0) AS BIGINT)";
+  }
+
+  public Overview overview() throws SQLException {
+    group();
+    String used = options.includedSql();
+    Object[] totals = engine.query("SELECT " + count("n", null) + " AS n,"
+        + " " + count("n", "kind = 'coll'") + " AS colls,"
+        + " " + count("n", "kind = 'p2p'") + " AS p2ps,"
+        + " " + count("n", used) + " AS used,"
+        + " count(DISTINCT comm_id) AS comms,"
+        + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM " + GROUPS + ") p) AS procs,"
+        + " count(DISTINCT hostname) AS hosts,"
+        + " min(first_us) AS first_us, max(last_us) AS last_us,"
+        + " " + count("gpu_start", "kind = 'coll'") + " AS gpu_start"
+        + " FROM " + GROUPS, r -> new Object[] {r.getLong("n"), r.getLong("colls"),
             r.getLong("p2ps"), r.getLong("used"), r.getLong("comms"), r.getLong("procs"),
             r.getLong("hosts"), Rows.longOrNull(r, "first_us"), Rows.longOrNull(r, "last_us"),
             r.getLong("gpu_start")}).get(0);
-    // One scan for all the count maps.
+    // One query for all the count maps.
     Map<String, Map<String, Long>> maps = new LinkedHashMap<>();
     for (String k : new String[] {"excluded", "producer", "timing_source", "comm_type"}) {
       maps.put(k, new LinkedHashMap<>());
@@ -59,9 +92,9 @@ public final class SummaryQueries {
         + " WHEN GROUPING(producer) = 0 THEN 'producer'"
         + " WHEN GROUPING(timing_source) = 0 THEN 'timing_source' ELSE 'comm_type' END AS map,"
         + " coalesce(excluded, producer, timing_source, comm_type, '(none)') AS k,"
-        + " count(*) AS n FROM (SELECT CASE WHEN " + used + " THEN NULL"
+        + " " + count("n", null) + " AS n FROM (SELECT CASE WHEN " + used + " THEN NULL"
         + " ELSE coalesce(excluded_reason, 'cpu_timing') END AS excluded, producer,"
-        + " timing_source, comm_type FROM records)"
+        + " timing_source, comm_type, n FROM " + GROUPS + ")"
         + " GROUP BY GROUPING SETS ((excluded), (producer), (timing_source), (comm_type))"
         + " ORDER BY map, n DESC, k", r -> {
           String map = r.getString("map");
@@ -83,7 +116,7 @@ public final class SummaryQueries {
     String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket,"
         + " count(*) AS n, count(DISTINCT comm_id) AS comms,"
         + " min(msg_size_bytes) AS min_size, max(msg_size_bytes) AS max_size,"
-        + " " + totalBytes() + " AS total_bytes,"
+        + " " + recordBytes() + " AS total_bytes,"
         + " min(exec_us) AS exec_min, " + d.quantiles("exec_us", 0.5, 0.9, 0.99) + " AS exec_q,"
         + " max(exec_us) AS exec_max, avg(exec_us) AS exec_mean,"
         + " min(busbw_gbs) AS bw_min, " + d.quantiles("busbw_gbs", BUSBW_QUANTILES)
@@ -121,16 +154,16 @@ public final class SummaryQueries {
           return perf.put(r.getString("comm_id"), new double[] {r.getDouble("exec_total_ms"),
               e[0], e[1], Rows.doubleOrNaN(r, "bw_p50")});
         });
+    group();
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, max(n_ranks) AS n_ranks, max(nnodes) AS nnodes,"
         + " count(DISTINCT rank) AS ranks_seen, count(DISTINCT hostname) AS hosts,"
-        + " count(*) AS n, count(*) FILTER (WHERE kind = 'coll') AS colls,"
-        + " count(*) FILTER (WHERE kind = 'p2p') AS p2ps,"
+        + " " + count("n", null) + " AS n, " + count("n", "kind = 'coll'") + " AS colls,"
+        + " " + count("n", "kind = 'p2p'") + " AS p2ps,"
         + " " + d.sortedDistinctList("op") + " AS ops,"
         + " " + totalBytes() + " AS total_bytes,"
-        + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
-        + " max(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS last_us"
-        + " FROM records WHERE " + Exclusion.identifiedSql() + " GROUP BY comm_id";
+        + " min(first_us) AS first_us, max(last_us) AS last_us"
+        + " FROM " + GROUPS + " WHERE " + Exclusion.identifiedSql() + " GROUP BY comm_id";
     List<CommunicatorSummary> out = engine.query(sql, r -> {
       double[] p = perf.getOrDefault(r.getString("comm_id"),
           new double[] {0, Double.NaN, Double.NaN, Double.NaN});
@@ -163,11 +196,12 @@ public final class SummaryQueries {
               r.getLong("used"), r.getDouble("exec_total_ms"), e,
               Rows.doubleOrNull(r, "exec_mean"), Rows.doubleOrNull(r, "bw_p50")});
         });
+    group();
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
-        + " any_value(pid) AS pid, count(*) AS n,"
+        + " any_value(pid) AS pid, " + count("n", null) + " AS n,"
         + " " + totalBytes() + " AS total_bytes"
-        + " FROM records WHERE " + Exclusion.identifiedSql()
+        + " FROM " + GROUPS + " WHERE " + Exclusion.identifiedSql()
         + " GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
       Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
@@ -245,9 +279,14 @@ public final class SummaryQueries {
     return out;
   }
 
-  /** The sum of message sizes, capped at the largest BIGINT. */
-  private String totalBytes() {
+  /** The sum of the records' message sizes, capped at the largest BIGINT. */
+  private String recordBytes() {
     return "CAST(least(" + d.wideSum("msg_size_bytes") + ", 9223372036854775807) AS BIGINT)";
+  }
+
+  /** The sum of message sizes over groups of {@link #GROUPS}, capped at the largest BIGINT. */
+  private static String totalBytes() {
+    return "CAST(least(sum(bytes), 9223372036854775807) AS BIGINT)";
   }
 
   static Double nanToNull(double v) {
