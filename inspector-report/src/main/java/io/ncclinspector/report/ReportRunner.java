@@ -5,6 +5,7 @@ import io.ncclinspector.report.analysis.CommunicatorSkew;
 import io.ncclinspector.report.analysis.CommunicatorSummary;
 import io.ncclinspector.report.analysis.Histogram;
 import io.ncclinspector.report.analysis.NetworkAnalysis;
+import io.ncclinspector.report.analysis.RecordGroups;
 import io.ncclinspector.report.analysis.NetworkResult;
 import io.ncclinspector.report.analysis.Overview;
 import io.ncclinspector.report.analysis.RankSummary;
@@ -145,7 +146,8 @@ public final class ReportRunner {
 
     SqlEngine sql = engine.sql();
     begin("summaries");
-    SummaryQueries summaries = new SummaryQueries(sql, options.analysis());
+    RecordGroups groups = RecordGroups.create(sql);
+    SummaryQueries summaries = new SummaryQueries(sql, groups, options.analysis());
     Overview overview = summaries.overview();
     List<ClassSummary> classes = summaries.classSummaries();
     List<RankSummary> ranks = summaries.ranks();
@@ -163,7 +165,7 @@ public final class ReportRunner {
     end();
 
     begin("network");
-    NetworkResult network = new NetworkAnalysis(sql, options.analysis())
+    NetworkResult network = new NetworkAnalysis(sql, groups, options.analysis())
         .run(out.resolve(OutputFiles.NETWORK_WAITS));
     end();
 

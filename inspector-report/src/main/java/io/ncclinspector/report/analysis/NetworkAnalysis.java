@@ -39,9 +39,11 @@ public final class NetworkAnalysis {
   private final SqlDialect d;
   private final AnalysisOptions options;
   private final NetworkTables tables;
+  private final RecordGroups groups;
 
-  public NetworkAnalysis(SqlEngine engine, AnalysisOptions options) {
+  public NetworkAnalysis(SqlEngine engine, RecordGroups groups, AnalysisOptions options) {
     this.engine = engine;
+    this.groups = groups;
     this.d = engine.dialect();
     this.options = options;
     this.tables = new NetworkTables(engine);
@@ -106,12 +108,11 @@ public final class NetworkAnalysis {
 
   /** Records looked at, with a breakdown, with an implausible one. */
   private long[] totals() throws SQLException {
-    String net = Exclusion.identifiedSql() + " AND net_proxy_ops IS NOT NULL";
-    return engine.query("SELECT count(*) FILTER (WHERE " + Exclusion.identifiedSql() + ") AS n,"
-        + " count(*) FILTER (WHERE " + net + ") AS net,"
-        + " count(*) FILTER (WHERE " + net + " AND NOT (" + NetworkTables.plausible()
-        + ")) AS bad"
-        + " FROM records",
+    String identified = Exclusion.identifiedSql();
+    return engine.query("SELECT " + RecordGroups.count("n", identified) + " AS n,"
+        + " " + RecordGroups.count("net", identified) + " AS net,"
+        + " " + RecordGroups.count("net_bad", identified) + " AS bad"
+        + " FROM " + groups.table(),
         r -> new long[] {r.getLong("n"), r.getLong("net"), r.getLong("bad")}).get(0);
   }
 

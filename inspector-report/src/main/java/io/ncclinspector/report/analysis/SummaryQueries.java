@@ -19,67 +19,34 @@ import java.util.Map;
 public final class SummaryQueries {
   private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
   private static final int HISTOGRAM_BINS = 30;
-  /** Dump timestamps that can be shown as dates and subtracted (see {@link Exclusion}). */
-  private static final String PLAUSIBLE_DUMP = "dump_timestamp_us BETWEEN 0 AND "
-      + Exclusion.MAX_PLAUSIBLE_TIMESTAMP_NS / 1000;
 
 
   private final SqlEngine engine;
   private final SqlDialect d;
+  private final RecordGroups groups;
   private final AnalysisOptions options;
 
-  public SummaryQueries(SqlEngine engine, AnalysisOptions options) {
+  /** Queries over the engine's {@code records} and the table of counts made from them. */
+  public SummaryQueries(SqlEngine engine, RecordGroups groups, AnalysisOptions options) {
     this.engine = engine;
     this.d = engine.dialect();
+    this.groups = groups;
     this.options = options;
   }
 
-  /**
-   * The records' table of counts: the records grouped by every key the overview's, the ranks'
-   * and the communicators' counts tell apart (communicator, rank, host, process, kind,
-   * operation, exclusion, producer, timing source, class), with the sums and extremes those
-   * need. A job's records fall in a few thousand groups, so that one scan of the records
-   * serves what took four; the quantiles, which cannot be summed, still read the records.
-   */
-  static final String GROUPS = "record_groups";
-
-  private boolean grouped;
-
-  private void group() throws SQLException {
-    if (grouped) {
-      return;
-    }
-    engine.createTable(GROUPS, "SELECT comm_id, rank, hostname, pid, kind, op, excluded_reason,"
-        + " producer, timing_source, comm_type, any_value(comm_name) AS comm_name,"
-        + " max(n_ranks) AS n_ranks, max(nnodes) AS nnodes, count(*) AS n,"
-        + " " + d.wideSum("msg_size_bytes") + " AS bytes,"
-        + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
-        + " max(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS last_us,"
-        + " count(*) FILTER (WHERE gpu_start_ns IS NOT NULL) AS gpu_start"
-        + " FROM records GROUP BY comm_id, rank, hostname, pid, kind, op, excluded_reason,"
-        + " producer, timing_source, comm_type");
-    grouped = true;
-  }
-
-  /** The sum of a count column of {@link #GROUPS} where {@code where} holds, 0 for none. */
-  private static String count(String column, String where) {
-    return "CAST(coalesce(sum(" + column + ")" + (where == null ? "" : " FILTER (WHERE " + where
-        + ")") + ", 0) AS BIGINT)";
-  }
-
   public Overview overview() throws SQLException {
-    group();
     String used = options.includedSql();
-    Object[] totals = engine.query("SELECT " + count("n", null) + " AS n,"
-        + " " + count("n", "kind = 'coll'") + " AS colls,"
-        + " " + count("n", "kind = 'p2p'") + " AS p2ps,"
-        + " " + count("n", used) + " AS used,"
+    Object[] totals = engine.query("SELECT " + RecordGroups.count("n", null) + " AS n,"
+        + " " + RecordGroups.count("n", "kind = 'coll'") + " AS colls,"
+        + " " + RecordGroups.count("n", "kind = 'p2p'") + " AS p2ps,"
+        + " " + RecordGroups.count("n", used) + " AS used,"
         + " count(DISTINCT comm_id) AS comms,"
-        + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM " + GROUPS + ") p) AS procs,"
+        + " (SELECT count(*) FROM (SELECT DISTINCT hostname, pid FROM " + groups.table()
+        + ") p) AS procs,"
         + " count(DISTINCT hostname) AS hosts,"
         + " min(first_us) AS first_us, max(last_us) AS last_us,"
-        + " " + count("gpu_start", "kind = 'coll'") + " AS gpu_start"
-        + " FROM " + GROUPS, r -> new Object[] {r.getLong("n"), r.getLong("colls"),
+        + " " + RecordGroups.count("gpu_start", "kind = 'coll'") + " AS gpu_start"
+        + " FROM " + groups.table(), r -> new Object[] {r.getLong("n"), r.getLong("colls"),
             r.getLong("p2ps"), r.getLong("used"), r.getLong("comms"), r.getLong("procs"),
             r.getLong("hosts"), Rows.longOrNull(r, "first_us"), Rows.longOrNull(r, "last_us"),
             r.getLong("gpu_start")}).get(0);
@@ -92,9 +59,10 @@ public final class SummaryQueries {
         + " WHEN GROUPING(producer) = 0 THEN 'producer'"
         + " WHEN GROUPING(timing_source) = 0 THEN 'timing_source' ELSE 'comm_type' END AS map,"
         + " coalesce(excluded, producer, timing_source, comm_type, '(none)') AS k,"
-        + " " + count("n", null) + " AS n FROM (SELECT CASE WHEN " + used + " THEN NULL"
+        + " " + RecordGroups.count("n", null) + " AS n"
+        + " FROM (SELECT CASE WHEN " + used + " THEN NULL"
         + " ELSE coalesce(excluded_reason, 'cpu_timing') END AS excluded, producer,"
-        + " timing_source, comm_type, n FROM " + GROUPS + ")"
+        + " timing_source, comm_type, n FROM " + groups.table() + ")"
         + " GROUP BY GROUPING SETS ((excluded), (producer), (timing_source), (comm_type))"
         + " ORDER BY map, n DESC, k", r -> {
           String map = r.getString("map");
@@ -154,16 +122,16 @@ public final class SummaryQueries {
           return perf.put(r.getString("comm_id"), new double[] {r.getDouble("exec_total_ms"),
               e[0], e[1], Rows.doubleOrNaN(r, "bw_p50")});
         });
-    group();
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, max(n_ranks) AS n_ranks, max(nnodes) AS nnodes,"
         + " count(DISTINCT rank) AS ranks_seen, count(DISTINCT hostname) AS hosts,"
-        + " " + count("n", null) + " AS n, " + count("n", "kind = 'coll'") + " AS colls,"
-        + " " + count("n", "kind = 'p2p'") + " AS p2ps,"
+        + " " + RecordGroups.count("n", null) + " AS n,"
+        + " " + RecordGroups.count("n", "kind = 'coll'") + " AS colls,"
+        + " " + RecordGroups.count("n", "kind = 'p2p'") + " AS p2ps,"
         + " " + d.sortedDistinctList("op") + " AS ops,"
         + " " + totalBytes() + " AS total_bytes,"
         + " min(first_us) AS first_us, max(last_us) AS last_us"
-        + " FROM " + GROUPS + " WHERE " + Exclusion.identifiedSql() + " GROUP BY comm_id";
+        + " FROM " + groups.table() + " WHERE " + Exclusion.identifiedSql() + " GROUP BY comm_id";
     List<CommunicatorSummary> out = engine.query(sql, r -> {
       double[] p = perf.getOrDefault(r.getString("comm_id"),
           new double[] {0, Double.NaN, Double.NaN, Double.NaN});
@@ -196,12 +164,11 @@ public final class SummaryQueries {
               r.getLong("used"), r.getDouble("exec_total_ms"), e,
               Rows.doubleOrNull(r, "exec_mean"), Rows.doubleOrNull(r, "bw_p50")});
         });
-    group();
     String sql = "SELECT comm_id, any_value(comm_name) AS comm_name,"
         + " any_value(comm_type) AS comm_type, rank, any_value(hostname) AS hostname,"
-        + " any_value(pid) AS pid, " + count("n", null) + " AS n,"
+        + " any_value(pid) AS pid, " + RecordGroups.count("n", null) + " AS n,"
         + " " + totalBytes() + " AS total_bytes"
-        + " FROM " + GROUPS + " WHERE " + Exclusion.identifiedSql()
+        + " FROM " + groups.table() + " WHERE " + Exclusion.identifiedSql()
         + " GROUP BY comm_id, rank ORDER BY comm_id, rank";
     return engine.query(sql, r -> {
       Object[] p = perf.get(key(r.getString("comm_id"), r.getInt("rank")));
@@ -224,13 +191,13 @@ public final class SummaryQueries {
    * Execution-time histograms of the busiest groups: {@value #HISTOGRAM_BINS} equal bins from
    * the group's minimum to its 99th percentile, and one bin above for the tail.
    */
-  public List<Histogram> execHistograms(List<ClassSummary> summaries, int groups)
+  public List<Histogram> execHistograms(List<ClassSummary> summaries, int topGroups)
       throws SQLException {
     List<ClassSummary> top = summaries.stream()
         .filter(s -> s.records() >= 2 && s.execP99Us() > s.execMinUs())
         .sorted(Comparator.comparingLong(ClassSummary::records).reversed()
             .thenComparing(ClassSummary::commType).thenComparing(ClassSummary::op))
-        .limit(groups).toList();
+        .limit(topGroups).toList();
     if (top.isEmpty()) {
       return List.of();
     }
@@ -284,7 +251,7 @@ public final class SummaryQueries {
     return "CAST(least(" + d.wideSum("msg_size_bytes") + ", 9223372036854775807) AS BIGINT)";
   }
 
-  /** The sum of message sizes over groups of {@link #GROUPS}, capped at the largest BIGINT. */
+  /** The sum of message sizes over groups of {@link RecordGroups}, capped at the largest BIGINT. */
   private static String totalBytes() {
     return "CAST(least(sum(bytes), 9223372036854775807) AS BIGINT)";
   }
