@@ -148,7 +148,7 @@ public final class JsonLayout {
     Set<String> keys = reading == Reading.TYPED ? keys(read) : null;
     StringJoiner parts = new StringJoiner(", ", "{", "}");
     for (Part p : PARTS) {
-      Part declared = reading == Reading.TYPED ? held(declared(p, keys), present) : p;
+      Part declared = reading == Reading.TYPED ? declared(declared(p, keys), present) : p;
       parts.add(p.name() + ": '" + struct(declared, spell, "STRUCT(", " ", ")") + "'");
     }
     return parts.toString();
@@ -171,27 +171,15 @@ public final class JsonLayout {
   }
 
   /**
-   * The part with the fields in {@code keys} only (null: all of them). An object keeps at least
-   * its first field, so that its presence is still read.
+   * The part with the fields in {@code keys} ({@code object.field}) only (null: all of them): the
+   * fields read, or of those the fields the lines hold. An object keeps at least its first field,
+   * so that its presence is still read.
    */
   private static Part declared(Part p, Set<String> keys) {
     if (keys == null) {
       return p;
     }
     List<Field> kept = p.fields().stream().filter(f -> keys.contains(p.name() + "." + f.name()))
-        .toList();
-    return new Part(p.name(), kept.isEmpty() ? p.fields().subList(0, 1) : kept);
-  }
-
-  /**
-   * Of the part's fields, those in {@code present} (null: all); at least its first, so that the
-   * object's presence is still read.
-   */
-  private static Part held(Part p, Set<String> present) {
-    if (present == null) {
-      return p;
-    }
-    List<Field> kept = p.fields().stream().filter(f -> present.contains(p.name() + "." + f.name()))
         .toList();
     return new Part(p.name(), kept.isEmpty() ? p.fields().subList(0, 1) : kept);
   }
@@ -254,7 +242,7 @@ public final class JsonLayout {
       Set<String> keys = keys(read);
       for (Part part : PARTS) {
         Part p = declared(part, keys);
-        List<Field> held = held(p, present).fields();
+        List<Field> held = declared(p, present).fields();
         for (Field f : p.fields()) {
           String v = p.name() + "." + f.name();
           String text = f.type() == Type.JSON ? "STRING" : f.type().duckDb();
