@@ -31,7 +31,8 @@ public final class RecordGroups {
   public static RecordGroups create(SqlEngine engine) throws SQLException {
     String keys = "comm_id, rank, hostname, pid, kind, op, excluded_reason, producer,"
         + " timing_source, comm_type";
-    engine.createTable(TABLE, "SELECT " + keys + ", any_value(comm_name) AS comm_name,"
+    // Per key, not per record: an engine may keep it on its driver (Spark does).
+    engine.createSmallTable(TABLE, "SELECT " + keys + ", any_value(comm_name) AS comm_name,"
         + " max(n_ranks) AS n_ranks, max(nnodes) AS nnodes, count(*) AS n,"
         + " " + engine.dialect().wideSum("msg_size_bytes") + " AS bytes,"
         + " min(dump_timestamp_us) FILTER (WHERE " + PLAUSIBLE_DUMP + ") AS first_us,"
