@@ -30,6 +30,36 @@ class SizeBucketingTest {
     }
   }
 
+  /** The histogram's join: a size is in the bucket Java gives it and in no other. */
+  @Test
+  void aBucketsBoundsHoldItsSizesOnly(@TempDir Path tmp) throws Exception {
+    List<Long> sizes = new ArrayList<>(List.of(-1L, 0L, 1L, 2L, 3L, 1000L, 12345L));
+    for (int k = 1; k <= 50; k++) {
+      sizes.add((1L << k) - 1);
+      sizes.add(1L << k);
+      sizes.add((1L << k) + 1);
+    }
+    try (DuckDbEngine e = DuckDbEngine.open(new EngineSettings(1, null, tmp))) {
+      for (SizeBucketing b : SizeBucketing.values()) {
+        for (long size : sizes) {
+          long own = b.bucketOf(size);
+          // Buckets as the mode makes them: its own and its neighbours.
+          long[] candidates = b == SizeBucketing.EXACT ? new long[] {own - 1, own, own + 1}
+              : new long[] {own, own == 0 ? 1 : own * 2, own <= 1 ? 0 : own / 2};
+          for (long bucket : candidates) {
+            boolean in = e.query("SELECT CASE WHEN " + b.containsSql("CAST(" + bucket
+                + " AS BIGINT)", "CAST(" + size + " AS BIGINT)") + " THEN 1 ELSE 0 END",
+                r -> r.getLong(1)).get(0) == 1;
+            assertEquals(bucket == own, in, b + ": size " + size + ", bucket " + bucket);
+          }
+        }
+        assertEquals(0L, e.query("SELECT CASE WHEN " + b.containsSql("CAST(0 AS BIGINT)",
+            "CAST(NULL AS BIGINT)") + " THEN 1 ELSE 0 END", r -> r.getLong(1)).get(0),
+            "a null size is in no bucket");
+      }
+    }
+  }
+
   @Test
   void labelsUseBinaryUnits() {
     assertEquals("512 B", SizeBucketing.label(512));

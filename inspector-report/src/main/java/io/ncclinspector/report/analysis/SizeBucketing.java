@@ -19,15 +19,41 @@ public enum SizeBucketing {
    * accepts; defined for sizes up to 2^61.
    */
   public String sql(String size, SqlDialect d) {
+    return sql(size, exponent(size), d);
+  }
+
+  /**
+   * As {@link #sql(String, SqlDialect)}, given {@code k}, the SQL of {@link #exponent} for the
+   * size (a column of an inner query, say): a query that groups by the bucket then computes the
+   * logarithm once a row instead of in each of the checks.
+   */
+  public String sql(String size, String k, SqlDialect d) {
     if (this == EXACT) {
       return size;
     }
-    String k = "floor(log2(greatest(" + size + ", 1)))";
     // log2 in floating point can land one off next to a power of two; the checks correct it.
     return "CASE WHEN " + size + " IS NULL THEN NULL WHEN " + size + " < 1 THEN CAST(0 AS BIGINT)"
         + " WHEN " + d.powerOfTwo(k) + " > " + size + " THEN " + d.powerOfTwo(k + " - 1")
         + " WHEN " + d.powerOfTwo(k + " + 1") + " <= " + size + " THEN "
         + d.powerOfTwo(k + " + 1") + " ELSE " + d.powerOfTwo(k) + " END";
+  }
+
+  /** SQL: the approximate base-2 exponent of a size that {@link #sql(String, String, SqlDialect)} corrects. */
+  public String exponent(String size) {
+    return "floor(log2(greatest(" + size + ", 1)))";
+  }
+
+  /**
+   * SQL: whether {@code size} lies in the bucket {@code bucket} (its lower bound, as {@link #sql}
+   * gives it), by comparisons alone: [0 or below, 1) for bucket 0, [2^k, 2^(k+1)) for a power of
+   * two, the size itself with {@link #EXACT}. A size in no bucket (null) is in none.
+   */
+  public String containsSql(String bucket, String size) {
+    if (this == EXACT) {
+      return size + " = " + bucket;
+    }
+    return "(" + size + " < CASE WHEN " + bucket + " = 0 THEN 1 ELSE 2 * " + bucket + " END AND ("
+        + bucket + " = 0 OR " + size + " >= " + bucket + "))";
   }
 
   /** The bucket containing a size, computed in Java (the same rule). */

@@ -81,7 +81,9 @@ public final class SummaryQueries {
   /** Class × kind × operation × size bucket, over the records the figures use. */
   public List<ClassSummary> classSummaries() throws SQLException {
     SizeBucketing b = options.sizeBucketing();
-    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket,"
+    // The size's exponent once a row, in the inner query; the bucket's checks read it.
+    String sql = "SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", "size_exp", d)
+        + " AS bucket,"
         + " count(*) AS n, count(DISTINCT comm_id) AS comms,"
         + " min(msg_size_bytes) AS min_size, max(msg_size_bytes) AS max_size,"
         + " " + recordBytes() + " AS total_bytes,"
@@ -89,7 +91,9 @@ public final class SummaryQueries {
         + " max(exec_us) AS exec_max, avg(exec_us) AS exec_mean,"
         + " min(busbw_gbs) AS bw_min, " + d.quantiles("busbw_gbs", BUSBW_QUANTILES)
         + " AS bw_q, max(busbw_gbs) AS bw_max, avg(busbw_gbs) AS bw_mean"
-        + " FROM records WHERE " + options.includedSql()
+        + " FROM (SELECT comm_type, kind, op, comm_id, msg_size_bytes, exec_us, busbw_gbs,"
+        + " " + b.exponent("msg_size_bytes") + " AS size_exp"
+        + " FROM records WHERE " + options.includedSql() + ")"
         + " GROUP BY 1, 2, 3, 4 ORDER BY comm_type, kind, op, bucket";
     return engine.query(sql, r -> {
       long bucket = r.getLong("bucket");
@@ -212,15 +216,16 @@ public final class SummaryQueries {
           num(s.execMinUs()), num((s.execP99Us() - s.execMinUs()) / HISTOGRAM_BINS)));
     }
     engine.createSmallTable("hist_groups", chosen.toString());
-    // The records side is reduced to the group key first, so the join is a plain hash join on
-    // small typed keys.
+    // A hash join on the class's key, the size checked against the bucket's bounds by
+    // comparisons (no logarithm a row).
     // The bin is bounded before it is made an integer: a record far in the tail divided by a
     // narrow bin width is beyond any integer type.
     String sql = "SELECT g.i AS i, CAST(least(floor((r.exec_us - g.lo) / g.width), "
         + HISTOGRAM_BINS + ") AS INTEGER) AS bin, count(*) AS n"
-        + " FROM (SELECT comm_type, kind, op, " + b.sql("msg_size_bytes", d) + " AS bucket, exec_us"
+        + " FROM (SELECT comm_type, kind, op, msg_size_bytes, exec_us"
         + " FROM records WHERE " + options.includedSql() + ") r JOIN hist_groups g"
-        + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op AND r.bucket = g.bucket"
+        + " ON r.comm_type = g.ct AND r.kind = g.kind AND r.op = g.op"
+        + " AND " + b.containsSql("g.bucket", "r.msg_size_bytes")
         + " GROUP BY 1, 2 ORDER BY i, bin";
     long[][] counts = new long[top.size()][HISTOGRAM_BINS + 1];
     engine.query(sql, r -> {
