@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,11 +69,14 @@ public final class InputPrecheck {
       }
       List<LogFile> damaged = new ArrayList<>();
       Map<String, Set<String>> screened = new LinkedHashMap<>();
+      // Files of one job mostly hold the same fields: one set each kept, however many files.
+      Map<Set<String>, Set<String>> distinct = new HashMap<>();
       for (int i = 0; i < local.size(); i++) {
         Outcome o = checks.get(i).get();
         switch (o.verdict()) {
           case DAMAGED -> damaged.add(local.get(i));
-          case SCREENED -> screened.put(local.get(i).displayName(), o.fields());
+          case SCREENED -> screened.put(local.get(i).displayName(),
+              distinct.computeIfAbsent(o.fields(), k -> k));
           case UNSCREENED -> { }
         }
       }

@@ -105,6 +105,8 @@ public final class LineScreen {
   /** One object's fields: names, kinds, the required ones as a mask, and a lookup by name. */
   private static final class Part {
     final byte[][] names;
+    /** Each field as {@code object.field}, for {@link #fieldsSeen}. */
+    final String[] keys;
     /** Each name with its closing quote, eight bytes to a word, the last word's unused bytes 0. */
     final long[][] quoted;
     /** The mask of each name's last word's used bytes. */
@@ -120,6 +122,7 @@ public final class LineScreen {
         throw new IllegalStateException(p.name() + " has more than 64 fields");
       }
       names = new byte[n][];
+      keys = new String[n];
       quoted = new long[n][];
       lastMask = new long[n];
       kinds = new byte[n];
@@ -127,6 +130,7 @@ public final class LineScreen {
       for (int i = 0; i < n; i++) {
         JsonLayout.Field f = p.fields().get(i);
         names[i] = f.name().getBytes(StandardCharsets.US_ASCII);
+        keys[i] = p.name() + "." + f.name();
         quoted[i] = words(names[i]);
         int tail = names[i].length + 1 - 8 * (quoted[i].length - 1);
         lastMask[i] = tail == 8 ? -1L : (1L << (8 * tail)) - 1;
@@ -246,8 +250,7 @@ public final class LineScreen {
     Set<String> out = new LinkedHashSet<>();
     for (int i = 0; i < PARTS.length; i++) {
       for (long m = present[i]; m != 0; m &= m - 1) {
-        out.add(JsonLayout.PARTS.get(i).name() + "."
-            + new String(PARTS[i].names[Long.numberOfTrailingZeros(m)], StandardCharsets.US_ASCII));
+        out.add(PARTS[i].keys[Long.numberOfTrailingZeros(m)]);
       }
     }
     return out;
