@@ -20,9 +20,9 @@ import java.sql.SQLException;
  */
 public final class RecordGroups {
   /** The table's name. */
-  public static final String TABLE = "record_groups";
+  private static final String TABLE = "record_groups";
   /** Dump timestamps that can be shown as dates and subtracted (see {@link Exclusion}). */
-  static final String PLAUSIBLE_DUMP = "dump_timestamp_us BETWEEN 0 AND "
+  private static final String PLAUSIBLE_DUMP = "dump_timestamp_us BETWEEN 0 AND "
       + Exclusion.MAX_PLAUSIBLE_TIMESTAMP_NS / 1000;
 
   private RecordGroups() {}

@@ -20,7 +20,6 @@ public final class SummaryQueries {
   private static final double[] BUSBW_QUANTILES = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
   private static final int HISTOGRAM_BINS = 30;
 
-
   private final SqlEngine engine;
   private final SqlDialect d;
   private final RecordGroups groups;
