@@ -217,6 +217,11 @@ public final class LineScreen {
   private final int[][] follows = new int[PARTS.length][];
   /** Per object, the fields that the objects passed since the last {@link #passes} held. */
   private final long[] present = new long[PARTS.length];
+  /** Objects passed by their likeness to a template (for the tests: that the path is taken). */
+  long matched;
+  /** Per object, the last one the full reading passed: the next is first compared with it. */
+  private final ObjectTemplate[] templates = new ObjectTemplate[PARTS.length];
+  private final Spans spans = new Spans();
 
   /** A screen for whole files, whose lines may be up to {@value #BUFFER_BYTES} bytes long. */
   public LineScreen() {
@@ -231,6 +236,7 @@ public final class LineScreen {
     this.capacity = capacity;
     this.buf = new byte[capacity + 1 + SLACK];
     for (int i = 0; i < PARTS.length; i++) {
+      templates[i] = new ObjectTemplate();
       follows[i] = new int[PARTS[i].names.length + 1];
       for (int f = 0; f <= PARTS[i].names.length; f++) {
         follows[i][f] = Math.min(f, PARTS[i].names.length - 1);
@@ -421,6 +427,15 @@ public final class LineScreen {
    * brace, or -1. Adds the fields of an object passed to {@link #present}.
    */
   private int object(byte[] b, int index, int p) {
+    ObjectTemplate template = templates[index];
+    int end = template.match(b, p, limit);
+    if (end >= 0) {
+      matched++;
+      present[index] |= template.seen;
+      return end;
+    }
+    int start = p;
+    spans.values = 0;
     Part part = PARTS[index];
     int[] follows = this.follows[index];
     p = ws(b, p);
@@ -458,10 +473,12 @@ public final class LineScreen {
       if (b[p] != ':') {
         return -1;
       }
-      p = value(b, part.kinds[f], ws(b, p + 1));
+      int from = ws(b, p + 1);
+      p = value(b, part.kinds[f], from);
       if (p < 0) {
         return -1;
       }
+      spans.add(from - start, p - start, part.kinds[f]);
       p = ws(b, p);
       if (b[p] == ',') {
         p = ws(b, p + 1);
@@ -470,10 +487,100 @@ public final class LineScreen {
           return -1;
         }
         present[index] |= seen;
+        template.keep(b, start, p + 1, seen, spans);
         return p + 1;
       } else {
         return -1;
       }
+    }
+  }
+
+  /**
+   * The text of the last object of one kind that the full reading passed, from after its opening
+   * brace to after its closing one, and where each of its values lies. A writer repeats its
+   * keys, their order and its spacing on every line, and most values too: an object whose bytes
+   * equal the template's except inside values passes when each differing value passes as its
+   * field's kind. That is the full reading's verdict: up to a value, the bytes and so the
+   * reading's state are the template's; the value is read by the same rule at the same place;
+   * after it, equal bytes are read alike (the reading of a token looks at no byte past the
+   * first one that ends it, and the template ends where the object's reading stops). A
+   * difference anywhere else (a key, a separator, spacing) is left to the full reading, which
+   * then makes the object the template. Fixed size: nothing allocated per line.
+   */
+  private static final class ObjectTemplate {
+    /** Longer objects are read in full every time. */
+    static final int MAX_BYTES = 4096;
+    final byte[] text = new byte[MAX_BYTES];
+    /** Bytes of {@link #text} in use; 0: none passed yet. */
+    int length;
+    final int[] from = new int[64];
+    final int[] to = new int[64];
+    final byte[] kinds = new byte[64];
+    int values;
+    long seen;
+
+    /**
+     * The object just passed, at b[start, end), with its fields and its values as {@link
+     * Spans} recorded them: the template from now on.
+     */
+    void keep(byte[] b, int start, int end, long fields, Spans spans) {
+      if (end - start <= MAX_BYTES) {
+        System.arraycopy(b, start, text, 0, end - start);
+        System.arraycopy(spans.from, 0, from, 0, spans.values);
+        System.arraycopy(spans.to, 0, to, 0, spans.values);
+        System.arraycopy(spans.kinds, 0, kinds, 0, spans.values);
+        values = spans.values;
+        length = end - start;
+        seen = fields;
+      }
+    }
+
+    /**
+     * The position after the object whose fields start at p if it passes as above, or -1 (the
+     * full reading decides). {@code limit}: the end of the data, where the buffer holds a byte
+     * no template has (0), so the comparison stops there at the latest.
+     */
+    int match(byte[] b, int p, int limit) {
+      int t = 0; // where in the template
+      int v = 0; // the next value that may differ
+      while (length > 0) {
+        int end = Math.min(p + length - t, limit + 1);
+        int m = Arrays.mismatch(text, t, length, b, p, end);
+        if (m < 0) {
+          return end; // the rest is the template's
+        }
+        int at = t + m;
+        while (v < values && to[v] < at) {
+          v++;
+        }
+        if (v == values || from[v] > at) {
+          return -1; // outside a value
+        }
+        int start = p + from[v] - t;
+        int after = LineScreen.value(b, kinds[v], start);
+        if (after < 0) {
+          return -1;
+        }
+        p = after;
+        t = to[v];
+        v++; // a difference right after this value is not in it: the next must be in a later one
+      }
+      return -1;
+    }
+  }
+
+  /** Where the values of the object being read in full lie, from its start. */
+  private static final class Spans {
+    final int[] from = new int[64];
+    final int[] to = new int[64];
+    final byte[] kinds = new byte[64];
+    int values;
+
+    void add(int start, int end, byte kind) {
+      from[values] = start;
+      to[values] = end;
+      kinds[values] = kind;
+      values++;
     }
   }
 

@@ -58,14 +58,18 @@ public final class ScreenFuzz {
     Random r = new Random(seed);
     List<String> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      String line = SEEDS.get(r.nextInt(SEEDS.size()));
-      int changes = 1 + r.nextInt(3);
-      for (int c = 0; c < changes; c++) {
-        line = change(line, r);
-      }
-      out.add(line);
+      out.add(changed(SEEDS.get(r.nextInt(SEEDS.size())), r));
     }
     return out;
+  }
+
+  /** {@code line} with one to three changes. */
+  public static String changed(String line, Random r) {
+    int changes = 1 + r.nextInt(3);
+    for (int c = 0; c < changes; c++) {
+      line = change(line, r);
+    }
+    return line;
   }
 
   private static String change(String line, Random r) {
