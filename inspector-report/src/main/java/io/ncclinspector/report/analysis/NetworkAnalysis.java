@@ -106,14 +106,22 @@ public final class NetworkAnalysis {
         waitedFor, notes);
   }
 
-  /** Records looked at, with a breakdown, with an implausible one. */
+  /**
+   * Records looked at, with a breakdown, with an implausible one. The last reads the records,
+   * and only where some have a breakdown (a job over NVLink or shared memory has none).
+   */
   private long[] totals() throws SQLException {
     String identified = Exclusion.identifiedSql();
-    return engine.query("SELECT " + RecordGroups.count("n", identified) + " AS n,"
-        + " " + RecordGroups.count("net", identified) + " AS net,"
-        + " " + RecordGroups.count("net_bad", identified) + " AS bad"
+    long[] t = engine.query("SELECT " + RecordGroups.count("n", identified) + " AS n,"
+        + " " + RecordGroups.count("net", identified) + " AS net"
         + " FROM " + groups.table(),
-        r -> new long[] {r.getLong("n"), r.getLong("net"), r.getLong("bad")}).get(0);
+        r -> new long[] {r.getLong("n"), r.getLong("net"), 0}).get(0);
+    if (t[1] > 0) {
+      t[2] = engine.query("SELECT count(*) AS n FROM records WHERE " + identified
+          + " AND net_proxy_ops IS NOT NULL AND NOT (" + NetworkTables.plausible() + ")",
+          r -> r.getLong("n")).get(0);
+    }
+    return t;
   }
 
   private List<NetRank> ranks() throws SQLException {
