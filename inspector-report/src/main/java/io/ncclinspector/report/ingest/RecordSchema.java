@@ -11,11 +11,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The flat record schema of the Parquet export, and the SQL that builds it from a JSON reader's
@@ -59,12 +61,28 @@ public final class RecordSchema {
   /** Replaced by the engine's file-name expression in {@link #finalColumns}. */
   private static final String FILE = "{file}";
 
+  private static final String PRODUCER_OURS = "nccl-inspector-jvm";
+  private static final String PRODUCER_REFERENCE = "nccl-inspector";
+  private static final String KIND_COLL = "coll";
+  private static final String KIND_P2P = "p2p";
+
+  /**
+   * The computed text columns whose every value the import's SQL spells out, each with those
+   * values (the file name, known per batch, is the import's to add).
+   */
+  public static final Map<String, List<String>> CLOSED_TEXT = Map.of(
+      "producer", List.of(PRODUCER_OURS, PRODUCER_REFERENCE),
+      "comm_type", Stream.of(CommType.values()).map(CommType::label).toList(),
+      "kind", List.of(KIND_COLL, KIND_P2P),
+      "excluded_reason", Stream.of(Exclusion.values()).map(Exclusion::label).toList());
+
   /** The export's columns, in order. */
   public static final List<Column> COLUMNS = List.of(
       computed("source_file", "VARCHAR", FILE,
           "file the record was read from, as the report names it"),
       computed("producer", "VARCHAR", "CASE WHEN r_profiler_interface_version IS NOT NULL"
-          + " OR r_exec_time_ns IS NOT NULL THEN 'nccl-inspector-jvm' ELSE 'nccl-inspector' END",
+          + " OR r_exec_time_ns IS NOT NULL THEN '" + PRODUCER_OURS + "' ELSE '"
+          + PRODUCER_REFERENCE + "' END",
           "`nccl-inspector-jvm` (this project: the record has "
           + "`profiler_interface_version` or a `*_exec_time_ns` field) or `nccl-inspector` "
           + "(the reference)"),
@@ -77,7 +95,8 @@ public final class RecordSchema {
       computed("comm_type", "VARCHAR", CommType.sql("r_n_ranks", "r_nnodes"),
           "`single-rank`, `nvlink-only`, `hca-only`, `mixed` "
           + "(the reference exporter's rules), or `unknown` (rank or node count below 1)"),
-      computed("kind", "VARCHAR", "CASE WHEN r_is_coll THEN 'coll' ELSE 'p2p' END",
+      computed("kind", "VARCHAR", "CASE WHEN r_is_coll THEN '" + KIND_COLL + "' ELSE '"
+          + KIND_P2P + "' END",
           "`coll` or `p2p`"),
       field("op", "VARCHAR", PerfField.OPERATION, "operation: `coll` or `p2p` (AllReduce, Send, ...)"),
       field("sn", "BIGINT", PerfField.SEQUENCE, "`coll_sn` / `p2p_sn`"),
