@@ -176,6 +176,35 @@ class LineScreenTest {
     assertTrue(passesFile(""), "an empty file has no line to refuse");
   }
 
+  /**
+   * Lines whose values differ from line to line (most of each passed by the template) and whose
+   * values change length, across several buffers: every line passes, and one value of the
+   * wrong type far into the file is refused.
+   */
+  @Test
+  void readsVaryingLinesAcrossItsBuffer() throws IOException {
+    String seed = ScreenFuzz.SEEDS.get(3);
+    StringBuilder file = new StringBuilder();
+    int n = 0;
+    while (file.length() < 3 * LineScreen.BUFFER_BYTES) {
+      file.append(seed.replace("\"coll_sn\":0,", "\"coll_sn\":" + n + ",")
+          .replace("\"coll_exec_time_ns\":26881", "\"coll_exec_time_ns\":" + (n * 7919L % 100_003))
+          .replace("\"comm_name\":\"tp0\"", "\"comm_name\":\"tp" + n % 13 + "\""))
+          .append('\n');
+      n++;
+    }
+    assertTrue(file.indexOf("\"comm_name\":\"tp12\"") > 0 && file.indexOf("\"coll_sn\":"
+        + (n - 1) + ",") > 0 && file.indexOf("\"coll_exec_time_ns\":7919,") > 0, "values vary");
+    long before = screen.matched;
+    assertTrue(passesFile(file.toString()));
+    assertEquals(n, screen.lines());
+    assertTrue(screen.matched - before > 2L * n, "most objects passed by the template");
+    int late = file.lastIndexOf("\"coll_sn\":" + (n - 5) + ",");
+    String bad = file.substring(0, late) + "\"coll_sn\":\"" + (n - 5) + "\","
+        + file.substring(late + ("\"coll_sn\":" + (n - 5) + ",").length());
+    assertFalse(passesFile(bad), "a text sequence number, past the first buffers");
+  }
+
   @Test
   void refusesALineLongerThanItsBuffer() throws IOException {
     String big = LineCheckTest.OURS.replace("\"comm_name\":\"unknown\"",
