@@ -513,23 +513,18 @@ public final class LineScreen {
     final byte[] text = new byte[MAX_BYTES];
     /** Bytes of {@link #text} in use; 0: none passed yet. */
     int length;
-    final int[] from = new int[64];
-    final int[] to = new int[64];
-    final byte[] kinds = new byte[64];
-    int values;
+    /** Where its values lie. */
+    final Spans spans = new Spans();
     long seen;
 
     /**
-     * The object just passed, at b[start, end), with its fields and its values as {@link
-     * Spans} recorded them: the template from now on.
+     * The object just passed, at b[start, end), with its fields and its values as {@code read}
+     * recorded them: the template from now on.
      */
-    void keep(byte[] b, int start, int end, long fields, Spans spans) {
+    void keep(byte[] b, int start, int end, long fields, Spans read) {
       if (end - start <= MAX_BYTES) {
         System.arraycopy(b, start, text, 0, end - start);
-        System.arraycopy(spans.from, 0, from, 0, spans.values);
-        System.arraycopy(spans.to, 0, to, 0, spans.values);
-        System.arraycopy(spans.kinds, 0, kinds, 0, spans.values);
-        values = spans.values;
+        spans.copy(read);
         length = end - start;
         seen = fields;
       }
@@ -541,9 +536,15 @@ public final class LineScreen {
      * no template has (0), so the comparison stops there at the latest.
      */
     int match(byte[] b, int p, int limit) {
+      if (length == 0) {
+        return -1;
+      }
+      int[] from = spans.from;
+      int[] to = spans.to;
+      int values = spans.values;
       int t = 0; // where in the template
       int v = 0; // the next value that may differ
-      while (length > 0) {
+      while (true) {
         int end = Math.min(p + length - t, limit + 1);
         int m = Arrays.mismatch(text, t, length, b, p, end);
         if (m < 0) {
@@ -557,7 +558,7 @@ public final class LineScreen {
           return -1; // outside a value
         }
         int start = p + from[v] - t;
-        int after = LineScreen.value(b, kinds[v], start);
+        int after = LineScreen.value(b, spans.kinds[v], start);
         if (after < 0) {
           return -1;
         }
@@ -565,11 +566,10 @@ public final class LineScreen {
         t = to[v];
         v++; // a difference right after this value is not in it: the next must be in a later one
       }
-      return -1;
     }
   }
 
-  /** Where the values of the object being read in full lie, from its start. */
+  /** Where the values of an object lie, from its start, and their kinds. */
   private static final class Spans {
     final int[] from = new int[64];
     final int[] to = new int[64];
@@ -581,6 +581,13 @@ public final class LineScreen {
       to[values] = end;
       kinds[values] = kind;
       values++;
+    }
+
+    void copy(Spans other) {
+      System.arraycopy(other.from, 0, from, 0, other.values);
+      System.arraycopy(other.to, 0, to, 0, other.values);
+      System.arraycopy(other.kinds, 0, kinds, 0, other.values);
+      values = other.values;
     }
   }
 
