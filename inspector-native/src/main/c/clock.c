@@ -13,6 +13,9 @@
  * so no ordering with other memory is needed. */
 _Atomic int g_clock_virtual;
 static _Atomic uint64_t virtual_mono_ns;
+/* A paced replay's per-thread readings (clock_set_virtual with enabled == 2): each replaying thread
+ * reads its own call's recorded time; other threads read the latest time any thread set. */
+static _Thread_local uint64_t tls_virtual_mono_ns;
 _Atomic int64_t g_wall_minus_mono_ns;
 
 static uint64_t read_clock(clockid_t id) {
@@ -28,7 +31,9 @@ uint64_t clock_mono_ns(void) {
 }
 
 uint64_t clock_mono_raw_ns(void) {
-  if (INSPECTOR_UNLIKELY(atomic_load_explicit(&g_clock_virtual, memory_order_relaxed))) {
+  int virt = atomic_load_explicit(&g_clock_virtual, memory_order_relaxed);
+  if (INSPECTOR_UNLIKELY(virt)) {
+    if (virt == 2 && tls_virtual_mono_ns != 0) return tls_virtual_mono_ns;
     return atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
   }
   return tsc_clock_read_ns(); /* clock_gettime where the counter is not in use */
@@ -62,7 +67,17 @@ void clock_set_virtual(int enabled, uint64_t mono_ns, uint64_t wall_ns) {
     clock_refresh_wall_offset();
     return;
   }
-  atomic_store_explicit(&virtual_mono_ns, mono_ns, memory_order_relaxed);
+  if (enabled == 2) {
+    /* Per thread: this thread's reading, and the latest of all for the others (relaxed: each a
+     * self-contained value; the replaying threads order their calls themselves). */
+    tls_virtual_mono_ns = mono_ns;
+    uint64_t seen = atomic_load_explicit(&virtual_mono_ns, memory_order_relaxed);
+    while (seen < mono_ns && !atomic_compare_exchange_weak_explicit(&virtual_mono_ns, &seen, mono_ns,
+                                                                    memory_order_relaxed, memory_order_relaxed)) {
+    }
+  } else {
+    atomic_store_explicit(&virtual_mono_ns, mono_ns, memory_order_relaxed);
+  }
   atomic_store_explicit(&g_wall_minus_mono_ns, (int64_t)(wall_ns - mono_ns), memory_order_relaxed);
-  atomic_store_explicit(&g_clock_virtual, 1, memory_order_relaxed);
+  atomic_store_explicit(&g_clock_virtual, enabled == 2 ? 2 : 1, memory_order_relaxed);
 }

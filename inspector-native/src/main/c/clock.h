@@ -23,7 +23,9 @@ static inline int clock_is_virtual(void) { return atomic_load_explicit(&g_clock_
 uint64_t clock_mono_to_wall_ns(uint64_t mono_ns);
 /* Re-reads the offset between the wall clock and the monotonic clock (no-op under a virtual clock). */
 void clock_refresh_wall_offset(void);
-/* Installs (or, with enabled == 0, removes) the virtual clock and sets its current reading. */
+/* Installs (or, with enabled == 0, removes) the virtual clock and sets its current reading. With
+ * enabled == 2 the reading is the calling thread's own (a paced replay on several threads: each
+ * thread's calls at their recorded times); threads that set none read the latest set. */
 void clock_set_virtual(int enabled, uint64_t mono_ns, uint64_t wall_ns);
 
 #endif

@@ -100,7 +100,8 @@ int nccl_inspector_setenv(const char* name, const char* value);
 
 /* Exported for replays, not mapped to Java: the table driver (the test kit's stand-in for NCCL)
  * looks it up with dlsym in the plugin it opened. With enabled != 0 the core's clock reads
- * mono_ns / wall_ns instead of the system. */
+ * mono_ns / wall_ns instead of the system; with enabled == 2 each thread reads the time it set
+ * itself (a paced replay on the recorded threads; clock.h). */
 void nccl_inspector_set_virtual_clock(int enabled, unsigned long long mono_ns,
                                       unsigned long long wall_ns);
 

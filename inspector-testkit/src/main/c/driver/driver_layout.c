@@ -19,7 +19,7 @@ static const driver_layout_entry layout[] = {
     DRIVER(handle), DRIVER(parent), DRIVER(parent_group), DRIVER(rank), DRIVER(peer_or_root),
     DRIVER(t_mono), DRIVER(t_wall), DRIVER(a), DRIVER(count), DRIVER(func), DRIVER(datatype),
     DRIVER(algo), DRIVER(proto), DRIVER(state), DRIVER(nnodes), DRIVER(nranks), DRIVER(i0),
-    DRIVER(i1), DRIVER(i2), DRIVER(i3), DRIVER(graph_captured),
+    DRIVER(i1), DRIVER(i2), DRIVER(i3), DRIVER(graph_captured), DRIVER(tid),
     CONSTANT("driver_event_bytes", sizeof(driver_event)), CONSTANT("driver_max_id", DRIVER_MAX_ID),
     CONSTANT("driver_op_init", DRIVER_OP_INIT), CONSTANT("driver_op_start", DRIVER_OP_START),
     CONSTANT("driver_op_stop", DRIVER_OP_STOP), CONSTANT("driver_op_state", DRIVER_OP_STATE),

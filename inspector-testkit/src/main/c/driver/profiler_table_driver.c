@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "driver_play.h"
 #include "nccl_profiler_abi.h" /* the core's copy of NCCL's profiler ABI (inspector-native) */
 
 _Static_assert(sizeof(driver_event) == 128, "driver event is 128 bytes");
@@ -266,9 +267,102 @@ static inline long long now_ns(void) {
   return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+long long driver_play(const driver_event* e, long long* call_ns) {
+  long long calls = 0;
+  long long t0 = 0;
+  if (call_ns) *call_ns = 0;
+  switch (e->op) {
+    case DRIVER_OP_INIT: {
+      if (!ctx_in_range(e->ctx)) break;
+      void* ctx = NULL;
+      nccl_version = e->i0; /* the release the trace recorded for this init, 0 when it did not */
+      context_v6[e->ctx] = (uint8_t)(e->i1 == 6 && table_v6 != NULL);
+      if (call_ns) t0 = now_ns();
+      table_of(e->ctx)->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
+                             e->nranks, e->rank, logger);
+      if (call_ns) *call_ns = now_ns() - t0;
+      contexts[e->ctx] = ctx;
+      calls++;
+      break;
+    }
+    case DRIVER_OP_START: {
+      if (!handle_in_range(e->handle) || !ctx_in_range(e->ctx)) break;
+      if (!type_enabled(e->type)) break;
+      if (is_child_of_operation(e->type) && handle_of(e->parent) == NULL) break;
+      /* A parent id out of range would reach the plugin as no parent: not an event NCCL makes. */
+      if ((e->parent != 0 && !handle_in_range(e->parent)) ||
+          (e->parent_group != 0 && !handle_in_range(e->parent_group))) break;
+      /* CE events exist only for a communicator driven through v6 (NCCL's v5 adapter drops them). */
+      if ((e->type & (ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch)) && table_of(e->ctx) != table_v6) break;
+      ncclProfilerEventDescr_v6_t d;
+      build_descriptor(e, &d);
+      void* h = NULL;
+      if (call_ns) t0 = now_ns();
+      table_of(e->ctx)->startEvent(contexts[e->ctx], &h, (ncclProfilerEventDescr_v5_t*)&d);
+      if (call_ns) *call_ns = now_ns() - t0;
+      handles[e->handle] = h;
+      calls++;
+      if (e->type == ncclProfileKernelLaunch && h != NULL) {
+        /* NCCL stops a launch right after cuLaunchKernelEx, with nothing between on its thread;
+         * a trace recorded by a plugin that gave launches no handle has no stop for them. The
+         * recorded stop, if any, is then skipped. */
+        table->stopEvent(h);
+        handles[e->handle] = NULL;
+        calls++;
+      }
+      break;
+    }
+    case DRIVER_OP_STOP: {
+      void* h = handle_of(e->handle);
+      if (h == NULL) break;
+      if (call_ns) t0 = now_ns();
+      table->stopEvent(h);
+      if (call_ns) *call_ns = now_ns() - t0;
+      calls++;
+      break;
+    }
+    case DRIVER_OP_STATE: {
+      void* h = handle_of(e->handle);
+      if (h == NULL) break;
+      ncclProfilerEventStateArgs_v5_t args;
+      memset(&args, 0, sizeof(args));
+      args.kernelCh.pTimer = e->a; /* every member sits at offset 0 */
+      if (call_ns) t0 = now_ns();
+      table->recordEventState(h, (ncclProfilerEventState_v5_t)e->state, &args);
+      if (call_ns) *call_ns = now_ns() - t0;
+      calls++;
+      break;
+    }
+    case DRIVER_OP_FINI: {
+      if (!ctx_in_range(e->ctx) || contexts[e->ctx] == NULL) break;
+      if (call_ns) t0 = now_ns();
+      table_of(e->ctx)->finalize(contexts[e->ctx]);
+      if (call_ns) *call_ns = now_ns() - t0;
+      contexts[e->ctx] = NULL;
+      calls++;
+      break;
+    }
+    default:
+      break;
+  }
+  return calls;
+}
+
+int driver_ready(void) { return table != NULL && handles != NULL; }
+int driver_has_clock(void) { return set_clock != NULL; }
+int driver_handle_cap(void) { return handle_cap; }
+int driver_ctx_cap(void) { return ctx_cap; }
+void driver_set_clock(int enabled, unsigned long long mono_ns, unsigned long long wall_ns) {
+  if (set_clock) set_clock(enabled, mono_ns, wall_ns);
+}
+char* driver_error_buffer(size_t* size) {
+  *size = sizeof(error);
+  return error;
+}
+
 long long profiler_driver_run(const void* events, long long count, int virtual_clock,
                               long long* call_ns) {
-  if (table == NULL || handles == NULL) {
+  if (!driver_ready()) {
     snprintf(error, sizeof(error), "driver not opened and prepared");
     return -1;
   }
@@ -276,83 +370,8 @@ long long profiler_driver_run(const void* events, long long count, int virtual_c
   long long calls = 0;
   for (long long i = 0; i < count; i++) {
     const driver_event* e = &ev[i];
-    if (call_ns) call_ns[i] = 0;
     if (virtual_clock && set_clock) set_clock(1, e->t_mono, e->t_wall);
-    long long t0 = 0;
-    switch (e->op) {
-      case DRIVER_OP_INIT: {
-        if (!ctx_in_range(e->ctx)) break;
-        void* ctx = NULL;
-        nccl_version = e->i0; /* the release the trace recorded for this init, 0 when it did not */
-        context_v6[e->ctx] = (uint8_t)(e->i1 == 6 && table_v6 != NULL);
-        if (call_ns) t0 = now_ns();
-        table_of(e->ctx)->init(&ctx, e->a, &activation_mask, str(e->func) ? str(e->func) : "", e->nnodes,
-                               e->nranks, e->rank, logger);
-        if (call_ns) call_ns[i] = now_ns() - t0;
-        contexts[e->ctx] = ctx;
-        calls++;
-        break;
-      }
-      case DRIVER_OP_START: {
-        if (!handle_in_range(e->handle) || !ctx_in_range(e->ctx)) break;
-        if (!type_enabled(e->type)) break;
-        if (is_child_of_operation(e->type) && handle_of(e->parent) == NULL) break;
-        /* A parent id out of range would reach the plugin as no parent: not an event NCCL makes. */
-        if ((e->parent != 0 && !handle_in_range(e->parent)) ||
-            (e->parent_group != 0 && !handle_in_range(e->parent_group))) break;
-        /* CE events exist only for a communicator driven through v6 (NCCL's v5 adapter drops them). */
-        if ((e->type & (ncclProfileCeColl | ncclProfileCeSync | ncclProfileCeBatch)) && table_of(e->ctx) != table_v6) break;
-        ncclProfilerEventDescr_v6_t d;
-        build_descriptor(e, &d);
-        void* h = NULL;
-        if (call_ns) t0 = now_ns();
-        table_of(e->ctx)->startEvent(contexts[e->ctx], &h, (ncclProfilerEventDescr_v5_t*)&d);
-        if (call_ns) call_ns[i] = now_ns() - t0;
-        handles[e->handle] = h;
-        calls++;
-        if (e->type == ncclProfileKernelLaunch && h != NULL) {
-          /* NCCL stops a launch right after cuLaunchKernelEx, with nothing between on its thread;
-           * a trace recorded by a plugin that gave launches no handle has no stop for them. The
-           * recorded stop, if any, is then skipped. */
-          table->stopEvent(h);
-          handles[e->handle] = NULL;
-          calls++;
-        }
-        break;
-      }
-      case DRIVER_OP_STOP: {
-        void* h = handle_of(e->handle);
-        if (h == NULL) break;
-        if (call_ns) t0 = now_ns();
-        table->stopEvent(h);
-        if (call_ns) call_ns[i] = now_ns() - t0;
-        calls++;
-        break;
-      }
-      case DRIVER_OP_STATE: {
-        void* h = handle_of(e->handle);
-        if (h == NULL) break;
-        ncclProfilerEventStateArgs_v5_t args;
-        memset(&args, 0, sizeof(args));
-        args.kernelCh.pTimer = e->a; /* every member sits at offset 0 */
-        if (call_ns) t0 = now_ns();
-        table->recordEventState(h, (ncclProfilerEventState_v5_t)e->state, &args);
-        if (call_ns) call_ns[i] = now_ns() - t0;
-        calls++;
-        break;
-      }
-      case DRIVER_OP_FINI: {
-        if (!ctx_in_range(e->ctx) || contexts[e->ctx] == NULL) break;
-        if (call_ns) t0 = now_ns();
-        table_of(e->ctx)->finalize(contexts[e->ctx]);
-        if (call_ns) call_ns[i] = now_ns() - t0;
-        contexts[e->ctx] = NULL;
-        calls++;
-        break;
-      }
-      default:
-        break;
-    }
+    calls += driver_play(e, call_ns ? &call_ns[i] : NULL);
   }
   return calls;
 }

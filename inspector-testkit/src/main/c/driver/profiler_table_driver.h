@@ -54,7 +54,9 @@ typedef struct driver_event {
   int32_t i2;          /* 92: proxyOp chunkSize */
   int32_t i3;          /* 96: proxyOp isSend */
   uint8_t graph_captured; /* 100 */
-  uint8_t reserved[27];   /* 101 */
+  uint8_t reserved0[3];   /* 101 */
+  uint32_t tid;           /* 104: the recorded thread (its Linux id; 0 if not recorded) */
+  uint8_t reserved[20];   /* 108 */
 } driver_event;
 
 /* Opens a plugin: its ncclProfiler_v5 table, and ncclProfiler_v6 if it has one. A communicator
@@ -81,6 +83,23 @@ int profiler_driver_intern(const char* s);
  * made is stored there (0 for events not sent). Returns the number of calls made, or -1. */
 long long profiler_driver_run(const void* events, long long count, int virtual_clock,
                               long long* call_ns);
+/* Makes the calls of `count` events on the threads that made them, at the pace they were made: one
+ * thread per recorded thread id (at most DRIVER_PACED_THREADS), each making its events in order,
+ * none before its recorded time from the first event (divided by `speed`, 1.0 the recorded pace),
+ * none before the other threads' calls recorded more than `window_ns` before it (closer calls may
+ * come in either order, as they race in a live run; farther ones keep their order, as causality
+ * kept it in the recorded run: a GPU timestamp is read after its launch) and none before the
+ * events it names were made: the start of its parent, parent group or handle, its communicator's
+ * init; a finalize waits for every event before it in the array. The plugin's clock is virtual and
+ * per thread: each call reads its recorded time (the plugin must export the virtual clock, and the
+ * caller switches it off after the run). lag_ns, if not NULL, gets how late calls were made
+ * against their pace: [0] the mean, [1] the largest; and how far from the recorded order: [2] the
+ * calls made after a call of another thread recorded later, [3] the largest such inversion
+ * (recorded ns). Returns the calls made, or -1 (profiler_driver_error) when an event waited 10 s
+ * for another (a trace whose order cannot be replayed) or a thread could not be made. */
+#define DRIVER_PACED_THREADS 64
+long long profiler_driver_run_paced(const void* events, long long count, double speed, long long window_ns,
+                                    long long* lag_ns);
 /* Sets the opened plugin's virtual clock (as a run with virtual_clock != 0 does per event), or
  * with enabled == 0 gives it back its real clock. Returns 0, or -1 if the plugin has no virtual
  * clock (not this project's core, or the built-in null plugin). */

@@ -19,7 +19,7 @@ final class DriverEventLayout {
 
   static final int OP, N_CHANNELS, N_WARPS, CHANNEL_ID, TYPE, CTX, HANDLE, PARENT, PARENT_GROUP, RANK,
       PEER_OR_ROOT, T_MONO, T_WALL, A, COUNT, FUNC, DATATYPE, ALGO, PROTO, STATE, NNODES, NRANKS, I0, I1, I2, I3,
-      GRAPH_CAPTURED;
+      GRAPH_CAPTURED, TID;
   static final int OP_INIT, OP_START, OP_STOP, OP_STATE, OP_FINI;
 
   static {
@@ -51,6 +51,7 @@ final class DriverEventLayout {
     I2 = l.field("driver.i2", 4);
     I3 = l.field("driver.i3", 4);
     GRAPH_CAPTURED = l.field("driver.graph_captured", 1);
+    TID = l.field("driver.tid", 4);
     OP_INIT = l.constant("driver_op_init");
     OP_START = l.constant("driver_op_start");
     OP_STOP = l.constant("driver_op_stop");

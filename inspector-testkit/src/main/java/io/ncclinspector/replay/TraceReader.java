@@ -319,6 +319,7 @@ public final class TraceReader {
     }
     b.putLong(o + T_MONO, num(f, "t", 0));
     b.putLong(o + T_WALL, num(f, "wall", 0));
+    b.putInt(o + TID, (int) num(f, "tid", 0)); /* a Linux thread id: a positive int */
     switch (ev) {
       case "init" -> {
         /* NCCL gives a rank count of at least 1 (0 where it is unknown, interface v3), a rank below it and

@@ -29,6 +29,46 @@ public final class TraceReplayer {
    * id (from the trace file name) and {@code hostname}.
    */
   public static ReplayResult replay(Path trace, InspectorConfig config, String hostname) throws IOException {
+    return replay(trace, config, hostname, events -> ProfilerTableDriver.run(events.events(), events.count(), 1, null));
+  }
+
+  /**
+   * Replays one trace on the threads that made its calls, at the pace they were made ({@code speed}
+   * 1.0; 2.0 twice as fast): each recorded thread's calls come from
+   * a thread of their own, none before its time from the trace's first call, none before the calls
+   * it names (its parent's start, its communicator's init), none before the other threads' calls
+   * recorded more than {@code window} earlier. Calls of two threads closer than that race as in a
+   * live run, so two replays may differ where the inspector's verdicts depend on their order;
+   * farther ones keep the recorded order, as causality kept it live (a kernel channel's timestamp is
+   * read after the launch of its work). Each call reads its recorded time from the core's clock (a
+   * virtual clock per thread), so CPU-timed values are the recorded run's, as in {@link #replay}:
+   * only the order in which the inspector takes the calls is the replay's own.
+   */
+  public static PacedReplay replayPaced(Path trace, InspectorConfig config, String hostname, double speed,
+      java.time.Duration window) throws IOException {
+    long[] lag = new long[4];
+    ReplayResult result = replay(trace, config, hostname, events -> ProfilerTableDriver.runPaced(events.events(),
+        events.count(), speed, window.toNanos(), lag));
+    return new PacedReplay(result, lag[0], lag[1], lag[2], lag[3]);
+  }
+
+  /**
+   * A paced replay's result, and how late its calls came against their pace.
+   *
+   * @param meanLagNanos the mean of how late each call was made after its recorded time
+   * @param maxLagNanos the latest call's lateness
+   * @param inversions calls made after a call of another thread that was recorded later
+   * @param maxInversionNanos the largest such inversion, in recorded time
+   */
+  public record PacedReplay(ReplayResult result, long meanLagNanos, long maxLagNanos, long inversions,
+      long maxInversionNanos) {}
+
+  private interface Player {
+    long play(TraceEvents events);
+  }
+
+  private static ReplayResult replay(Path trace, InspectorConfig config, String hostname, Player player)
+      throws IOException {
     TraceEvents events = new TraceReader().read(trace);
     for (String problem : events.problems()) {
       log.warn(problem);
@@ -63,7 +103,7 @@ public final class TraceReplayer {
         if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
           throw new IOException(ProfilerTableDriver.error());
         }
-        calls = ProfilerTableDriver.run(events.events(), events.count(), 1, null);
+        calls = player.play(events);
         if (calls < 0) {
           throw new IOException(ProfilerTableDriver.error());
         }

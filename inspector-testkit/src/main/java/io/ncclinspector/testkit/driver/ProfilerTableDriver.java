@@ -85,6 +85,17 @@ public final class ProfilerTableDriver {
   public static native long run(
       @Cast("const void*") ByteBuffer events, long count, int virtualClock, @Cast("long long*") long[] callNanos);
 
+  /**
+   * Makes the events' calls on the threads that made them, at the pace they were made
+   * ({@code speed} 1.0), each at its recorded time on the plugin's virtual clock, calls of two threads closer than windowNanos
+   * in either order ({@code profiler_driver_run_paced}); lagNanos (4 long) gets the calls' mean and
+   * largest lateness against their pace, the calls made out of recorded order and the largest
+   * inversion. Returns the calls made, or -1.
+   */
+  @Name("profiler_driver_run_paced")
+  public static native long runPaced(@Cast("const void*") ByteBuffer events, long count, double speed,
+      long windowNanos, @Cast("long long*") long[] lagNanos);
+
   /** Finalizes the communicators a run left open (a trace cut short); returns how many. */
   @Name("profiler_driver_finalize_open")
   public static native int finalizeOpen();
