@@ -9,8 +9,9 @@
 #include "tsc_clock.h"
 
 /* All three variables are read with relaxed loads: each is a self-contained value, and the virtual
- * clock is only driven by a replay that makes its callbacks from the thread that sets the clock,
- * so no ordering with other memory is needed. */
+ * clock is only driven by a replay that makes its callbacks from the thread that sets the clock
+ * (a paced replay: each thread its own reading, mode 2), so no ordering with other memory is
+ * needed. */
 _Atomic int g_clock_virtual;
 static _Atomic uint64_t virtual_mono_ns;
 /* A paced replay's per-thread readings (clock_set_virtual with enabled == 2): each replaying thread

@@ -66,10 +66,10 @@ public final class InspectorRuntime {
   /** Whether the deferred mode was asked for and did not start. */
   private final boolean deferredRefused;
 
-  /** The status's problem when the deferred mode was asked for and did not start. */
-  public static final String DEFERRED_NOT_STARTED = "the deferred mode was asked for and did not start"
+  /** The status's problem when the deferred mode (on unless set to 0) did not start. */
+  public static final String DEFERRED_NOT_STARTED = "the deferred mode (NCCL_INSPECTOR_DEFERRED) did not start"
       + " (communicators of an earlier session are still alive, or its memory or thread could not be had):"
-      + " the callbacks do the work";
+      + " the callbacks do the core's work on NCCL's threads";
 
   private InspectorRuntime(InspectorConfig config, NativeCore core, CommunicatorRegistry communicators,
       JsonFileSink jsonSink, AsyncSink jsonWriter, StatisticsStore statistics, AsyncSink analysis,

@@ -75,11 +75,14 @@ public final class TraceReplayer {
     }
     long pid = events.recordedPid().orElse(ProcessHandle.current().pid());
     InspectorConfig.Builder builder = config.toBuilder().processIdentity(new ProcessIdentity(hostname, pid));
-    /* -Dnccl.inspector.replay.deferred=true replays every trace in the deferred mode (the test suites
-     * run once each way). */
-    if (Boolean.getBoolean("nccl.inspector.replay.deferred")) {
-      log.info("replaying {} in the deferred mode (nccl.inspector.replay.deferred)", trace.getFileName());
-      builder.deferred(true);
+    /* -Dnccl.inspector.replay.deferred=false|true replays every trace in that mode, whatever the
+     * configuration says (the test suites run once each way; the deferred mode is the default). */
+    String mode = System.getProperty("nccl.inspector.replay.deferred");
+    if (mode != null && !mode.isBlank()) {
+      boolean deferred = Boolean.parseBoolean(mode.strip());
+      log.info("replaying {} {} (nccl.inspector.replay.deferred)", trace.getFileName(),
+          deferred ? "in the deferred mode" : "synchronously");
+      builder.deferred(deferred);
     }
     InspectorConfig replayConfig = builder.build();
     long calls;
