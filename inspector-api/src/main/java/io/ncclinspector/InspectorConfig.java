@@ -424,7 +424,10 @@ public final class InspectorConfig {
       return set(Setting.TSC_CLOCK, v);
     }
 
-    /** Callbacks only log; a thread of the core does their work ({@link Setting#DEFERRED}). */
+    /**
+     * Callbacks only log; a thread of the core does their work ({@link Setting#DEFERRED}; the
+     * default). {@code false}: the callbacks do the core's work on NCCL's threads.
+     */
     public Builder deferred(boolean v) {
       return set(Setting.DEFERRED, v);
     }
