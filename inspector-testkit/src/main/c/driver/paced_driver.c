@@ -1,6 +1,5 @@
 /* profiler_driver_run_paced: a recorded trace's calls on the threads that made them, at the pace
- * they were made, with the plugin on its real clock. A replay one call after another, on a virtual
- * clock, shows the plugin one order of the calls; a live run interleaves its threads, and a plugin
+ * they were made. A replay one call after another shows the plugin one order of the calls; a live run interleaves its threads, and a plugin
  * that merges per-thread logs (the core's deferred mode) sees its calls come as they did there.
  *
  * The plugin's clock is virtual and per thread (its nccl_inspector_set_virtual_clock with 2): each
@@ -217,6 +216,11 @@ long long profiler_driver_run_paced(const void* events, long long count, double 
   unsigned long long t0 = ev[0].t_mono;
   for (long long i = 0; i < count; i++) {
     const driver_event* e = &ev[i];
+    if (e->t_mono == 0) {
+      /* Its pace would be counted from the machine's boot. */
+      snprintf(err, esize, "a paced replay needs every call's recorded time: event %lld has none", i);
+      goto out;
+    }
     if (e->t_mono < t0) t0 = e->t_mono;
     int k = 0;
     while (k < nthreads && threads[k].tid != e->tid) k++;

@@ -34,10 +34,10 @@ public final class TraceReplayer {
 
   /**
    * Replays one trace on the threads that made its calls, at the pace they were made ({@code speed}
-   * 1.0; 2.0 twice as fast): each recorded thread's calls come from
-   * a thread of their own, none before its time from the trace's first call, none before the calls
-   * it names (its parent's start, its communicator's init), none before the other threads' calls
-   * recorded more than {@code window} earlier. Calls of two threads closer than that race as in a
+   * 1.0; 2.0 twice as fast): each recorded thread's calls come from a thread of their own, none
+   * before its time from the trace's first call, none before the calls it names (its parent's
+   * start, its communicator's init), none before the other threads' calls recorded more than
+   * {@code window} earlier. Calls of two threads closer than that race as in a
    * live run, so two replays may differ where the inspector's verdicts depend on their order;
    * farther ones keep the recorded order, as causality kept it live (a kernel channel's timestamp is
    * read after the launch of its work). Each call reads its recorded time from the core's clock (a
