@@ -1025,6 +1025,9 @@ uint64_t defer_replayed_until(uint64_t now) {
 }
 
 
+/* Empty rounds after which the consumer naps 10 ms: ten of 50 us, then a hundred of 1 ms. */
+#define CONSUMER_DEEP_IDLE 110u
+
 static void* consumer_main(void* arg) {
   (void)arg;
   /* Named for top -H and for the benchmarks that read its CPU time from /proc (15 characters at
@@ -1043,14 +1046,18 @@ static void* consumer_main(void* arg) {
     uint64_t n = replay_round(false, true);
     bool paced = g_paced;
     pthread_mutex_unlock(&g_consumer_lock);
-    /* Rounds 50 us apart while there is work, 1 ms apart once ten found none; straight on while
-     * a log is a quarter full (a log holds 65,536 units, about 1 ms of a thread making calls back
-     * to back), unless the round stopped at a nearly full ring: then 50 us for the drain. Reading
-     * a log's tail takes its cache line from the producer, whose next publish then misses: a
-     * round per 50 us costs it one miss per round, not one per call. */
+    /* Rounds 50 us apart while there is work, 1 ms apart once ten found none, 10 ms apart once
+     * about 100 ms found none; straight on while a log is a quarter full (a log holds 65,536
+     * units, about 1 ms of a thread making calls back to back), unless the round stopped at a
+     * nearly full ring: then 50 us for the drain. Reading a log's tail takes its cache line from
+     * the producer, whose next publish then misses: a round per 50 us costs it one miss per
+     * round, not one per call. The 10 ms naps are for an idle job: each wake-up costs about
+     * 15 us of CPU on the development VM, 1.5 % of a core at 1,000 a second (bench/idle-cost);
+     * the first calls after a pause wait up to 10 ms for their replay, and no thread of NCCL's
+     * fills a log in 10 ms after a pause. */
     if (n != 0 && !paced && defer_backlog() > DEFER_LOG_UNITS / 4) continue;
-    idle = (n != 0 || paced) ? 0 : (idle < 10 ? idle + 1 : idle);
-    struct timespec ts = {0, idle < 10 ? 50000 : 1000000};
+    idle = (n != 0 || paced) ? 0 : (idle < CONSUMER_DEEP_IDLE ? idle + 1 : idle);
+    struct timespec ts = {0, idle < 10 ? 50000 : idle < CONSUMER_DEEP_IDLE ? 1000000 : 10000000};
     nanosleep(&ts, NULL);
   }
   return NULL;

@@ -61,7 +61,7 @@ enum Setting {
           + " 1.3–1.6) and 4 MiB of native memory per calling thread for up to 32 of them, the others sharing"
           + " one log under a lock until one is free (BENCHMARKS.md, [Research](research/deferred-core.md));"
           + " interfaces v4–v6 (older ones, and a core that cannot start its thread, run as at 0); records"
-          + " come out a consumer round (up to a millisecond) later; 0: the callbacks do the core's work on"
+          + " come out a consumer round later (up to a millisecond, 10 ms after a pause of 100 ms); 0: the callbacks do the core's work on"
           + " NCCL's threads; read at `enable()`"),
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
       "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
