@@ -5,17 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.InspectorStatus;
 import io.ncclinspector.internal.KernelTimeJoiner;
+import io.ncclinspector.replay.LaunchedKernels.Kernel;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  * our rule leaves out: the test counts how many of its collective times are off their kernels.
  */
 class GroundTruthTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
   /** In step, a channel runs 2.8-3.6 µs shorter than its kernel (kernel launch and teardown). */
   private static final long SHORTER_AT_MOST_NS = 6_000;
   private static final long LONGER_AT_MOST_NS = 1_000;
@@ -47,8 +45,6 @@ class GroundTruthTest {
   private static final long ANOTHER_WORK_ITEM_NS = 10_000;
 
   @TempDir Path out;
-
-  private record Kernel(String name, long startNanos, long durationNanos) {}
 
   /** What one recording gives, judged against CUPTI's kernel durations. */
   private record Judged(int timed, int partial, int untimed, int p2pTimed, List<String> wrong,
@@ -250,36 +246,12 @@ class GroundTruthTest {
     Path trace = scenario.resolve("trace/trace-pid" + pid + ".jsonl.gz");
     Path run = out.resolve(kernelRecords ? name + "-kernel-records" : name);
 
-    /* The trace's kernel launches in order, with the operations each launched. */
-    List<Long> launchWalls = new ArrayList<>();
-    List<String> launchOps = new ArrayList<>();
-    Map<String, Integer> launchOfCollective = new HashMap<>();
-    Map<Long, Integer> lastLaunchOfThread = new HashMap<>();
-    for (JsonNode e : ReferenceConformanceTest.readLines(trace)) {
-      if (!"start".equals(e.path("ev").asText())) {
-        continue;
-      }
-      String type = e.path("type").asText();
-      long tid = e.path("tid").asLong();
-      if (type.equals("KernelLaunch")) {
-        lastLaunchOfThread.put(tid, launchWalls.size());
-        launchWalls.add(e.get("wall").asLong());
-        launchOps.add("");
-      } else if ((type.equals("Coll") || type.equals("P2p")) && lastLaunchOfThread.containsKey(tid)) {
-        int launch = lastLaunchOfThread.get(tid);
-        launchOps.set(launch, launchOps.get(launch) + " " + e.get("func").asText());
-        if (type.equals("Coll")) {
-          launchOfCollective.put(e.get("func").asText() + "#" + e.get("seq").asLong(), launch);
-        }
-      }
-    }
-    List<Kernel> kernels = new ArrayList<>();
-    for (String line : Files.readAllLines(scenario.resolve(cuptiFile))) {
-      JsonNode k = JSON.readTree(line);
-      kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("start_us").asDouble() * 1000),
-          Math.round(k.get("dur_us").asDouble() * 1000)));
-    }
-    int shift = alignment(launchOps, kernels);
+    /* The trace's kernel launches in order, with the operations each launched; CUPTI's kernels. */
+    LaunchedKernels launched = LaunchedKernels.read(trace, scenario.resolve(cuptiFile));
+    List<Long> launchWalls = launched.launchWalls();
+    Map<String, Integer> launchOfCollective = launched.launchOfCollective();
+    List<Kernel> kernels = launched.kernels();
+    int shift = launched.shift();
 
     InspectorConfig.Builder config = InspectorConfig.builder().dumpDirectory(run)
         .verbose(true).minMessageBytes(0).requireKernelTiming(requireGpuTime);
@@ -437,29 +409,6 @@ class GroundTruthTest {
         boundsShort, anotherWorksTime, referenceTimed, referenceWrong, lateRead, recovered, recoveredChannels,
         kernelTimed, p2pGroupTimed, p2pUntimed, result.counters().drops().get("no_gpu_timing"),
         result.status().kernelRecords(), result.status().problems());
-  }
-
-  /** The launch that CUPTI's first kernel is: the shift that makes the kernels' names agree. */
-  private static int alignment(List<String> launchOps, List<Kernel> kernels) {
-    for (int shift = 0; shift < 4; shift++) {
-      boolean all = true;
-      for (int i = 0; i < kernels.size() && all; i++) {
-        int launch = i + shift;
-        all = launch < launchOps.size() && namesAgree(kernels.get(i).name(), launchOps.get(launch));
-      }
-      if (all) {
-        return shift;
-      }
-    }
-    throw new AssertionError("CUPTI's kernels do not line up with the trace's launches");
-  }
-
-  private static boolean namesAgree(String kernel, String ops) {
-    if (kernel.contains("SendRecv")) {
-      return ops.contains("Send") || ops.contains("Recv");
-    }
-    String op = kernel.replaceFirst("^ncclDevKernel_", "").replaceFirst("_.*", "");
-    return !ops.isBlank() && ops.trim().split(" ")[0].equals(op);
   }
 
   /**

@@ -8,15 +8,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ncclinspector.InspectorConfig;
 import io.ncclinspector.internal.InspectorRuntime;
+import io.ncclinspector.replay.LaunchedKernels.Kernel;
 import io.ncclinspector.testsupport.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -51,8 +50,6 @@ class PacedReplayTest {
 
   @TempDir Path out;
 
-  private record Kernel(String name, long durationNanos) {}
-
   @TestFactory
   Stream<DynamicTest> nvlinkRecordingsOnTheirThreadsAtTheirPace() {
     List<DynamicTest> tests = new ArrayList<>();
@@ -84,7 +81,7 @@ class PacedReplayTest {
     assertEquals(keys(ordered), keys(records), name + ": the records");
     assertEquals(inOrder.counters().drops(), r.counters().drops(), name + ": drops");
 
-    Map<String, Kernel> kernels = kernelsByCollective(dir, trace);
+    LaunchedKernels kernels = LaunchedKernels.read(trace, dir.resolve("cupti-rank0.ndjson"));
     int right = 0;
     int bounds = 0;
     int withheld = 0;
@@ -95,7 +92,7 @@ class PacedReplayTest {
       if (p == null) {
         continue;
       }
-      Kernel k = kernels.get(p.get("coll").asText() + "#" + p.get("coll_sn").asLong());
+      Kernel k = kernels.ofCollective(p.get("coll").asText() + "#" + p.get("coll_sn").asLong());
       if (k == null) {
         continue; /* launched before CUPTI recorded */
       }
@@ -116,7 +113,7 @@ class PacedReplayTest {
     }
     for (JsonNode rec : ordered) {
       JsonNode p = rec.get("coll_perf");
-      if (p != null && kernels.containsKey(p.get("coll").asText() + "#" + p.get("coll_sn").asLong())
+      if (p != null && kernels.ofCollective(p.get("coll").asText() + "#" + p.get("coll_sn").asLong()) != null
           && !"kernel_gpu".equals(p.get("coll_timing_source").asText())) {
         withheldInOrder++;
       }
@@ -159,65 +156,5 @@ class PacedReplayTest {
       }
     }
     return all;
-  }
-
-  /**
-   * CUPTI's kernel for each collective (operation#sequence) of the recording: the trace's kernel
-   * launches in order, each with the operations it launched, lined up with CUPTI's kernels by
-   * their names (CUPTI started recording a launch or two in).
-   */
-  private static Map<String, Kernel> kernelsByCollective(Path dir, Path trace) throws IOException {
-    List<String> launchOps = new ArrayList<>();
-    Map<String, Integer> launchOfCollective = new HashMap<>();
-    Map<Long, Integer> lastLaunchOfThread = new HashMap<>();
-    for (JsonNode e : ReferenceConformanceTest.readLines(trace)) {
-      if (!"start".equals(e.path("ev").asText())) {
-        continue;
-      }
-      String type = e.path("type").asText();
-      long tid = e.path("tid").asLong();
-      if (type.equals("KernelLaunch")) {
-        lastLaunchOfThread.put(tid, launchOps.size());
-        launchOps.add("");
-      } else if ((type.equals("Coll") || type.equals("P2p")) && lastLaunchOfThread.containsKey(tid)) {
-        int launch = lastLaunchOfThread.get(tid);
-        launchOps.set(launch, launchOps.get(launch) + " " + e.get("func").asText());
-        if (type.equals("Coll")) {
-          launchOfCollective.put(e.get("func").asText() + "#" + e.get("seq").asLong(), launch);
-        }
-      }
-    }
-    List<Kernel> kernels = new ArrayList<>();
-    for (String line : Files.readAllLines(dir.resolve("cupti-rank0.ndjson"))) {
-      JsonNode k = JSON.readTree(line);
-      kernels.add(new Kernel(k.get("name").asText(), Math.round(k.get("dur_us").asDouble() * 1000)));
-    }
-    int shift = -1;
-    for (int s = 0; s < 4 && shift < 0; s++) {
-      boolean all = true;
-      for (int i = 0; i < kernels.size() && all; i++) {
-        all = i + s < launchOps.size() && namesAgree(kernels.get(i).name(), launchOps.get(i + s));
-      }
-      if (all) {
-        shift = s;
-      }
-    }
-    assertTrue(shift >= 0, "CUPTI's kernels do not line up with the trace's launches");
-    Map<String, Kernel> out = new HashMap<>();
-    for (Map.Entry<String, Integer> e : launchOfCollective.entrySet()) {
-      int k = e.getValue() - shift;
-      if (k >= 0 && k < kernels.size()) {
-        out.put(e.getKey(), kernels.get(k));
-      }
-    }
-    return out;
-  }
-
-  private static boolean namesAgree(String kernel, String ops) {
-    if (kernel.contains("SendRecv")) {
-      return ops.contains("Send") || ops.contains("Recv");
-    }
-    String op = kernel.replaceFirst("^ncclDevKernel_", "").replaceFirst("_.*", "");
-    return !ops.isBlank() && ops.trim().split(" ")[0].equals(op);
   }
 }
