@@ -57,12 +57,12 @@ enum Setting {
       "each callback only logs its call in its thread's log (a clock read and a copy, nothing else on NCCL's"
           + " threads) and a thread of the core does the core's work, replaying the calls in the order they were"
           + " made, with the same output: 0.13–0.14 of NVIDIA's Inspector's excess cost per callback against"
-          + " 0.34–0.38 at 0, on a 2-vCPU VM, for more CPU per record on another core (1.8–2.0 µs against"
+          + " 0.32–0.38 at 0, on a 2-vCPU VM, for more CPU per record on another core (1.7–2.1 µs against"
           + " 1.3–1.6) and 4 MiB of native memory per calling thread for up to 32 of them, the others sharing"
           + " one log under a lock until one is free (BENCHMARKS.md, [Research](research/deferred-core.md));"
           + " interfaces v4–v6 (older ones, and a core that cannot start its thread, run as at 0); records"
-          + " come out a consumer round later (up to a millisecond, 10 ms after a pause of 100 ms); 0: the callbacks do the core's work on"
-          + " NCCL's threads; read at `enable()`"),
+          + " come out a consumer round later (up to a millisecond, 10 ms after a pause of 100 ms); 0: the"
+          + " callbacks do the core's work on NCCL's threads; read at `enable()`"),
   DIRECT_IO("NCCL_INSPECTOR_DIRECT_IO", "directIo", Kind.SWITCH, Reading.PLAIN, true, "1",
       "write the JSON files with `O_DIRECT` where their directory takes it (tried once per directory): the lines"
           + " bypass the page cache, which they would otherwise fill, for a third of the appending thread's CPU or"
