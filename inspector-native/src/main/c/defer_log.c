@@ -984,6 +984,15 @@ void defer_catch_up(void) {
   pthread_mutex_unlock(&g_consumer_lock);
 }
 
+void defer_replay_published(void) {
+  if (!defer_on()) return;
+  /* One round: the logs' tails as they are now. Producers go on logging meanwhile; what they log
+   * after the snapshot waits for the next round, so a busy job cannot keep the caller here. */
+  pthread_mutex_lock(&g_consumer_lock);
+  if (g_map != NULL) replay_round(true, true);
+  pthread_mutex_unlock(&g_consumer_lock);
+}
+
 void* defer_core_handle(void* handle) {
   if (!defer_on() || handle == NULL || handle_tag(handle) == HANDLE_TAG_API) return handle;
   defer_flush();

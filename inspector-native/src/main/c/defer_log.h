@@ -90,6 +90,10 @@ void defer_hold(int on);
 /* One round as the consumer thread runs it (entries older than the hold-back; under a virtual
  * clock, all): the sweep and the in-flight query look at the core after the calls made so far. */
 void defer_catch_up(void);
+/* One round of every entry published so far, whatever its time, as far as the record ring takes
+ * them (it too stops at a nearly full ring): a flush the application asked for then writes what
+ * its calls made before it completed. */
+void defer_replay_published(void);
 /* The time up to which every call has been replayed (`now` when the mode is off or nothing waits):
  * what the in-flight expiry and the call ledger's sweep measure ages against, so that a call is
  * not judged late for the consumer's lag. */

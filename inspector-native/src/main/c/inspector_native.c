@@ -83,6 +83,8 @@ int nccl_inspector_deferred_active(void) { return defer_on(); }
 
 void nccl_inspector_defer_flush(void) { defer_flush(); }
 
+void nccl_inspector_defer_replay_published(void) { defer_replay_published(); }
+
 void nccl_inspector_defer_hold(int on) { defer_hold(on); }
 
 void nccl_inspector_set_tsc_clock(int on) {

@@ -35,6 +35,9 @@ void nccl_inspector_set_deferred(int on);
 int nccl_inspector_deferred_active(void);
 /* Replays every call logged so far (tests; a no-op when the mode is off). */
 void nccl_inspector_defer_flush(void);
+/* Replays the calls logged so far as far as the record ring takes them (a flush the application
+ * asked for; a no-op when the mode is off): defer_replay_published. */
+void nccl_inspector_defer_replay_published(void);
 /* Tests: while on, the deferred mode's consumer thread makes no rounds (calls are still replayed
  * by a flush, by a thread whose log is full, at a finalize and at close). */
 void nccl_inspector_defer_hold(int on);

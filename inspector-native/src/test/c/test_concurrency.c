@@ -461,6 +461,26 @@ static void a_start_is_held_to_the_minimum_size_of_its_call(void) {
   test_shutdown();
 }
 
+/* A flush the application asks for (the dump thread then calls defer_replay_published): with the
+ * consumer held back, three operations complete in the logs and none is in the record ring (its
+ * communicator's record is); one
+ * call puts all three there, without the consumer. Synchronously they are there at once and the
+ * call does nothing. */
+static void a_flush_replays_what_was_logged_before_it(void) {
+  enable_with_job_comms(1, 0xe20u);
+  nccl_inspector_defer_hold(1);
+  long long comm_cells = nccl_inspector_ring_used_cells(); /* the communicator's record */
+  for (int i = 0; i < 3; i++) (void)op_at(g_job_ctx[0], (uint64_t)i, T0 + (uint64_t)i * 10000);
+  if (nccl_inspector_deferred_active()) CHECK_EQ(nccl_inspector_ring_used_cells(), comm_cells);
+  nccl_inspector_defer_replay_published();
+  CHECK(nccl_inspector_ring_used_cells() > comm_cells);
+  nccl_inspector_defer_hold(0);
+  decoded d = test_drain();
+  CHECK_EQ(d.colls, 3);
+  ncclProfiler_v5.finalize(g_job_ctx[0]);
+  test_shutdown();
+}
+
 /* ---- a drain that stops never makes NCCL's threads replay ---- */
 
 /* Nothing drains the ring: the consumer holds replays back while the ring is nearly full, but only
@@ -503,6 +523,7 @@ int main(void) {
   RUN(an_init_replays_the_logs_only_after_a_finalize);
   RUN(a_call_made_while_paused_counts_as_paused_when_replayed);
   RUN(a_start_is_held_to_the_minimum_size_of_its_call);
+  RUN(a_flush_replays_what_was_logged_before_it);
   if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);
   return test_failures ? 1 : 0;
 }

@@ -309,7 +309,9 @@ public final class NcclInspector implements AutoCloseable {
   /**
    * Asks the dump thread to drain and flush the output soon: the JSON file is flushed and the
    * exporters are told to write now ({@link io.ncclinspector.spi.InspectorExporter#flushNow()}),
-   * whatever their interval.
+   * whatever their interval. The records of operations that completed before the call are in that
+   * drain (in the deferred mode the dump thread first has the core replay the calls logged so
+   * far, as far as its record ring takes them).
    */
   public void flush() {
     if (runtime != null && !closed) {

@@ -116,6 +116,11 @@ public final class DumpThread {
       boolean last = finishing;
       int drained = 0;
       try {
+        if (flushRequested) {
+          /* In the deferred mode the calls made before the request may still be in the core's
+             logs: replayed now, their records are in this drain and the flush that follows. */
+          core.replayLoggedCalls();
+        }
         drained = drainOnce();
         if (recording != null) {
           drained += recording.drainOnce();

@@ -139,6 +139,14 @@ public final class NativeCore {
     InspectorNative.setDeferred(on ? 1 : 0);
   }
 
+  /**
+   * In the deferred mode, replays the calls logged so far, as far as the record ring takes them, so
+   * that the next drain has their records (a flush the application asked for); else nothing.
+   */
+  public void replayLoggedCalls() {
+    InspectorNative.deferReplayPublished();
+  }
+
   /** Whether callbacks log for the core's consumer thread now. */
   public boolean deferredActive() {
     return InspectorNative.deferredActive() != 0;

@@ -72,6 +72,9 @@ public final class InspectorNative {
   @Name("nccl_inspector_deferred_active")
   public static native int deferredActive();
 
+  @Name("nccl_inspector_defer_replay_published")
+  public static native void deferReplayPublished();
+
   @Name("nccl_inspector_kernel_records_start")
   public static native int kernelRecordsStart(String library, int shared);
 
