@@ -463,9 +463,8 @@ static void a_start_is_held_to_the_minimum_size_of_its_call(void) {
 
 /* A flush the application asks for (the dump thread then calls defer_replay_published): with the
  * consumer held back, three operations complete in the logs and none is in the record ring (its
- * communicator's record is); one
- * call puts all three there, without the consumer. Synchronously they are there at once and the
- * call does nothing. */
+ * communicator's record is); one call puts all three there, without the consumer. Synchronously
+ * they are there at once and the call does nothing. */
 static void a_flush_replays_what_was_logged_before_it(void) {
   enable_with_job_comms(1, 0xe20u);
   nccl_inspector_defer_hold(1);
