@@ -6,7 +6,9 @@
 # its own trace (examples/research/deferred-guards.py).
 #
 # usage (on a GPU machine, after examples/pack-gpu.sh): examples/research/deferred-guards.sh OUT [ROUNDS] [RANKS]
-# Output: OUT/deferred-guards.tgz (every run's calls-*.jsonl, logs and traces), OUT/console.txt.
+# Output: OUT/deferred-guards.tgz (every run's calls-*.jsonl, logs and traces; 25 MB for 3 rounds,
+# so in 15 MiB pieces .tgz.00, .01, ... as the device tool returns them: join them with cat),
+# OUT/console.txt.
 set -uo pipefail
 out=${1:?usage: deferred-guards.sh OUT [ROUNDS] [RANKS]}
 rounds=${2:-3}
@@ -36,4 +38,5 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 tar -czf "$out/deferred-guards.tgz" -C "$work" .
+split -b 15m -d "$out/deferred-guards.tgz" "$out/deferred-guards.tgz." && rm "$out/deferred-guards.tgz"
 ls -la "$out"
