@@ -114,9 +114,15 @@ public final class DumpThread {
     int quietPolls = ACTIVE_POLLS;
     while (true) {
       boolean last = finishing;
+      /* Taken once, before the drain: a request that comes during this iteration stays set for the
+         next one, whose replay and drain then come after it. */
+      boolean flushing = flushRequested;
+      if (flushing) {
+        flushRequested = false;
+      }
       int drained = 0;
       try {
-        if (flushRequested) {
+        if (flushing) {
           /* In the deferred mode the calls made before the request may still be in the core's
              logs: replayed now, their records are in this drain and the flush that follows. */
           core.replayLoggedCalls();
@@ -134,8 +140,7 @@ public final class DumpThread {
           core.sweep();
           lastSweep = now;
         }
-        if (flushRequested) {
-          flushRequested = false;
+        if (flushing) {
           flushSinks(true);
           requestedFlushes.incrementAndGet();
           lastFlush = now;
