@@ -51,7 +51,7 @@ class PacedReplayTest {
   @TempDir Path out;
 
   @TestFactory
-  Stream<DynamicTest> nvlinkRecordingsOnTheirThreadsAtTheirPace() {
+  Stream<DynamicTest> recordingsOnTheirThreadsAtTheirPace() {
     List<DynamicTest> tests = new ArrayList<>();
     /* Two NVLink recordings, and MoE loops over sockets (proxy events, 8.5 s: at twice the pace). */
     for (String[] s : new String[][] {{"n2_truth", "585", "1"}, {"n2_moe", "586", "1"}, {"s29_moe", "7096", "2"}}) {
