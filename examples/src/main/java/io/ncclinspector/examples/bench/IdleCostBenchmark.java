@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  *
  * <p>Prints per mode: the consumer thread's ({@code nccl-insp-defer}) CPU µs and wake-ups a second,
  * and those of every thread of the process but the one that waits (the JVM's own threads
- * included, so that the difference between the modes is what the deferred mode adds).
+ * included, so that the difference between the modes is what the deferred mode adds). With
+ * {@code -Didle.threads=true} (e.g. through {@code JAVA_TOOL_OPTIONS}) also each thread that used
+ * CPU, by name.
  */
 public final class IdleCostBenchmark {
   private static final String CONSUMER = "nccl-insp-defer";
