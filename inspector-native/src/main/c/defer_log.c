@@ -975,23 +975,20 @@ void defer_hold(int on) {
   atomic_store_explicit(&g_consumer_hold, on ? 1 : 0, memory_order_relaxed);
 }
 
-void defer_catch_up(void) {
+/* One paced round on the calling thread, as the consumer thread runs it: it too leaves the logs
+ * alone while the ring is nearly full. It takes the logs' tails as they are now; what producers
+ * log meanwhile waits for the next round, so a busy job cannot keep the caller here. */
+static void paced_round(bool everything) {
   if (!defer_on()) return;
-  /* One round, as the consumer thread runs it: it too leaves the logs alone while the ring is
-   * nearly full (what the sweep then measures ages against is defer_replayed_until). */
   pthread_mutex_lock(&g_consumer_lock);
-  if (g_map != NULL) replay_round(false, true);
+  if (g_map != NULL) replay_round(everything, true);
   pthread_mutex_unlock(&g_consumer_lock);
 }
 
-void defer_replay_published(void) {
-  if (!defer_on()) return;
-  /* One round: the logs' tails as they are now. Producers go on logging meanwhile; what they log
-   * after the snapshot waits for the next round, so a busy job cannot keep the caller here. */
-  pthread_mutex_lock(&g_consumer_lock);
-  if (g_map != NULL) replay_round(true, true);
-  pthread_mutex_unlock(&g_consumer_lock);
-}
+/* What the sweep then measures ages against is defer_replayed_until. */
+void defer_catch_up(void) { paced_round(false); }
+
+void defer_replay_published(void) { paced_round(true); }
 
 void* defer_core_handle(void* handle) {
   if (!defer_on() || handle == NULL || handle_tag(handle) == HANDLE_TAG_API) return handle;

@@ -27,7 +27,6 @@
 
 typedef struct paced_run {
   const driver_event* ev;
-  long long count;
   long long start_mono;
   unsigned long long t0;
   double speed;
@@ -69,19 +68,25 @@ static unsigned long long atomic_fetch_max_explicit_ull(_Atomic unsigned long lo
   return seen;
 }
 
-/* Waits until *flag is set by another thread; false (and the run failed) after WAIT_LIMIT_NS. */
+/* One turn of a wait that began at `since`: false (and the run failed) once the run has failed
+ * or WAIT_LIMIT_NS have passed, else yields and true. */
+static int wait_more(paced_run* r, long long since) {
+  /* Relaxed: a flag of its own; the run's end needs no order with anything. */
+  if (atomic_load_explicit(&r->failed, memory_order_relaxed) || mono_now() - since > WAIT_LIMIT_NS) {
+    atomic_store_explicit(&r->failed, 1, memory_order_relaxed);
+    return 0;
+  }
+  sched_yield();
+  return 1;
+}
+
+/* Waits until *flag is set by another thread; false if the run failed meanwhile. */
 static int wait_set(paced_run* r, _Atomic uint8_t* flag) {
+  long long since = mono_now();
   /* Acquire: pairs with the release that set it, so that the id maps' entries written before
    * (driver_play) are seen here. */
-  if (atomic_load_explicit(flag, memory_order_acquire)) return 1;
-  long long limit = mono_now() + WAIT_LIMIT_NS;
   while (!atomic_load_explicit(flag, memory_order_acquire)) {
-    /* Relaxed: a flag of its own; the run's end needs no order with anything. */
-    if (atomic_load_explicit(&r->failed, memory_order_relaxed) || mono_now() > limit) {
-      atomic_store_explicit(&r->failed, 1, memory_order_relaxed);
-      return 0;
-    }
-    sched_yield();
+    if (!wait_more(r, since)) return 0;
   }
   return 1;
 }
@@ -122,16 +127,10 @@ static void* paced_main(void* arg) {
     for (int o = 0; o < r->nthreads && ok; o++) {
       paced_thread* other = &r->threads[o];
       if (other == t) continue;
+      long long since = mono_now();
       /* Acquire: pairs with the release after the other's call, so what it published is seen. */
-      if (atomic_load_explicit(&other->next_t, memory_order_acquire) >= floor_t) continue;
-      long long limit = mono_now() + WAIT_LIMIT_NS;
-      while (atomic_load_explicit(&other->next_t, memory_order_acquire) < floor_t) {
-        if (atomic_load_explicit(&r->failed, memory_order_relaxed) || mono_now() > limit) {
-          atomic_store_explicit(&r->failed, 1, memory_order_relaxed);
-          ok = 0;
-          break;
-        }
-        sched_yield();
+      while (ok && atomic_load_explicit(&other->next_t, memory_order_acquire) < floor_t) {
+        ok = wait_more(r, since);
       }
     }
     /* What it names must have been made first. */
@@ -199,7 +198,6 @@ long long profiler_driver_run_paced(const void* events, long long count, double 
   paced_run r;
   memset(&r, 0, sizeof(r));
   r.ev = ev;
-  r.count = count;
   r.speed = speed;
   r.window = window_ns > 0 ? (unsigned long long)window_ns : 0;
   r.started = calloc((size_t)hcap, 1);

@@ -6,6 +6,7 @@ import io.ncclinspector.ProcessIdentity;
 import io.ncclinspector.testkit.driver.ProfilerTableDriver;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,11 +64,8 @@ public final class TraceReplayer {
   public record PacedReplay(ReplayResult result, long meanLagNanos, long maxLagNanos, long inversions,
       long maxInversionNanos) {}
 
-  private interface Player {
-    long play(TraceEvents events);
-  }
-
-  private static ReplayResult replay(Path trace, InspectorConfig config, String hostname, Player player)
+  private static ReplayResult replay(Path trace, InspectorConfig config, String hostname,
+      ToLongFunction<TraceEvents> player)
       throws IOException {
     TraceEvents events = new TraceReader().read(trace);
     for (String problem : events.problems()) {
@@ -106,7 +104,7 @@ public final class TraceReplayer {
         if (ProfilerTableDriver.prepare(events.maxHandleId(), events.maxContextId()) != 0) {
           throw new IOException(ProfilerTableDriver.error());
         }
-        calls = player.play(events);
+        calls = player.applyAsLong(events);
         if (calls < 0) {
           throw new IOException(ProfilerTableDriver.error());
         }
